@@ -1,0 +1,146 @@
+"""DOM assertions (``expect:``), auto-waiting like Playwright's own ``expect``.
+
+Each returns a :class:`DomVerdict` with the expected and the actual value in words, so a
+failure report can say "expected text of css='.price' to contain '$' — actual: '€49.99'".
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout, expect
+
+from ..errors import BrokenRun
+from ..workflow.model import Expect, LocCount, Locator, LocText, TextMatch
+from .locators import describe, resolve
+from .ops import classify
+
+
+@dataclass(frozen=True)
+class DomVerdict:
+    ok: bool
+    expected: str
+    actual: str
+
+
+def _pattern(m: TextMatch, render: Callable[[str], str]) -> tuple[str | re.Pattern[str], str]:
+    if m.equals is not None:
+        v = render(m.equals)
+        return v, f"equal {v!r}"
+    if m.contains is not None:
+        v = render(m.contains)
+        return re.compile(re.escape(v)), f"contain {v!r}"
+    assert m.matches is not None
+    v = render(m.matches)
+    return re.compile(v), f"match /{v}/"
+
+
+def _safe(fn: Callable[[], Any], default: str = "(no such element)") -> str:
+    try:
+        return repr(fn())
+    except (PlaywrightError, PlaywrightTimeout):
+        return default
+
+
+def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
+    """Judge one assertion key; never raises for a plain mismatch."""
+    try:
+        return _check(page, key, arg, render, timeout_ms)
+    except AssertionError as exc:  # Playwright's expect: we build our own message from the state
+        return DomVerdict(False, key, str(exc).splitlines()[0])
+    except (PlaywrightError, PlaywrightTimeout) as exc:
+        err = classify(exc, f"expect {key}")
+        if isinstance(err, BrokenRun):
+            raise err from None
+        return DomVerdict(False, key, str(err))
+
+
+def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    if key in ("visible", "hidden", "enabled", "disabled", "checked", "unchecked"):
+        assert isinstance(arg, Locator)
+        loc = resolve(page, arg, render)
+        name = describe(arg, render)
+        try:
+            getattr(expect(loc), {"visible": "to_be_visible", "hidden": "to_be_hidden", "enabled": "to_be_enabled",
+                                   "disabled": "to_be_disabled", "checked": "to_be_checked",
+                                   "unchecked": "not_to_be_checked"}[key])(timeout=t)
+            return DomVerdict(True, f"{name} to be {key}", key)
+        except AssertionError:
+            count = loc.count()
+            if count == 0:
+                actual = "no element matches"
+            elif count > 1 and key not in ("hidden",):
+                actual = f"{count} elements match (the locator must be unique)"
+            else:
+                actual = f"not {key}"
+            return DomVerdict(False, f"{name} to be {key}", actual)
+    if key in ("text", "value"):
+        assert isinstance(arg, LocText)
+        loc = resolve(page, arg, render)
+        pattern, words = _pattern(arg, render)
+        name = describe(arg, render)
+        try:
+            if key == "text":
+                if arg.contains is not None:
+                    expect(loc).to_contain_text(render(arg.contains), timeout=t)
+                else:
+                    expect(loc).to_have_text(pattern, timeout=t)
+            else:
+                expect(loc).to_have_value(pattern, timeout=t)
+            return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
+        except AssertionError:
+            getter = loc.first.inner_text if key == "text" else loc.first.input_value
+            return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
+    if key == "count":
+        assert isinstance(arg, LocCount)
+        loc = resolve(page, arg, render)
+        name = describe(arg, render)
+        bounds = []
+        if arg.equals is not None:
+            bounds.append(f"== {arg.equals}")
+        if arg.min is not None:
+            bounds.append(f">= {arg.min}")
+        if arg.max is not None:
+            bounds.append(f"<= {arg.max}")
+        wanted = f"count of {name} {' and '.join(bounds)}"
+        deadline = time.monotonic() + t / 1000
+        while True:
+            n = loc.count()
+            ok = (arg.equals is None or n == arg.equals) and (arg.min is None or n >= arg.min) and (arg.max is None or n <= arg.max)
+            if ok or time.monotonic() >= deadline:
+                return DomVerdict(ok, wanted, f"{n}")
+            page.wait_for_timeout(100)
+    if key in ("url", "title"):
+        assert isinstance(arg, TextMatch)
+        pattern, words = _pattern(arg, render)
+        try:
+            if key == "url":
+                expect(page).to_have_url(pattern, timeout=t)
+            else:
+                expect(page).to_have_title(pattern, timeout=t)
+            return DomVerdict(True, f"{key} to {words}", "as expected")
+        except AssertionError:
+            actual = page.url if key == "url" else _safe(page.title)
+            return DomVerdict(False, f"{key} to {words}", actual if key == "url" else actual)
+    if key == "js":
+        expr = render(arg)
+        try:
+            page.wait_for_function(expr, timeout=t)
+            return DomVerdict(True, f"js {expr} to be truthy", "truthy")
+        except PlaywrightTimeout:
+            return DomVerdict(False, f"js {expr} to be truthy", _safe(lambda: page.evaluate(expr)))
+    raise AssertionError(f"assertion {key} has no implementation")
+
+
+def check_expect(page: Page, exp: Expect, render: Callable[[str], str], timeout_ms: float) -> list[DomVerdict]:
+    """All keys of one ``expect`` mapping; stops at the first that fails (the rest would only wait too)."""
+    out: list[DomVerdict] = []
+    for key, arg in exp.items():
+        verdict = check_one(page, key, arg, render, timeout_ms)
+        out.append(verdict)
+        if not verdict.ok:
+            break
+    return out

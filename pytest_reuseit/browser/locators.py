@@ -1,0 +1,63 @@
+"""The contract's LOC (selector string or mapping) turned into a Playwright locator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Locator as PwLocator, Page
+
+from ..workflow.model import Locator
+
+Render = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def resolve(page: Page, loc: Locator, render: Render = _same) -> PwLocator:
+    """Build the Playwright locator for ``loc``; every string goes through ``render`` (placeholders)."""
+    root: Page | PwLocator = resolve(page, loc.within, render) if loc.within is not None else page
+    exact = loc.exact
+    r = render
+    if loc.role is not None:
+        result = root.get_by_role(loc.role, name=r(loc.name) if loc.name is not None else None, exact=exact)  # type: ignore[arg-type]
+    elif loc.text is not None:
+        result = root.get_by_text(r(loc.text), exact=exact)
+    elif loc.label is not None:
+        result = root.get_by_label(r(loc.label), exact=exact)
+    elif loc.placeholder is not None:
+        result = root.get_by_placeholder(r(loc.placeholder), exact=exact)
+    elif loc.alt is not None:
+        result = root.get_by_alt_text(r(loc.alt), exact=exact)
+    elif loc.title is not None:
+        result = root.get_by_title(r(loc.title), exact=exact)
+    elif loc.test_id is not None:
+        result = root.get_by_test_id(r(loc.test_id))
+    elif loc.css is not None:
+        result = root.locator(f"css={r(loc.css)}")
+    elif loc.xpath is not None:
+        result = root.locator(f"xpath={r(loc.xpath)}")
+    else:
+        assert loc.selector is not None
+        result = root.locator(r(loc.selector))
+    if loc.has_text is not None:
+        result = result.filter(has_text=r(loc.has_text))
+    if loc.nth is not None:
+        result = result.nth(loc.nth)
+    return result
+
+
+def as_locator(obj: Locator) -> Locator:
+    """The plain locator part of an op's or assertion's arguments (which extend Locator)."""
+    if type(obj) is Locator:
+        return obj
+    fields = {k: v for k, v in obj.model_dump(exclude_none=True).items() if k in Locator.model_fields}
+    if obj.within is not None:
+        fields["within"] = obj.within
+    return Locator.model_validate(fields)
+
+
+def describe(loc: Locator, render: Render = _same) -> str:
+    """Readable and replayable form, with placeholders filled."""
+    return render(as_locator(loc).describe())

@@ -1,0 +1,159 @@
+"""The Playwright browser: launched once per process (or connected to a remote server), a fresh
+context per workflow run, navigation fenced to the allowed domains.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, Route, sync_playwright
+
+from ..errors import BrokenRun
+
+log = logging.getLogger(__name__)
+
+CHROMIUM_ENV = "REUSEIT_CHROMIUM"
+DEFAULT_CHROMIUM = "/usr/bin/chromium"
+# Playwright adds headless/no-sandbox/background-networking flags itself; these two keep
+# Debian's Chromium quiet on machines without a GPU or outside network.
+DEFAULT_ARGS = ("--disable-gpu", "--disable-quic")
+
+
+def default_executable() -> str | None:
+    """The Chromium to launch: $REUSEIT_CHROMIUM, else Debian's, else Playwright's own build."""
+    env = os.environ.get(CHROMIUM_ENV)
+    if env:
+        return env
+    if os.path.exists(DEFAULT_CHROMIUM):
+        return DEFAULT_CHROMIUM
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return found
+
+
+@dataclass(frozen=True)
+class BrowserConfig:
+    executable_path: str | None = None
+    headed: bool = False
+    connect: str | None = None  # ws:// URL of a Playwright browser server
+    slow_mo: float = 0
+    args: tuple[str, ...] = DEFAULT_ARGS
+
+
+def host_allowed(url: str, allowed: tuple[str, ...]) -> bool:
+    """True for the allowed hosts and their subdomains; non-network schemes are always allowed."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https", "ws", "wss"):
+        return True
+    host = (parts.hostname or "").lower()
+    for domain in allowed:
+        d = domain.lower().strip(".")
+        if host == d or host.endswith("." + d):
+            return True
+    return False
+
+
+@dataclass
+class NavigationFence:
+    """Aborts navigations to hosts outside ``allowed`` and remembers them for the report."""
+
+    allowed: tuple[str, ...]
+    blocked: list[str] = field(default_factory=list)
+
+    def __call__(self, route: Route) -> None:
+        request = route.request
+        if request.is_navigation_request() and not host_allowed(request.url, self.allowed):
+            self.blocked.append(request.url)
+            log.info("blocked navigation to %s (allowed: %s)", request.url, ", ".join(self.allowed))
+            route.abort("blockedbyclient")
+            return
+        route.fallback()
+
+
+class BrowserSession:
+    """Owns Playwright and one browser; relaunches it when it has crashed."""
+
+    def __init__(self, config: BrowserConfig) -> None:
+        self.config = config
+        self._pw: Playwright | None = None
+        self._browser: Browser | None = None
+
+    @property
+    def playwright(self) -> Playwright:
+        if self._pw is None:
+            self._pw = sync_playwright().start()
+        return self._pw
+
+    def browser(self) -> Browser:
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        if self._browser is not None:
+            log.warning("the browser is gone (crashed or disconnected): starting a fresh one")
+        self._browser = self._start()
+        return self._browser
+
+    def _start(self) -> Browser:
+        chromium = self.playwright.chromium
+        cfg = self.config
+        try:
+            if cfg.connect:
+                return chromium.connect(cfg.connect, timeout=30_000)
+            kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
+            exe = cfg.executable_path or default_executable()
+            if exe:
+                kwargs["executable_path"] = exe
+            return chromium.launch(**kwargs)
+        except PlaywrightError as exc:
+            where = cfg.connect or cfg.executable_path or default_executable() or "Playwright's Chromium"
+            hint = (
+                "is the browser server running and reachable?"
+                if cfg.connect
+                else f"install Chromium (apt-get install chromium) or point --reuseit-browser-path / ${CHROMIUM_ENV} at one"
+            )
+            raise BrokenRun(f"cannot start the browser ({where}): {first_line(str(exc))}; {hint}") from None
+
+    def version(self) -> str:
+        try:
+            return self.browser().version
+        except BrokenRun:
+            return "unavailable"
+
+    def new_context(self, options: dict[str, Any], fence: NavigationFence | None) -> BrowserContext:
+        try:
+            context = self.browser().new_context(**options)
+        except PlaywrightError as exc:
+            # A browser that died between runs: one fresh start, then give up as broken.
+            log.warning("new context failed (%s); restarting the browser", first_line(str(exc)))
+            self._browser = None
+            try:
+                context = self.browser().new_context(**options)
+            except PlaywrightError as exc2:
+                raise BrokenRun(f"cannot open a browser context: {first_line(str(exc2))}") from None
+        if fence is not None:
+            context.route("**/*", fence)
+        return context
+
+    def close(self) -> None:
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        except PlaywrightError:
+            pass
+        finally:
+            self._browser = None
+            if self._pw is not None:
+                self._pw.stop()
+                self._pw = None
+
+
+def first_line(text: str) -> str:
+    """Playwright messages carry a long call log; the first line says what happened."""
+    for line in text.strip().splitlines():
+        line = line.strip()
+        if line and not line.startswith("="):
+            return line
+    return text.strip()

@@ -1,0 +1,137 @@
+"""The challenge analysis the runner writes from what it observed (no model needed).
+
+ReUseIt §4.2 asks every failure notification to say where the agent failed, why, what it did,
+and what the author could change. With a model, the analyst rewrites this from the attempts'
+messages and screenshots; without one, these rules still give the author a place to start.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .result import Analysis, RunResult, StepResult, Verdict
+
+_OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
+
+
+def _failed_step(result: RunResult) -> StepResult | None:
+    if result.failed_step is None:
+        return None
+    return result.steps[result.failed_step - 1]
+
+
+def _last_verdict(step: StepResult, phase: str) -> Verdict | None:
+    for att in reversed(step.attempts):
+        if att.phase == phase:
+            bad = [v for v in att.verdicts if v.ok is False]
+            if bad:
+                return bad[0]
+    pool = step.pre if phase == "pre" else step.post
+    return next((v for v in pool if v.ok is False), None)
+
+
+def _what(result: RunResult, step: StepResult | None) -> str:
+    if step is None:
+        return "Nothing was done: the run stopped before the first step." if not result.steps else ""
+    lines = [f"Step {step.index} ({step.action}):"]
+    for rec in step.actions:
+        mark = "ok" if rec.ok else f"FAILED ({rec.error})"
+        lines.append(f"  - {rec.by}: {rec.description} -> {mark}")
+    for att in step.attempts:
+        outcome = "recovered" if att.ok else "did not recover"
+        lines.append(f"  - attempt {att.number} ({att.phase}): {att.fallback} -> {outcome}" + (f" [{att.note}]" if att.note else ""))
+        for rec in att.actions:
+            lines.append(f"      {rec.by}: {rec.description} -> {'ok' if rec.ok else 'FAILED (' + rec.error + ')'}")
+    return "\n".join(lines)
+
+
+def observe(result: RunResult) -> Analysis:
+    """Analysis from the recorded run: where, why, what, guidance and a category."""
+    step = _failed_step(result)
+    phase = result.failed_phase or "start"
+    where = f"{result.file}:{step.line} step {step.index} ({step.action}), phase {phase}" if step else f"{result.file}:{result.line}, {phase}"
+    what = _what(result, step)
+    if result.status == "broken":
+        return Analysis(
+            where=where, why=result.message, what=what, category="infrastructure",
+            guidance=[
+                "The run could not be judged; this is not a verdict on the site.",
+                "Check that the site (start_url) and the model endpoint are reachable from the runner, then run again.",
+            ],
+        )
+    if phase == "outcome":
+        bad = next((v for v in result.outcome if v.ok is False), None)
+        why = f"The task's outcome check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else result.message
+        return Analysis(
+            where=f"{result.file}: outcome check '{bad.check}'" if bad else where, why=why, what=what,
+            category="product_defect",
+            guidance=[
+                "Every step went through, but the end result is wrong: if the site's behaviour changed on purpose, "
+                "update the outcome check; otherwise this is a defect to report.",
+                "Add post checks to the steps that produce this result so the next failure points at the step.",
+            ],
+        )
+    if step is None:
+        return Analysis(where=where, why=result.message, what=what, category="site_changed",
+                        guidance=["The start page answered an error: check start_url."])
+    if phase == "action":
+        error = step.error
+        if _OVERLAY_WORDS.search(error):
+            category = "popup_or_overlay"
+            guidance = [
+                f"Something covered the page when step {step.index} tried to act: add a pre check "
+                "'No cookie banner, dialog or pop-up covers the page'.",
+                "Add a fallback that dismisses it, e.g. {do: [{click: {role: button, name: <the dismiss button>}}], redo: true}.",
+            ]
+        elif "matches" in error and "elements" in error:
+            category = "wrong_element_or_value"
+            guidance = [f"The locator in step {step.index} matches several elements: add nth, exact, has_text or within."]
+        elif "blocked" in error:
+            category = "site_changed"
+            guidance = ["The page navigated outside allowed_domains: add the domain to allowed_domains if it is expected."]
+        elif "script error" in error:
+            category = "action_incomplete"
+            guidance = [f"The JavaScript of step {step.index} threw: check the expression against the current page."]
+        else:
+            category = "site_changed"
+            guidance = [
+                f"The element used by step {step.index} was not found or never became usable: the page may have changed. "
+                "Update the locator (reuseit heal applies suggestions from healed runs).",
+                "If the element appears late, add a pre check that waits for it (expect: {visible: ...}).",
+                "Describe the action in words in 'action' so the agent can heal it when a model is enabled.",
+            ]
+        return Analysis(where=where, why=error, what=what, category=category, guidance=guidance)
+    bad = _last_verdict(step, phase)
+    why = f"The {phase} check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else step.error
+    text = f"{bad.check if bad else ''} {bad.actual if bad else ''}"
+    if _OVERLAY_WORDS.search(text):
+        category = "popup_or_overlay"
+    elif phase == "pre":
+        category = "page_not_ready"
+    elif bad is not None and (bad.actual in ("no element matches", "0") or "no such element" in bad.actual):
+        category = "action_incomplete"
+    elif bad is not None and bad.source == "dom":
+        category = "wrong_element_or_value"
+    else:
+        category = "action_incomplete"
+    tried = len(step.attempts)
+    guidance = [
+        f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots.",
+    ]
+    if category == "page_not_ready":
+        guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")
+    elif category == "wrong_element_or_value":
+        guidance.append("The element exists but shows another value: if the site changed on purpose, update the expected value; "
+                        "otherwise this is a product defect.")
+    elif category == "action_incomplete":
+        guidance.append(f"The action of step {step.index} did not produce its result: add a fallback that performs it another way "
+                        "(e.g. click the button instead of pressing Enter), with redo: true.")
+    else:
+        guidance.append("Add a fallback that dismisses what covers the page, with redo: true.")
+    return Analysis(where=where, why=why, what=what, category=category, guidance=guidance)
+
+
+def _verdict_why(v: Verdict) -> str:
+    if v.expected or v.actual:
+        return f"expected {v.expected}; actual: {v.actual}"
+    return v.explanation or "not met"

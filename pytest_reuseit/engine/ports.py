@@ -1,0 +1,59 @@
+"""What the engine needs from a model, as small protocols.
+
+The engine runs without any of them (deterministic ops and DOM checks only). The ``llm``
+package provides real implementations; tests may provide their own. Keeping them here means the
+engine never imports the model client.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from playwright.sync_api import Page
+
+from .result import ActionRecord, Analysis, ModelUsage, RunResult
+
+
+@dataclass(frozen=True)
+class Judgement:
+    met: bool
+    explanation: str
+
+
+class Judge(Protocol):
+    def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
+        """Decide whether ``condition`` holds on the page shown."""
+
+
+@dataclass
+class AgentOutcome:
+    done: bool
+    actions: list[ActionRecord] = field(default_factory=list)
+    message: str = ""
+
+
+class Agent(Protocol):
+    def perform(self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:
+        """Carry out ``instruction`` on ``page``, one grounded action at a time."""
+
+
+class Analyst(Protocol):
+    def analyze(self, result: RunResult, observed: Analysis) -> Analysis:
+        """Write the challenge analysis of a failed run (``observed`` is the runner's own)."""
+
+
+class Reader(Protocol):
+    def read(self, page: Page, query: str) -> str:
+        """Read a value from the page (``extract: {query: ...}``)."""
+
+
+@dataclass
+class Models:
+    """The model-backed parts available to a run; any may be None."""
+
+    judge: Judge | None = None
+    agent: Agent | None = None
+    analyst: Analyst | None = None
+    reader: Reader | None = None
+    usage: ModelUsage = field(default_factory=ModelUsage)

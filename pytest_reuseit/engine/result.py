@@ -1,0 +1,204 @@
+"""What one workflow run produced: the engine writes it, reporters only read it.
+
+Plain dataclasses so the result can be written as JSON (``to_dict``) next to the artifacts and
+read back by the report command or by ``reuseit heal``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["passed", "recovered", "failed", "broken"]
+Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
+
+CATEGORIES = (
+    "popup_or_overlay", "wrong_element_or_value", "action_incomplete", "page_not_ready",
+    "site_changed", "product_defect", "ambiguous_instruction", "infrastructure",
+)
+
+
+@dataclass
+class Screenshot:
+    """A screenshot kept in memory until the reporters decide where it goes."""
+
+    label: str
+    data: bytes = field(repr=False)
+    mime: str = "image/jpeg"
+    path: str | None = None  # set once written to the artifacts folder
+
+
+@dataclass
+class Verdict:
+    """One check judged once. ``ok`` is None when nobody could judge it (model-only, no model)."""
+
+    check: str
+    phase: Phase
+    ok: bool | None
+    source: Literal["dom", "model", "dom+model", "none"]
+    explanation: str = ""
+    expected: str = ""
+    actual: str = ""
+    screenshot: Screenshot | None = None
+    line: int = 0
+
+
+@dataclass
+class ActionRecord:
+    """One thing done to the page: an op, an agent action, or a fallback op."""
+
+    description: str
+    by: Literal["do", "agent", "fallback"]
+    ok: bool
+    error: str = ""
+    locator: str = ""  # a Playwright locator that replays it (agent actions)
+    message: str = ""  # the agent's own words
+
+
+@dataclass
+class Attempt:
+    """One recovery attempt after a failed phase."""
+
+    number: int
+    phase: Phase
+    fallback: str
+    actions: list[ActionRecord] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    ok: bool = False
+    note: str = ""
+    screenshot: Screenshot | None = None
+
+
+@dataclass
+class HealingSuggestion:
+    """A ``do`` op that broke and the locator the agent used instead."""
+
+    step: int
+    op_index: int
+    broken: str
+    replacement: str
+    line: int = 0
+
+
+@dataclass
+class StepResult:
+    index: int  # 1-based, as users count steps
+    action: str
+    line: int
+    status: Literal["passed", "recovered", "healed", "failed", "broken", "skipped"] = "skipped"
+    pre: list[Verdict] = field(default_factory=list)
+    actions: list[ActionRecord] = field(default_factory=list)
+    post: list[Verdict] = field(default_factory=list)
+    attempts: list[Attempt] = field(default_factory=list)
+    extracted: dict[str, str] = field(default_factory=dict)
+    before: Screenshot | None = None
+    after: Screenshot | None = None
+    failed_phase: Phase | None = None
+    error: str = ""
+    duration: float = 0.0
+
+
+@dataclass
+class Analysis:
+    """The challenge analysis of an unrecoverable failure (ReUseIt §4.2)."""
+
+    where: str
+    why: str
+    what: str
+    guidance: list[str]
+    category: str
+    source: Literal["observed", "model"] = "observed"
+
+
+@dataclass
+class ModelUsage:
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, other: ModelUsage) -> None:
+        for f in dataclasses.fields(self):
+            setattr(self, f.name, getattr(self, f.name) + getattr(other, f.name))
+
+
+@dataclass
+class RunResult:
+    workflow: str
+    file: str
+    line: int
+    variation: str
+    kind: str
+    task: str
+    params: dict[str, str]
+    status: Status = "passed"
+    healed: bool = False
+    steps: list[StepResult] = field(default_factory=list)
+    outcome: list[Verdict] = field(default_factory=list)
+    not_judged: list[Verdict] = field(default_factory=list)
+    healing: list[HealingSuggestion] = field(default_factory=list)
+    extracted: dict[str, str] = field(default_factory=dict)
+    blocked_navigation: list[str] = field(default_factory=list)
+    analysis: Analysis | None = None
+    message: str = ""
+    failed_step: int | None = None
+    failed_phase: Phase | None = None
+    duration: float = 0.0
+    start_url: str = ""
+    final_url: str = ""
+    usage: ModelUsage = field(default_factory=ModelUsage)
+    artifacts_dir: str | None = None
+    trace: str | None = None
+
+    @property
+    def recovered(self) -> bool:
+        return self.status == "passed" and any(s.status in ("recovered", "healed") for s in self.steps)
+
+    @property
+    def label(self) -> str:
+        """passed / recovered / healed / failed / broken: what the summary counts."""
+        if self.status == "passed" and self.healed:
+            return "healed"
+        if self.status == "passed" and self.recovered:
+            return "recovered"
+        return self.status
+
+    def screenshots(self) -> list[Screenshot]:
+        shots: list[Screenshot] = []
+        for step in self.steps:
+            for shot in (step.before, step.after):
+                if shot is not None:
+                    shots.append(shot)
+            for verdict in step.pre + step.post:
+                if verdict.screenshot is not None:
+                    shots.append(verdict.screenshot)
+            for att in step.attempts:
+                if att.screenshot is not None:
+                    shots.append(att.screenshot)
+                shots.extend(v.screenshot for v in att.verdicts if v.screenshot is not None)
+        shots.extend(v.screenshot for v in self.outcome if v.screenshot is not None)
+        # The same picture may be referenced twice (a check judged on the step's after-shot).
+        unique: dict[int, Screenshot] = {}
+        for s in shots:
+            unique.setdefault(id(s), s)
+        return list(unique.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form; screenshots appear by path only, never as bytes."""
+
+        def clean(obj: Any) -> Any:
+            if isinstance(obj, Screenshot):
+                return {"label": obj.label, "path": obj.path}
+            if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                return {f.name: clean(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+            if isinstance(obj, list):
+                return [clean(x) for x in obj]
+            if isinstance(obj, dict):
+                return {k: clean(v) for k, v in obj.items()}
+            return obj
+
+        out = clean(self)
+        out["label"] = self.label
+        return out  # type: ignore[no-any-return]

@@ -1,0 +1,474 @@
+"""Runs one workflow variation on one page: action → checks → recovery → outcome.
+
+No pytest, no Allure, no model client here: the plugin, the CLI and the Python API are adapters
+around :func:`execute`, and model-backed parts arrive through :class:`~.ports.Models`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from playwright.sync_api import Error as PlaywrightError, Page
+
+from ..browser.assertions import check_expect
+from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
+from ..errors import BrokenRun, PlaceholderError, ReuseitError
+from ..workflow.loader import LoadedWorkflow
+from ..workflow.model import Check, Fallback, Op, Step
+from ..workflow.placeholders import Values
+from .analysis import observe
+from .ports import Models
+from .result import ActionRecord, Attempt, HealingSuggestion, Phase, RunResult, Screenshot, StepResult, Verdict
+
+log = logging.getLogger(__name__)
+
+ScreenshotMode = Literal["steps", "failures", "off"]
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    screenshots: ScreenshotMode = "steps"
+    jpeg_quality: int = 70
+    # Upper bound on the text view given to the judge with each screenshot.
+    page_text_chars: int = 4000
+
+
+@dataclass
+class _Ctx:
+    page: Page
+    loaded: LoadedWorkflow
+    values: Values
+    options: RunOptions
+    models: Models
+    result: RunResult
+    blocked: list[str] = field(default_factory=list)
+
+
+def execute(
+    page: Page,
+    loaded: LoadedWorkflow,
+    variation: str | None = None,
+    *,
+    builtins: dict[str, str] | None = None,
+    extra_params: dict[str, object] | None = None,
+    options: RunOptions | None = None,
+    models: Models | None = None,
+    blocked: list[str] | None = None,
+) -> RunResult:
+    """Run ``loaded`` (one variation of it) on ``page`` and return everything that happened."""
+    wf = loaded.workflow
+    var = _pick_variation(loaded, variation)
+    params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
+    values = Values(params=params, builtins=dict(builtins or {}))
+    var_index = wf.variations.index(var) if var in wf.variations else None
+    result = RunResult(
+        workflow=wf.name, file=loaded.source.path,
+        line=loaded.source.line("variations", var_index) if var_index is not None else 1,
+        variation=var.id, kind=var.kind, task="", params={},
+    )
+    ctx = _Ctx(page, loaded, values, options or RunOptions(), models or Models(), result, blocked if blocked is not None else [])
+    started = time.monotonic()
+    try:
+        result.task = values.render(wf.task)
+        result.params = {k: values.render(str(v)) for k, v in params.items()}
+        _run(ctx)
+    except _StartFailed:
+        pass
+    except PlaceholderError as exc:
+        _broken(ctx, f"placeholder: {exc}")
+    except BrokenRun as exc:
+        _broken(ctx, str(exc))
+    except PlaywrightError as exc:  # anything Playwright raised that the op layer did not sort
+        err = classify(exc, "browser")
+        _broken(ctx, str(err)) if isinstance(err, BrokenRun) else _broken(ctx, f"unexpected browser error: {err}")
+    finally:
+        result.duration = time.monotonic() - started
+        result.blocked_navigation = list(ctx.blocked)
+        result.usage = ctx.models.usage
+        try:
+            result.final_url = page.url
+        except PlaywrightError:
+            result.final_url = ""
+    if result.status in ("failed", "broken"):
+        observed = observe(result)
+        result.analysis = observed
+        if ctx.models.analyst is not None and result.status == "failed":
+            try:
+                result.analysis = ctx.models.analyst.analyze(result, observed)
+            except ReuseitError as exc:
+                log.warning("the model could not write the analysis (%s); keeping the observed one", exc)
+    _mask_result(ctx)
+    return result
+
+
+def _pick_variation(loaded: LoadedWorkflow, variation: str | None):  # type: ignore[no-untyped-def]
+    variations = loaded.workflow.all_variations()
+    if variation is None:
+        return variations[0]
+    for var in variations:
+        if var.id == variation:
+            return var
+    raise ReuseitError(
+        f"{loaded.source.path}: no variation '{variation}'; variations: {', '.join(v.id for v in variations)}"
+    )
+
+
+def _broken(ctx: _Ctx, message: str) -> None:
+    ctx.result.status = "broken"
+    ctx.result.message = message
+    if ctx.result.failed_phase is None:
+        ctx.result.failed_phase = "start" if not ctx.result.steps else ctx.result.steps[-1].failed_phase or "action"
+    if ctx.result.steps and ctx.result.steps[-1].status not in ("passed", "recovered", "healed"):
+        ctx.result.steps[-1].status = "broken"
+        ctx.result.steps[-1].error = message
+        ctx.result.failed_step = ctx.result.steps[-1].index
+
+
+def _run(ctx: _Ctx) -> None:
+    wf = ctx.loaded.workflow
+    url = ctx.values.render(wf.start_url)
+    ctx.result.start_url = url
+    _open(ctx, url)
+    for i, step in enumerate(wf.steps):
+        sr = StepResult(index=i + 1, action=ctx.values.render(step.action), line=ctx.loaded.source.line("steps", i))
+        ctx.result.steps.append(sr)
+        started = time.monotonic()
+        try:
+            _step(ctx, i, step, sr)
+        finally:
+            sr.duration = time.monotonic() - started
+        if sr.status == "failed":
+            ctx.result.status = "failed"
+            ctx.result.failed_step = sr.index
+            ctx.result.failed_phase = sr.failed_phase
+            ctx.result.message = sr.error
+            return
+    if wf.outcome:
+        verdicts, ok = _judge_all(ctx, wf.outcome, "outcome", ("outcome",), ctx.options)
+        ctx.result.outcome = verdicts
+        if not ok:
+            bad = next(v for v in verdicts if v.ok is False)
+            ctx.result.status = "failed"
+            ctx.result.failed_phase = "outcome"
+            ctx.result.message = f"outcome check failed: {bad.check}: {_why(bad)}"
+            return
+    ctx.result.healed = any(s.status == "healed" for s in ctx.result.steps)
+
+
+def _open(ctx: _Ctx, url: str) -> None:
+    timeout = ctx.loaded.workflow.settings.step_timeout * 1000
+    try:
+        response = ctx.page.goto(url, timeout=timeout, wait_until="load")
+    except PlaywrightError as exc:
+        err = classify(exc, f"open start_url {url}")
+        if isinstance(err, OpFailed) and err.kind == "blocked":
+            raise BrokenRun(f"start_url {url} is outside allowed_domains") from None
+        if isinstance(err, OpFailed) and err.kind == "not_found":
+            raise BrokenRun(f"start_url {url} did not load within {timeout / 1000:g}s (step_timeout)") from None
+        raise (err if isinstance(err, BrokenRun) else BrokenRun(str(err))) from None
+    if response is not None and response.status >= 500:
+        raise BrokenRun(f"start_url {url} answered HTTP {response.status}: the site is down")
+    if response is not None and response.status >= 400:
+        ctx.result.status = "failed"
+        ctx.result.failed_phase = "start"
+        ctx.result.message = f"start_url {url} answered HTTP {response.status}"
+        raise _StartFailed()
+
+
+class _StartFailed(Exception):
+    pass
+
+
+# --------------------------------------------------------------------------- one step
+
+
+def _settings(ctx: _Ctx, step: Step) -> tuple[int, float, float, float]:
+    s = ctx.loaded.workflow.settings
+    return (
+        step.retries if step.retries is not None else s.retries,
+        (step.check_timeout or s.check_timeout) * 1000,
+        step.step_timeout or s.step_timeout,
+        (step.action_timeout or s.action_timeout) * 1000,
+    )
+
+
+def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
+    _, _, step_timeout, _ = _settings(ctx, step)
+    deadline = time.monotonic() + step_timeout
+    if step.pre:
+        sr.pre, ok = _judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), ctx.options, step)
+        if not ok and not _recover(ctx, i, step, sr, "pre", _first_failure(sr.pre), deadline):
+            return _fail(sr, "pre", f"pre check failed: {_first_failure_text(sr, 'pre')}")
+    sr.before = _shot(ctx, f"step {sr.index} before action", always=False)
+    err = _perform_action(ctx, i, step, sr)
+    if err is not None and not _recover(ctx, i, step, sr, "action", str(err), deadline):
+        return _fail(sr, "action", f"action failed: {err}")
+    sr.after = _shot(ctx, f"step {sr.index} after action", always=False)
+    if step.post:
+        sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), ctx.options, step)
+        if not ok and not _recover(ctx, i, step, sr, "post", _first_failure(sr.post), deadline):
+            return _fail(sr, "post", f"post check failed: {_first_failure_text(sr, 'post')}")
+    for ex in step.extract:
+        try:
+            value = extract_value(ctx.page, ex, _op_ctx(ctx, step))
+        except OpFailed as exc:
+            return _fail(sr, "extract", f"extract failed: {exc}")
+        ctx.values.extracted[ex.into] = value
+        sr.extracted[ex.into] = value
+        ctx.result.extracted[ex.into] = value
+    if sr.status != "healed":
+        sr.status = "recovered" if any(a.ok for a in sr.attempts) else "passed"
+
+
+def _fail(sr: StepResult, phase: Phase, message: str) -> None:
+    sr.status = "failed"
+    sr.failed_phase = phase
+    sr.error = message
+
+
+def _first_failure(verdicts: list[Verdict]) -> str:
+    bad = next((v for v in verdicts if v.ok is False), None)
+    return f"{bad.check}: {_why(bad)}" if bad else ""
+
+
+def _first_failure_text(sr: StepResult, phase: str) -> str:
+    # After recovery the latest judgement is the one that matters.
+    for att in reversed(sr.attempts):
+        if att.phase == phase and att.verdicts:
+            text = _first_failure(att.verdicts)
+            if text:
+                return text
+    return _first_failure(sr.pre if phase == "pre" else sr.post)
+
+
+def _why(v: Verdict) -> str:
+    if v.expected or v.actual:
+        return f"expected {v.expected}; actual: {v.actual}"
+    return v.explanation or "not met"
+
+
+def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
+    _, _, _, action_timeout = _settings(ctx, step)
+    reader = ctx.models.reader
+    query = (lambda q: reader.read(ctx.page, q)) if reader is not None else None
+    return OpContext(
+        render=ctx.values.render,
+        reveal=lambda text: ctx.values.render(text, reveal=True),
+        action_timeout_ms=action_timeout,
+        extracted=ctx.values.extracted,
+        blocked=ctx.blocked,
+        query=query,
+    )
+
+
+def _run_ops(ctx: _Ctx, step: Step, ops: tuple[Op, ...], by: Literal["do", "fallback"], records: list[ActionRecord]) -> None:
+    """Run ops in order; record each; re-raise the first OpFailed after recording it."""
+    octx = _op_ctx(ctx, step)
+    for op in ops:
+        try:
+            done = run_op(ctx.page, op, octx)
+        except OpFailed as exc:
+            records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
+            raise
+        records.append(ActionRecord(description=done, by=by, ok=True))
+
+
+def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:
+    """The step's action: its ``do`` ops, healed by the agent if they break, or the agent alone."""
+    agent = ctx.models.agent
+    if step.do is None:
+        if agent is None:
+            raise BrokenRun(
+                f"step {i + 1} has no 'do' ops and no model is available to perform '{sr.action}'; "
+                "add 'do' ops or enable a model (--reuseit-llm)"
+            )
+        outcome = agent.perform(ctx.page, sr.action, goal=ctx.result.task, failure="", history=[])
+        sr.actions.extend(outcome.actions)
+        return None if outcome.done else OpFailed(f"agent: {sr.action}", outcome.message or "the agent could not do it", "agent")
+    try:
+        _run_ops(ctx, step, step.do, "do", sr.actions)
+        return None
+    except OpFailed as exc:
+        if agent is None or exc.kind == "blocked":
+            return exc
+        broken_index = len([a for a in sr.actions if a.by == "do"]) - 1
+        outcome = agent.perform(ctx.page, sr.action, goal=ctx.result.task, failure=str(exc), history=list(sr.actions))
+        sr.actions.extend(outcome.actions)
+        if not outcome.done:
+            return exc
+        sr.status = "healed"
+        replacement = "; ".join(a.locator or a.description for a in outcome.actions if a.ok)
+        ctx.result.healing.append(HealingSuggestion(
+            step=i + 1, op_index=broken_index, broken=exc.op, replacement=replacement,
+            line=ctx.loaded.source.line("steps", i, "do", broken_index),
+        ))
+        return None
+
+
+def _redo(ctx: _Ctx, i: int, step: Step, sr: StepResult, att: Attempt) -> bool:
+    """Perform the step's action again inside an attempt; True when it went through."""
+    before = len(sr.actions)
+    err = _perform_action(ctx, i, step, sr)
+    att.actions.extend(sr.actions[before:])
+    del sr.actions[before:]
+    if err is not None:
+        att.note = str(err)
+    return err is None
+
+
+def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason: str, deadline: float) -> bool:
+    """Up to ``retries`` attempts; attempt n uses fallback n (cycling). True once the phase holds."""
+    retries, _, step_timeout, _ = _settings(ctx, step)
+    for n in range(1, retries + 1):
+        if time.monotonic() > deadline:
+            sr.attempts.append(Attempt(n, phase, "(none)", note=f"step_timeout of {step_timeout:g}s reached"))
+            return False
+        fb: Fallback | None = step.fallback[(n - 1) % len(step.fallback)] if step.fallback else None
+        att = Attempt(n, phase, ctx.values.render(fb.describe()) if fb else _default_attempt(phase))
+        sr.attempts.append(att)
+        went_through = _attempt(ctx, i, step, sr, phase, fb, att, reason)
+        if phase == "action":
+            att.ok = went_through
+        else:
+            # Judge again even when the attempt itself stumbled: the page may be right anyway.
+            att.verdicts, att.ok = _judge_all(
+                ctx, step.pre if phase == "pre" else step.post, phase, ("steps", i, phase), ctx.options, step
+            )
+            if not att.ok:
+                reason = _first_failure(att.verdicts)
+        att.screenshot = _shot(ctx, f"step {sr.index} attempt {n}", always=True)
+        if att.ok:
+            return True
+        log.info("step %s %s attempt %s failed: %s", sr.index, phase, n, att.note or reason)
+    return False
+
+
+def _default_attempt(phase: Phase) -> str:
+    return "wait, then judge again" if phase == "pre" else "redo the action"
+
+
+def _attempt(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fallback | None, att: Attempt, reason: str) -> bool:
+    """Carry out one attempt; True when everything it tried went through."""
+    try:
+        if fb is None:
+            if phase == "pre":
+                # The action has not happened yet: redoing it is not defined, waiting is.
+                ctx.page.wait_for_timeout(500 * att.number)
+                return True
+            return _redo(ctx, i, step, sr, att)
+        if fb.agent is not None:
+            agent = ctx.models.agent
+            if agent is None:
+                att.note = "not run: fallbacks in words need a model (--reuseit-llm)"
+                return False
+            outcome = agent.perform(
+                ctx.page, ctx.values.render(fb.agent), goal=sr.action, failure=reason, history=list(sr.actions)
+            )
+            att.actions.extend(outcome.actions)
+            att.note = outcome.message
+            return outcome.done
+        assert fb.do is not None
+        _run_ops(ctx, step, fb.do, "fallback", att.actions)
+        if fb.redo and phase != "pre":
+            return _redo(ctx, i, step, sr, att)
+        return True
+    except OpFailed as exc:
+        att.note = str(exc)
+        return False
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _judge_all(
+    ctx: _Ctx, checks: tuple[Check, ...], phase: Phase, path: tuple[str | int, ...],
+    options: RunOptions, step: Step | None = None,
+) -> tuple[list[Verdict], bool]:
+    check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
+    verdicts = [
+        _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout) for n, c in enumerate(checks)
+    ]
+    return verdicts, all(v.ok is not False for v in verdicts)
+
+
+def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) -> Verdict:
+    render = ctx.values.render
+    words = render(check.check) if check.check else None
+    v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line)
+    if check.expect is not None:
+        for exp in check.expect:
+            for dv in check_expect(ctx.page, exp, render, timeout_ms):
+                if not dv.ok:
+                    v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
+                    v.screenshot = _shot(ctx, f"{phase} check failed: {v.check}", always=True)
+                    return v
+        v.ok, v.source = True, "dom"
+    if words is None:
+        return v
+    judge = ctx.models.judge
+    if judge is None:
+        v.explanation = "not judged: checks in words need a model (--reuseit-llm)"
+        ctx.result.not_judged.append(v)
+        return v
+    shot = _capture(ctx, f"{phase} check: {words}")
+    text = _page_text(ctx)
+    answer = judge.judge(words, shot.data, text, check.votes)
+    v.screenshot = shot
+    v.explanation = answer.explanation
+    v.source = "dom+model" if check.expect is not None else "model"
+    v.ok = answer.met
+    return v
+
+
+# --------------------------------------------------------------------------- screenshots
+
+
+def _capture(ctx: _Ctx, label: str) -> Screenshot:
+    try:
+        data = ctx.page.screenshot(type="jpeg", quality=ctx.options.jpeg_quality, timeout=10_000)
+    except PlaywrightError as exc:
+        err = classify(exc, "screenshot")
+        raise (err if isinstance(err, BrokenRun) else BrokenRun(f"cannot take a screenshot: {err}")) from None
+    return Screenshot(label=label, data=data)
+
+
+def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
+    """A screenshot if the mode asks for it: step shots in 'steps' mode, failure shots unless 'off'."""
+    mode = ctx.options.screenshots
+    if mode == "off" or (mode == "failures" and not always):
+        return None
+    try:
+        return _capture(ctx, label)
+    except BrokenRun:
+        return None
+
+
+def _page_text(ctx: _Ctx) -> str:
+    try:
+        text = ctx.page.inner_text("body", timeout=2000)
+    except PlaywrightError:
+        return ""
+    return ctx.values.mask(text)[: ctx.options.page_text_chars]
+
+
+def _mask_result(ctx: _Ctx) -> None:
+    """Secrets typed during the run must not appear in anything the reporters read."""
+    mask = ctx.values.mask
+    r = ctx.result
+    if not ctx.values.secrets_used:
+        return
+    r.message = mask(r.message)
+    r.params = {k: mask(v) for k, v in r.params.items()}
+    r.extracted = {k: mask(v) for k, v in r.extracted.items()}
+    for step in r.steps:
+        step.error = mask(step.error)
+        step.extracted = {k: mask(v) for k, v in step.extracted.items()}
+        for rec in step.actions + [a for att in step.attempts for a in att.actions]:
+            rec.description, rec.error, rec.message = mask(rec.description), mask(rec.error), mask(rec.message)
+        for v in step.pre + step.post + [v for att in step.attempts for v in att.verdicts]:
+            v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
+        for att in step.attempts:
+            att.note = mask(att.note)

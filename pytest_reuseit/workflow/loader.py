@@ -1,0 +1,244 @@
+"""Line-aware, safe loading of workflow files.
+
+pyyaml's SafeLoader composes a node tree that keeps a mark (line, column) on every node; we keep
+that tree beside the plain data, so any validation error can be pointed at ``file:line`` with the
+path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import WorkflowFormatError
+from .model import Extract, Op, Workflow, closest
+from .placeholders import names_in
+
+log = logging.getLogger(__name__)
+
+BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+
+_TYPE_WORDS = {
+    "valid tuple": "list",
+    "valid list": "list",
+    "valid dictionary or instance of": "mapping of",
+    "valid dictionary": "mapping",
+}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a loaded workflow came from: the file and the line of every node by document path."""
+
+    path: str
+    lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, hash=False, compare=False)
+
+    def line(self, *doc_path: str | int) -> int:
+        """Line of the deepest known node on ``doc_path`` (1-based)."""
+        for cut in range(len(doc_path), -1, -1):
+            if doc_path[:cut] in self.lines:
+                return self.lines[doc_path[:cut]]
+        return 1
+
+    def where(self, *doc_path: str | int) -> str:
+        return f"{self.path}:{self.line(*doc_path)}"
+
+
+@dataclass(frozen=True)
+class LoadedWorkflow:
+    workflow: Workflow
+    source: Source
+
+
+def format_path(doc_path: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in doc_path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (plain YAML silently keeps the last one)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    "while reading a mapping", node.start_mark,
+                    f"key '{key}' appears twice (first on line {seen[key] + 1})", key_node.start_mark,
+                )
+            seen[key] = key_node.start_mark.line
+        return super().construct_mapping(node, deep=deep)
+
+
+def _index_lines(node: yaml.Node, prefix: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:
+    out[prefix] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            key = key_node.value
+            out[prefix + (key,)] = key_node.start_mark.line + 1
+            _index_lines(value_node, prefix + (key,), out)
+            out[prefix + (key,)] = key_node.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _index_lines(item, prefix + (i,), out)
+
+
+def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
+    """Keep only the parts of a pydantic ``loc`` that exist in the document (drop union tags)."""
+    path: list[str | int] = []
+    cur = data
+    for part in loc:
+        if isinstance(cur, dict) and part in cur:
+            path.append(part)
+            cur = cur[part]
+        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+            path.append(part)
+            cur = cur[part]
+    return tuple(path)
+
+
+def _message(err: dict[str, Any]) -> str:
+    msg = str(err["msg"])
+    for old, new in _TYPE_WORDS.items():
+        msg = msg.replace(old, new)
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err["type"] == "missing":
+        return "required key is missing"
+    return msg[0].lower() + msg[1:] if msg else msg
+
+
+def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
+    """One readable line per distinct place, ``file:line: path: message``."""
+    found: list[tuple[tuple[str | int, ...], str, str]] = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        path = _doc_path(loc, data)
+        if err["type"] == "missing":
+            path = path + (loc[-1],) if loc and loc[-1] not in path else path
+        if err["type"] == "unknown_key":
+            path = path + (err["ctx"]["key"],)
+        found.append((path, str(err["type"]), _message(err)))
+
+    def explained_deeper(path: tuple[str | int, ...]) -> bool:
+        return any(p[: len(path)] == path and t != "string_type" and not t.endswith("_type") for p, t, _ in found if p != path) or any(
+            p == path and not t.endswith("_type") and t != "too_short" for p, t, _ in found
+        )
+
+    by_place: dict[tuple[str | int, ...], list[str]] = {}
+    for path, kind, msg in found:
+        # A union reports every alternative it tried: "should be a string" beside the real
+        # problem inside the mapping form is noise, and so is a list-too-short cascade.
+        if (kind.endswith("_type") or kind == "too_short") and explained_deeper(path):
+            continue
+        bucket = by_place.setdefault(path, [])
+        if msg not in bucket:
+            bucket.append(msg)
+    lines = []
+    for path, msgs in by_place.items():
+        text = msgs[0] if len(msgs) == 1 else "expected one of the accepted forms: " + " | ".join(msgs)
+        lines.append(f"{source.where(*path)}: {format_path(path)}: {text}")
+    return lines
+
+
+def _strings(data: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    if isinstance(data, str):
+        yield prefix, data
+    elif isinstance(data, dict):
+        for k, v in data.items():
+            yield from _strings(v, prefix + (k,))
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            yield from _strings(v, prefix + (i,))
+
+
+def _extract_targets(wf: Workflow) -> set[str]:
+    names: set[str] = set()
+
+    def from_ops(ops: tuple[Op, ...] | None) -> None:
+        for op in ops or ():
+            if isinstance(op.arg, Extract):
+                names.add(op.arg.into)
+
+    for step in wf.steps:
+        names.update(e.into for e in step.extract)
+        from_ops(step.do)
+        for fb in step.fallback:
+            from_ops(fb.do)
+    return names
+
+
+def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
+    problems: list[str] = []
+    extracted = _extract_targets(wf)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    for path, text in _strings(data):
+        if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
+            continue
+        for name in names_in(text):
+            if name.startswith(("env.", "secret.")):
+                continue
+            missing_in = [v.id for v in wf.all_variations() if name not in base and name not in v.params]
+            if missing_in:
+                known = sorted(base | {k for v in wf.all_variations() for k in v.params})
+                guess = closest(name, known)
+                hint = f" (did you mean '{{{guess}}}'?)" if guess else ""
+                scope = "" if len(missing_in) == len(wf.all_variations()) else f" in variation(s) {', '.join(missing_in)}"
+                problems.append(
+                    f"{source.where(*path)}: {format_path(path)}: unknown placeholder {{{name}}}{scope}{hint}; "
+                    f"known names: {', '.join(known)}"
+                )
+    return problems
+
+
+def parse(text: str, path: str) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+    source_lines: dict[tuple[str | int, ...], int] = {}
+    try:
+        node = yaml.compose(text, Loader=_UniqueKeyLoader)
+        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = exc.problem or "cannot be parsed"
+        if "python/" in problem or "could not determine a constructor" in problem:
+            problem += " (Python tags are not allowed in workflow files)"
+        raise WorkflowFormatError(path, [f"{path}:{line}: invalid YAML: {problem}"]) from None
+    except yaml.YAMLError as exc:
+        raise WorkflowFormatError(path, [f"{path}:1: invalid YAML: {exc}"]) from None
+    if node is not None:
+        _index_lines(node, (), source_lines)
+    source = Source(path, source_lines)
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else f"a {type(data).__name__}"
+        raise WorkflowFormatError(
+            path, [f"{path}:1: a workflow file must be a mapping with name, task, start_url and steps; this one is {kind}"]
+        )
+    try:
+        wf = Workflow.model_validate(data)
+    except ValidationError as exc:
+        raise WorkflowFormatError(path, _problems(exc, data, source)) from None
+    problems = _check_placeholders(wf, data, source)
+    if problems:
+        raise WorkflowFormatError(path, problems)
+    return LoadedWorkflow(wf, source)
+
+
+def load(path: str | Path) -> LoadedWorkflow:
+    """Load one workflow file (see :func:`parse`)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WorkflowFormatError(str(p), [f"{p}:1: cannot read the file: {exc}"]) from None
+    return parse(text, str(p))
