@@ -133,8 +133,10 @@ class RunResult:
     kind: str
     task: str
     params: dict[str, str]
+    total_steps: int = 0
     status: Status = "passed"
     healed: bool = False
+    typed_secret: bool = False
     steps: list[StepResult] = field(default_factory=list)
     outcome: list[Verdict] = field(default_factory=list)
     not_judged: list[Verdict] = field(default_factory=list)

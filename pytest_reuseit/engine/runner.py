@@ -67,7 +67,7 @@ def execute(
     result = RunResult(
         workflow=wf.name, file=loaded.source.path,
         line=loaded.source.line("variations", var_index) if var_index is not None else 1,
-        variation=var.id, kind=var.kind, task="", params={},
+        variation=var.id, kind=var.kind, task="", params={}, total_steps=len(wf.steps),
     )
     ctx = _Ctx(page, loaded, values, options or RunOptions(), models or Models(), result, blocked if blocked is not None else [])
     started = time.monotonic()
@@ -88,6 +88,7 @@ def execute(
         result.duration = time.monotonic() - started
         result.blocked_navigation = list(ctx.blocked)
         result.usage = ctx.models.usage
+        result.typed_secret = bool(values.secrets_used)
         try:
             result.final_url = page.url
         except PlaywrightError:
@@ -410,8 +411,12 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) 
         return v
     judge = ctx.models.judge
     if judge is None:
-        v.explanation = "not judged: checks in words need a model (--reuseit-llm)"
-        ctx.result.not_judged.append(v)
+        if check.expect is None:
+            # Model-only: nobody judged it. With a DOM part, the DOM verdict stands.
+            v.explanation = "not judged: checks in words need a model (--reuseit-llm)"
+            ctx.result.not_judged.append(v)
+        else:
+            v.explanation = "words not judged (no model); the DOM assertion held"
         return v
     shot = _capture(ctx, f"{phase} check: {words}")
     text = _page_text(ctx)

@@ -234,11 +234,12 @@ def parse(text: str, path: str) -> LoadedWorkflow:
     return LoadedWorkflow(wf, source)
 
 
-def load(path: str | Path) -> LoadedWorkflow:
-    """Load one workflow file (see :func:`parse`)."""
+def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+    """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
+    shown = display or str(p)
     try:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise WorkflowFormatError(str(p), [f"{p}:1: cannot read the file: {exc}"]) from None
-    return parse(text, str(p))
+        raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
+    return parse(text, shown)

@@ -1,0 +1,231 @@
+"""The pytest adapter: options, collection of workflow files, one item per variation, reports.
+
+It delegates everything else: loading to ``workflow.loader``, running to ``Runtime.run`` (which
+calls the engine), text to ``report.text``, Allure to ``report.allure``.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from . import settings as settings_mod
+from .engine.result import RunResult
+from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
+from .report import allure_adapter, text
+from .runtime import Runtime
+from .workflow.loader import LoadedWorkflow, load
+
+log = logging.getLogger(__name__)
+
+RUNTIME = pytest.StashKey[Runtime]()
+RESULT = pytest.StashKey[RunResult]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    settings_mod.add_options(parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "reuseit: a guarded workflow run by pytest-reuseit")
+    try:
+        resolved = settings_mod.resolve(config)
+    except ReuseitError as exc:
+        raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
+    config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is not None:
+        runtime.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    runtime = parent.config.stash.get(RUNTIME, None)
+    patterns = runtime.settings.files if runtime else tuple(settings_mod.DEFAULT_FILES.split())
+    if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
+        return WorkflowFile.from_parent(parent, path=file_path)
+    return None
+
+
+def _display_path(config: pytest.Config, path: Path) -> str:
+    try:
+        return str(path.relative_to(config.rootpath))
+    except ValueError:
+        return str(path)
+
+
+def _stem(path: Path) -> str:
+    name = path.name
+    for suffix in (".reuseit.yaml", ".reuseit.yml", ".yaml", ".yml"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+class WorkflowFile(pytest.File):
+    """One workflow file; yields one item per variation, or one failing item if it is invalid."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        try:
+            # Messages name the file as the user would: relative to the rootdir when possible.
+            loaded = load(self.path, display=_display_path(self.config, self.path))
+        except WorkflowFormatError as exc:
+            # A plain collection error would stop the whole session: fail this file only.
+            yield InvalidWorkflowItem.from_parent(self, name=_stem(self.path), error=exc)
+            return
+        wf = loaded.workflow
+        for tag in wf.tags:
+            self.config.addinivalue_line("markers", f"{tag}: workflow tag")
+        for var in wf.all_variations():
+            item = WorkflowItem.from_parent(self, name=f"{_stem(self.path)}[{var.id}]", loaded=loaded, variation=var.id)
+            item.add_marker("reuseit")
+            for tag in wf.tags:
+                item.add_marker(tag)
+            yield item
+
+
+class WorkflowItem(pytest.Item):
+    """One variation of one workflow, run in its own browser context."""
+
+    def __init__(self, *, loaded: LoadedWorkflow, variation: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        self.variation = variation
+        var = next(v for v in loaded.workflow.all_variations() if v.id == variation)
+        self.line = loaded.source.line("variations", loaded.workflow.variations.index(var)) if loaded.workflow.variations else 1
+
+    def runtest(self) -> None:
+        runtime = self.config.stash[RUNTIME]
+        allure_adapter.before_run(self.loaded, self.variation, runtime.settings.params)
+        result = runtime.run(self.loaded, self.variation, self.nodeid)
+        self.stash[RESULT] = result
+        allure_adapter.after_run(result)
+        if result.status == "failed":
+            raise WorkflowFailed(text.failure_text(result), result)
+        if result.status == "broken":
+            raise WorkflowBroken(text.failure_text(result), result)
+        if runtime.settings.strict:
+            reasons = []
+            if result.label in ("recovered", "healed"):
+                reasons.append(f"the run was {result.label} (--reuseit-strict): " + "; ".join(text.recovered_text(result)))
+            if result.not_judged:
+                reasons.append("checks were not judged (no model): " + "; ".join(v.check for v in result.not_judged))
+            if reasons:
+                raise WorkflowFailed(f"workflow '{result.workflow}' [{result.variation}] " + "\n".join(reasons), result)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if isinstance(excinfo.value, ReuseitError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
+
+
+class InvalidWorkflowItem(pytest.Item):
+    """Stands for a file that could not be loaded: fails with the loader's message."""
+
+    def __init__(self, *, error: WorkflowFormatError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if isinstance(excinfo.value, WorkflowFormatError):
+            return "invalid workflow file:\n" + str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, 0, f"invalid workflow {self.path.name}"
+
+
+# --------------------------------------------------------------------------- reports and summary
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    result = item.stash.get(RESULT, None)
+    if call.when == "call" and result is not None:
+        # A plain dict survives xdist's report serialisation, so the controller can summarise.
+        report.reuseit = {
+            "label": result.label, "workflow": result.workflow, "variation": result.variation,
+            "file": result.file, "line": result.line,
+            "category": result.analysis.category if result.analysis else "",
+            "why": result.analysis.why if result.analysis else result.message,
+            "recovered": text.recovered_text(result),
+            "not_judged": [f"step check: {v.check}" for v in result.not_judged],
+            "usage": {"calls": result.usage.calls, "cache_hits": result.usage.cache_hits,
+                      "tokens": result.usage.prompt_tokens + result.usage.completion_tokens, "cost": result.usage.cost},
+        }
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    runs = [
+        (rep.nodeid, rep.reuseit)
+        for key in ("passed", "failed", "error", "")
+        for rep in terminalreporter.stats.get(key, [])
+        if getattr(rep, "reuseit", None) and getattr(rep, "when", "") == "call"
+    ]
+    if not runs:
+        return
+    write: Callable[..., None] = terminalreporter.write_line
+    terminalreporter.section("reuseit summary")
+    counts: dict[str, int] = {}
+    for _, info in runs:
+        counts[info["label"]] = counts.get(info["label"], 0) + 1
+    order = ("passed", "recovered", "healed", "failed", "broken")
+    write(", ".join(f"{counts.get(k, 0)} {k}" for k in order) + f"  ({len(runs)} workflow runs)")
+    calls = sum(i["usage"]["calls"] for _, i in runs)
+    if calls or any(i["usage"]["cache_hits"] for _, i in runs):
+        hits = sum(i["usage"]["cache_hits"] for _, i in runs)
+        tokens = sum(i["usage"]["tokens"] for _, i in runs)
+        cost = sum(i["usage"]["cost"] for _, i in runs)
+        write(f"model: {calls} calls, {hits} cache hits, {tokens} tokens, ${cost:.4f}")
+    for nodeid, info in runs:
+        if info["label"] in ("failed", "broken"):
+            write(f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0])
+    for nodeid, info in runs:
+        if info["recovered"]:
+            write(f"{info['label'].upper()} {nodeid}:")
+            for line in info["recovered"]:
+                write(f"    {line}")
+    unjudged = [(nodeid, line) for nodeid, info in runs for line in info["not_judged"]]
+    if unjudged and config.option.verbose > 0:
+        for nodeid, line in unjudged:
+            write(f"NOT JUDGED {nodeid}: {line}")
+    elif unjudged:
+        n_runs = len({nodeid for nodeid, _ in unjudged})
+        write(f"NOT JUDGED: {len(unjudged)} model-only checks in {n_runs} runs (no model; -v lists them, "
+              "--reuseit-strict fails them)")
+
+
+# --------------------------------------------------------------------------- Python API fixture
+
+
+@pytest.fixture
+def reuseit_run(request: pytest.FixtureRequest) -> Callable[..., RunResult]:
+    """Run a workflow file from a Python test: ``reuseit_run("workflows/x.reuseit.yaml", "attribute")``.
+
+    Returns the RunResult; it does not raise on failure, so the test decides what to assert.
+    """
+    runtime = request.config.stash[RUNTIME]
+
+    def run(path: str | Path, variation: str | None = None) -> RunResult:
+        p = Path(path)
+        if not p.is_absolute():
+            p = Path(str(request.config.rootpath)) / p
+        loaded = load(p)
+        return runtime.run(loaded, variation, f"{request.node.nodeid}-{p.name}-{variation or 'default'}")
+
+    return run

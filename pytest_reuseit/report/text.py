@@ -1,0 +1,91 @@
+"""The failure text pytest prints, and the one-line summaries, read from a RunResult."""
+
+from __future__ import annotations
+
+from ..engine.result import Attempt, RunResult, StepResult, Verdict
+
+
+def _verdict_lines(v: Verdict, indent: str) -> list[str]:
+    lines = [f"{indent}check: {v.check}" + (f"  (line {v.line})" if v.line else "")]
+    if v.expected or v.actual:
+        lines.append(f"{indent}  expected: {v.expected}")
+        lines.append(f"{indent}  actual:   {v.actual}")
+    if v.explanation:
+        lines.append(f"{indent}  model:    {v.explanation}")
+    return lines
+
+
+def _attempt_lines(att: Attempt) -> list[str]:
+    outcome = "recovered" if att.ok else "did not recover"
+    lines = [f"  {att.number}. [{att.phase}] {att.fallback} -> {outcome}"]
+    for rec in att.actions:
+        state = "ok" if rec.ok else f"failed: {rec.error}"
+        lines.append(f"       {rec.by}: {rec.description} ({state})")
+    if att.note and not att.ok:
+        lines.append(f"       note: {att.note}")
+    for v in att.verdicts:
+        if v.ok is False:
+            lines.append(f"       still failing: {v.check}: " + (f"actual {v.actual}" if v.actual else v.explanation))
+    return lines
+
+
+def failure_text(result: RunResult) -> str:
+    """Everything a reader needs to act on a failed or broken run, without opening the report."""
+    head = "FAILED" if result.status == "failed" else "BROKEN (the run could not be judged)"
+    out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
+    step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
+    if step is not None:
+        out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
+    out.append(f"  phase: {result.failed_phase or 'start'}")
+    if result.status == "broken" or step is None and result.failed_phase != "outcome":
+        out.append(f"  error: {result.message}")
+    if step is not None:
+        if step.actions:
+            out.append("  actions:")
+            for rec in step.actions:
+                state = "ok" if rec.ok else f"failed: {rec.error}"
+                out.append(f"    {rec.by}: {rec.description} ({state})")
+        failed = [v for v in (step.pre if step.failed_phase == "pre" else step.post) if v.ok is False]
+        for v in failed[:1]:
+            out.extend(_verdict_lines(v, "  "))
+        if step.failed_phase in ("action", "extract"):
+            out.append(f"  error: {step.error}")
+        if step.attempts:
+            out.append("  attempts:")
+            for att in step.attempts:
+                out.extend(_attempt_lines(att))
+    if result.failed_phase == "outcome":
+        for v in result.outcome:
+            if v.ok is False:
+                out.extend(_verdict_lines(v, "  outcome "))
+    if result.blocked_navigation:
+        out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
+    a = result.analysis
+    if a is not None:
+        out.append(f"challenge analysis [{a.category}] ({'by the model' if a.source == 'model' else 'observed by the runner'}):")
+        out.append(f"  where: {a.where}")
+        out.append(f"  why:   {a.why}")
+        if a.guidance:
+            out.append("  what to change:")
+            out.extend(f"    - {g}" for g in a.guidance)
+    if result.artifacts_dir:
+        out.append(f"artifacts: {result.artifacts_dir}")
+    if result.trace:
+        out.append(f"trace: {result.trace}  (open with: playwright show-trace {result.trace})")
+    return "\n".join(out)
+
+
+def recovered_text(result: RunResult) -> list[str]:
+    """What needed recovery or healing in a run that passed (for the terminal summary)."""
+    lines = []
+    for step in result.steps:
+        if step.status == "recovered":
+            ok = next((a for a in step.attempts if a.ok), None)
+            how = ok.fallback if ok else "?"
+            lines.append(f"step {step.index} ({step.action}): {step.attempts[0].phase} recovered by attempt "
+                         f"{ok.number if ok else '?'}: {how}")
+        elif step.status == "healed":
+            lines.append(f"step {step.index} ({step.action}): healed by the agent")
+    for h in result.healing:
+        lines.append(f"suggestion {result.file}:{h.line}: replace '{h.broken}' with '{h.replacement}'")
+    return lines

@@ -1,0 +1,135 @@
+"""Per-process resources shared by every run: the browser, the local sites, the models.
+
+The plugin, the ``reuseit`` command and the Python API all run workflows through
+:meth:`Runtime.run`, so a run behaves the same wherever it is started from.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Error as PlaywrightError
+
+from .browser.session import BrowserConfig, BrowserSession, NavigationFence
+from .engine.ports import Models
+from .engine.result import RunResult
+from .engine.runner import RunOptions, execute
+from .errors import PlaceholderError
+from .report import artifacts
+from .settings import ReuseitSettings
+from .sites import SiteServer
+from .workflow.loader import LoadedWorkflow
+from .workflow.placeholders import Values
+
+log = logging.getLogger(__name__)
+
+
+class Runtime:
+    def __init__(self, settings: ReuseitSettings, root: Path) -> None:
+        self.settings = settings
+        self.root = root
+        self._session: BrowserSession | None = None
+        self._sites: SiteServer | None = None
+        self._models: Models | None = None
+
+    # ---------------------------------------------------------------- lazily started parts
+
+    @property
+    def session(self) -> BrowserSession:
+        if self._session is None:
+            s = self.settings
+            self._session = BrowserSession(BrowserConfig(
+                executable_path=s.browser_path or None, headed=s.headed, connect=s.connect or None, slow_mo=s.slow_mo,
+            ))
+        return self._session
+
+    @property
+    def sites(self) -> SiteServer:
+        if self._sites is None:
+            self._sites = SiteServer()
+        return self._sites
+
+    def builtins(self) -> dict[str, str]:
+        values = {"demo_url": self.sites.demo_url, "miniwob_url": self.sites.miniwob_url}
+        if self.settings.base_url:
+            values["base_url"] = self.settings.base_url
+        return values
+
+    def models(self, loaded: LoadedWorkflow) -> Models:
+        """The model-backed parts for one run (none yet when no model is configured)."""
+        return Models()
+
+    # ---------------------------------------------------------------- one run
+
+    def allowed_domains(self, loaded: LoadedWorkflow, variation: str | None) -> tuple[str, ...]:
+        wf = loaded.workflow
+        if wf.allowed_domains is not None:
+            return tuple(wf.allowed_domains)
+        var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
+        try:
+            url = Values({**wf.params, **var.params, **self.settings.params}, self.builtins()).render(wf.start_url)
+        except PlaceholderError:
+            return ()  # the run itself will report the placeholder
+        host = urlsplit(url).hostname
+        return (host,) if host else ()
+
+    def run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
+        """Run one variation in a fresh browser context; keep artifacts as the settings say."""
+        s = self.settings
+        wf = loaded.workflow
+        folder = self.root / s.output / artifacts.slug(run_id)
+        shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
+        fence = NavigationFence(self.allowed_domains(loaded, variation))
+        context = self.session.new_context(wf.browser.context_kwargs(), fence)
+        tracing = s.trace != "off"
+        try:
+            if tracing:
+                context.tracing.start(screenshots=True, snapshots=True)
+            page = context.new_page()
+            page.set_default_timeout(wf.settings.action_timeout * 1000)
+            page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
+            result = execute(
+                page, loaded, variation, builtins=self.builtins(), extra_params=dict(s.params),
+                options=RunOptions(screenshots=s.screenshots),  # type: ignore[arg-type]
+                models=self.models(loaded), blocked=fence.blocked,
+            )
+            bad = result.status in ("failed", "broken")
+            if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
+                artifacts.write(result, folder)
+            if tracing:
+                result.trace = self._stop_trace(context, folder, keep=s.trace == "on" or bad, result=result)
+            return result
+        finally:
+            try:
+                context.close()
+            except PlaywrightError:
+                pass  # the browser may be gone; the next run starts a fresh one
+
+    @staticmethod
+    def _stop_trace(context, folder: Path, *, keep: bool, result: RunResult) -> str | None:  # type: ignore[no-untyped-def]
+        """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
+        if keep and result.typed_secret:
+            log.info("trace not kept for %s: the run typed a secret", folder.name)
+            keep = False
+        try:
+            if not keep:
+                context.tracing.stop()
+                return None
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / "trace.zip"
+            context.tracing.stop(path=str(path))
+            return str(path)
+        except PlaywrightError as exc:  # the browser went away with the run: the result still counts
+            log.warning("could not save the trace: %s", exc)
+            return None
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        if self._sites is not None:
+            self._sites.close()
+            self._sites = None
