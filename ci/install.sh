@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what pytest-reuseit needs on a Debian/Ubuntu machine: Chromium (Debian's package:
+# `playwright install` downloads a browser build and is not needed), a virtual environment with
+# the package, and optionally Java + Allure 2 for the HTML report.
+#
+#   bash ci/install.sh            # browser + .venv with the package and test extras
+#   bash ci/install.sh --report   # also Java and the Allure 2 command line (npm)
+#
+# Environment: VENV (default .venv), PYTHON (default python3), REUSEIT_EXTRAS (default test).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV="${VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+EXTRAS="${REUSEIT_EXTRAS:-test}"
+WANT_REPORT=0
+[ "${1:-}" = "--report" ] && WANT_REPORT=1
+
+SUDO=""
+if [ "$(id -u)" != "0" ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+
+apt_packages=()
+command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
+if [ "$WANT_REPORT" = 1 ]; then
+  command -v java >/dev/null 2>&1 || apt_packages+=(default-jre-headless)
+  command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
+fi
+if [ "${#apt_packages[@]}" -gt 0 ]; then
+  echo "== installing Debian packages: ${apt_packages[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${apt_packages[@]}" >/dev/null
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "== creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+echo "== installing pytest-reuseit[$EXTRAS] into $VENV"
+"$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+"$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]" 2>&1 | grep -v "^WARNING: Location" || true
+"$VENV/bin/python" -c "import pytest_reuseit, playwright, miniwob" 
+
+if [ "$WANT_REPORT" = 1 ] && ! command -v allure >/dev/null 2>&1; then
+  echo "== installing the Allure 2 command line (npm allure-commandline)"
+  $SUDO npm install -g --silent allure-commandline >/dev/null
+fi
+echo "== ready: chromium $(chromium --version 2>/dev/null | awk '{print $2}'), $("$VENV/bin/python" --version)"

@@ -1,0 +1,60 @@
+"""Python API: run a workflow file outside a pytest item.
+
+    from pytest_reuseit.api import run_workflow
+    result = run_workflow("workflows/demo/search.reuseit.yaml", variation="attribute")
+    assert result.status == "passed", result.message
+
+With ``page=`` the run uses that Playwright page (your own browser and context); without it a
+browser is started for the call and closed afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page
+
+from .engine.ports import Models
+from .engine.result import RunResult
+from .engine.runner import RunOptions, execute
+from .runtime import Runtime
+from .settings import ReuseitSettings
+from .sites import SiteServer
+from .workflow.loader import load
+
+
+def default_settings(**overrides: Any) -> ReuseitSettings:
+    base = ReuseitSettings(
+        browser_path="", connect="", output="reuseit-output", artifacts="on-failure", screenshots="steps",
+        trace="off", llm="off", model="gpt-4o-mini", cache=".reuseit/cache", slow_mo=0, strict=False,
+        headed=False, base_url="", params={}, files=("*.reuseit.yaml", "*.reuseit.yml"),
+    )
+    return replace(base, **overrides)
+
+
+def run_workflow(
+    path: str | Path,
+    variation: str | None = None,
+    *,
+    page: Page | None = None,
+    params: dict[str, str] | None = None,
+    base_url: str = "",
+    models: Models | None = None,
+    **settings: Any,
+) -> RunResult:
+    """Run one variation of the workflow at ``path`` and return its result (never raises on failure)."""
+    loaded = load(path)
+    if page is not None:
+        with SiteServer() as sites:
+            builtins = {"demo_url": sites.demo_url, "miniwob_url": sites.miniwob_url}
+            if base_url:
+                builtins["base_url"] = base_url.rstrip("/")
+            return execute(page, loaded, variation, builtins=builtins, extra_params=dict(params or {}),
+                           options=RunOptions(screenshots=settings.get("screenshots", "steps")), models=models)
+    runtime = Runtime(default_settings(params=dict(params or {}), base_url=base_url.rstrip("/"), **settings), Path.cwd())
+    try:
+        return runtime.run(loaded, variation, f"{Path(path).name}-{variation or 'default'}")
+    finally:
+        runtime.close()

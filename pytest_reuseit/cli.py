@@ -1,0 +1,81 @@
+"""The ``reuseit`` command: schema, validate, report (and the synthesis commands)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .errors import WorkflowFormatError
+from .workflow.loader import load
+from .workflow.schema import schema_text
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files.extend(sorted([*p.rglob("*.reuseit.yaml"), *p.rglob("*.reuseit.yml")]))
+        else:
+            files.append(p)
+    return files
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    text = schema_text()
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    files = _expand(args.files)
+    if not files:
+        print("no workflow files found (*.reuseit.yaml / *.reuseit.yml)", file=sys.stderr)
+        return 2
+    bad = 0
+    for f in files:
+        try:
+            loaded = load(f)
+        except WorkflowFormatError as exc:
+            bad += 1
+            print(f"INVALID {f}")
+            for problem in exc.problems:
+                print(f"  {problem}")
+            continue
+        wf = loaded.workflow
+        print(f"ok      {f}: '{wf.name}', {len(wf.steps)} steps, {len(wf.all_variations())} variation(s)")
+    print(f"{len(files) - bad} valid, {bad} invalid")
+    return 1 if bad else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="reuseit", description="Guarded web workflows: validate, report, synthesize.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("schema", help="print the JSON Schema of workflow files")
+    p.add_argument("-o", "--output", help="write it to this file instead")
+    p.set_defaults(func=cmd_schema)
+    p = sub.add_parser("validate", help="check workflow files without running them")
+    p.add_argument("files", nargs="+", help="files or folders")
+    p.set_defaults(func=cmd_validate)
+    from .report import cli as report_cli  # noqa: PLC0415 - keeps `reuseit schema` fast
+
+    report_cli.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""``reuseit report``: the Allure HTML report from the results, with history kept across runs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from . import allure_files
+
+ALLURE_ENV = "REUSEIT_ALLURE"
+
+
+def find_allure(explicit: str | None) -> list[str] | None:
+    """The Allure 2 command line: --allure, $REUSEIT_ALLURE, `allure` on PATH, or a local npm install."""
+    for candidate in (explicit, os.environ.get(ALLURE_ENV)):
+        if candidate:
+            return candidate.split()
+    found = shutil.which("allure")
+    if found:
+        return [found]
+    local = Path("node_modules/.bin/allure")
+    if local.exists():
+        return [str(local)]
+    return None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    results, output = Path(args.results), Path(args.output)
+    if not results.is_dir() or not any(results.glob("*-result.json")):
+        print(f"no Allure results in {results}: run pytest with --alluredir {results} first", file=sys.stderr)
+        return 2
+    allure = find_allure(args.allure)
+    if allure is None:
+        print("the Allure command line is not installed: npm install -g allure-commandline "
+              "(needs Java: apt-get install default-jre-headless), or pass --allure CMD", file=sys.stderr)
+        return 2
+    allure_files.write_categories(results)
+    # Trends need the previous report's history inside the new results.
+    history = output / "history"
+    if history.is_dir():
+        shutil.copytree(history, results / "history", dirs_exist_ok=True)
+    env = {**os.environ, "ALLURE_NO_ANALYTICS": "true"}
+    cmd = [*allure, "generate", str(results), "-o", str(output), "--clean"]
+    if not args.multi_file:
+        cmd.append("--single-file")
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        print(f"allure generate failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}", file=sys.stderr)
+        return 1
+    index = output / "index.html"
+    print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("report", help="generate the Allure HTML report (keeps history for trends)")
+    p.add_argument("--results", default="allure-results", help="Allure results folder [allure-results]")
+    p.add_argument("--output", default="allure-report", help="report folder [allure-report]")
+    p.add_argument("--allure", help="Allure 2 command (default: allure on PATH)")
+    p.add_argument("--multi-file", action="store_true", help="a classic multi-file report instead of one index.html")
+    p.set_defaults(func=cmd_report)
