@@ -17,7 +17,11 @@ from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
 from .engine.result import RunResult
 from .engine.runner import RunOptions, execute
-from .errors import PlaceholderError
+from .errors import PlaceholderError, ReuseitError
+from .llm.agent import ModelAgent
+from .llm.analyst import ModelAnalyst
+from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
+from .llm.judge import ModelJudge, ModelReader
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import SiteServer
@@ -33,7 +37,7 @@ class Runtime:
         self.root = root
         self._session: BrowserSession | None = None
         self._sites: SiteServer | None = None
-        self._models: Models | None = None
+        self._llm: LlmClient | None = None
 
     # ---------------------------------------------------------------- lazily started parts
 
@@ -58,9 +62,38 @@ class Runtime:
             values["base_url"] = self.settings.base_url
         return values
 
-    def models(self, loaded: LoadedWorkflow) -> Models:
-        """The model-backed parts for one run (none yet when no model is configured)."""
-        return Models()
+    @property
+    def llm_enabled(self) -> bool:
+        """Whether runs get model parts: not with 'off', nor with 'auto' when no endpoint is configured."""
+        mode = self.settings.llm
+        return mode != "off" and (mode != "auto" or endpoint_configured())
+
+    def llm_client(self) -> LlmClient:
+        if self._llm is None:
+            s = self.settings
+            self._llm = LlmClient(LlmConfig(
+                model=s.model, mode=s.llm, cache_dir=str(self.root / s.cache), timeout=s.llm_timeout,
+                retries=s.llm_retries, backoff=s.llm_backoff, prices=load_prices(s.prices),
+            ))
+        return self._llm
+
+    def models(self, loaded: LoadedWorkflow, variation: str | None = None) -> Models:
+        """The model-backed parts for one run, sharing one usage counter; none when models are off."""
+        if not self.llm_enabled:
+            return Models()
+        client = self.llm_client()
+        model = loaded.workflow.model
+        models = Models()
+        usage = models.usage
+        models.judge = ModelJudge(client, usage, model=model)
+        models.reader = ModelReader(client, usage, models.mask, model=model)
+        models.agent = ModelAgent(
+            client, usage, reveal=models.reveal, mask=models.mask, model=model,
+            allowed_domains=self.allowed_domains(loaded, variation),
+            action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
+        )
+        models.analyst = ModelAnalyst(client, usage, model=model)
+        return models
 
     # ---------------------------------------------------------------- one run
 
@@ -94,7 +127,7 @@ class Runtime:
             result = execute(
                 page, loaded, variation, builtins=self.builtins(), extra_params=dict(s.params),
                 options=RunOptions(screenshots=s.screenshots),  # type: ignore[arg-type]
-                models=self.models(loaded), blocked=fence.blocked,
+                models=self.models(loaded, variation), blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):

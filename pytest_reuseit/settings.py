@@ -27,6 +27,10 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm": ("model use: auto (cache, then live), live, replay (cache only), refresh, off", ("auto", "live", "replay", "refresh", "off"), "auto"),
     "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
     "cache": ("folder of the model response cache", None, ".reuseit/cache"),
+    "llm_timeout": ("seconds to wait for one model answer", None, "60"),
+    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
+    "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
+    "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
 }
 BOOL_OPTIONS: dict[str, str] = {
@@ -46,6 +50,10 @@ class ReuseitSettings:
     model: str
     cache: str
     slow_mo: float
+    llm_timeout: float
+    llm_retries: int
+    llm_backoff: float
+    prices: str
     strict: bool
     headed: bool
     base_url: str
@@ -123,6 +131,10 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         model=_choose(config, "model", "gpt-4o-mini"),
         cache=_choose(config, "cache", ".reuseit/cache"),
         slow_mo=float(_choose(config, "slow_mo", "0", _float)),
+        llm_timeout=float(_choose(config, "llm_timeout", "60", _float)),
+        llm_retries=int(float(_choose(config, "llm_retries", "3", _float))),
+        llm_backoff=float(_choose(config, "llm_backoff", "1", _float)),
+        prices=_choose(config, "prices", ""),
         strict=strict,
         headed=bool(config.getoption("headed", False)),
         base_url=str(base_url or "").rstrip("/"),

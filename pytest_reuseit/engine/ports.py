@@ -12,6 +12,7 @@ from typing import Protocol
 
 from playwright.sync_api import Page
 
+from ..workflow.placeholders import Values
 from .result import ActionRecord, Analysis, ModelUsage, RunResult
 
 
@@ -57,3 +58,15 @@ class Models:
     analyst: Analyst | None = None
     reader: Reader | None = None
     usage: ModelUsage = field(default_factory=ModelUsage)
+    # Set by the engine when the run starts: model parts fill and mask secrets through it.
+    values: Values | None = None
+
+    def reveal(self, text: str) -> str:
+        return self.values.render(text, reveal=True) if self.values else text
+
+    def mask(self, text: str) -> str:
+        return self.values.mask(text) if self.values else text
+
+    @property
+    def enabled(self) -> bool:
+        return any(p is not None for p in (self.judge, self.agent, self.analyst, self.reader))

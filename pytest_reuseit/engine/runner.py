@@ -14,6 +14,7 @@ from typing import Literal
 from playwright.sync_api import Error as PlaywrightError, Page
 
 from ..browser.assertions import check_expect
+from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
@@ -32,6 +33,7 @@ ScreenshotMode = Literal["steps", "failures", "off"]
 class RunOptions:
     screenshots: ScreenshotMode = "steps"
     jpeg_quality: int = 70
+    max_width: int = 1280  # screenshots wider than this are scaled down in the browser
     # Upper bound on the text view given to the judge with each screenshot.
     page_text_chars: int = 4000
 
@@ -70,6 +72,7 @@ def execute(
         variation=var.id, kind=var.kind, task="", params={}, total_steps=len(wf.steps),
     )
     ctx = _Ctx(page, loaded, values, options or RunOptions(), models or Models(), result, blocked if blocked is not None else [])
+    ctx.models.values = values
     started = time.monotonic()
     try:
         result.task = values.render(wf.task)
@@ -433,7 +436,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) 
 
 def _capture(ctx: _Ctx, label: str) -> Screenshot:
     try:
-        data = ctx.page.screenshot(type="jpeg", quality=ctx.options.jpeg_quality, timeout=10_000)
+        data = capture(ctx.page, ctx.options.jpeg_quality, ctx.options.max_width)
     except PlaywrightError as exc:
         err = classify(exc, "screenshot")
         raise (err if isinstance(err, BrokenRun) else BrokenRun(f"cannot take a screenshot: {err}")) from None

@@ -29,6 +29,7 @@ _TYPE_WORDS = {
     "valid list": "list",
     "valid dictionary or instance of": "mapping of",
     "valid dictionary": "mapping",
+    "Tuple should have": "List should have",
 }
 
 
@@ -140,6 +141,10 @@ def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
         # problem inside the mapping form is noise, and so is a list-too-short cascade.
         if (kind.endswith("_type") or kind == "too_short") and explained_deeper(path):
             continue
+        # pydantic drops invalid items and then also calls the list too short: the list is not
+        # empty, its item is wrong, and that error is already listed.
+        if kind == "too_short" and any(p != path and p[: len(path)] == path for p, _, _ in found):
+            continue
         bucket = by_place.setdefault(path, [])
         if msg not in bucket:
             bucket.append(msg)
@@ -191,7 +196,8 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
             missing_in = [v.id for v in wf.all_variations() if name not in base and name not in v.params]
             if missing_in:
                 known = sorted(base | {k for v in wf.all_variations() for k in v.params})
-                guess = closest(name, known)
+                # The name may exist in other variations: suggesting it back would be no help.
+                guess = closest(name, [k for k in known if k != name])
                 hint = f" (did you mean '{{{guess}}}'?)" if guess else ""
                 scope = "" if len(missing_in) == len(wf.all_variations()) else f" in variation(s) {', '.join(missing_in)}"
                 problems.append(

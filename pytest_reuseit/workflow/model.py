@@ -183,7 +183,7 @@ class Op(Strict):
             guess = closest(data, OP_NAMES)
             hint = f" (did you mean '{{{guess}: ...}}'?)" if guess else ""
             raise PydanticCustomError(
-                "op_shape", "an op is a mapping like '{{click: \"#go\"}}', got the string '{value}'{hint}",
+                "op_shape", "an op is a mapping like '{click: \"#go\"}', got the string '{value}'{hint}",
                 {"value": data, "hint": hint},
             )
         return data

@@ -1,0 +1,88 @@
+"""What the model sees of a page: a bounded screenshot and a compact, contextualized text view.
+
+LCoW's finding is that a compact view of the page with the elements that matter makes the model
+decide better than raw HTML; Playwright's AI-mode aria snapshot already gives roles, names, state
+and stable ``[ref=eN]`` ids (usable as ``aria-ref=eN`` locators). We keep its interactive lines
+first and cut the rest to a character budget.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from dataclasses import dataclass, field
+
+from playwright.sync_api import Error as PlaywrightError, Page
+
+INTERACTIVE = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
+               "tab", "menuitem", "switch", "slider", "spinbutton", "dialog", "alertdialog", "alert", "heading")
+_REF_LINE = re.compile(r"^\s*-\s*(?P<role>[a-z]+)(?:\s+\"(?P<name>(?:[^\"\\]|\\.)*)\")?.*\[ref=(?P<ref>e\d+)\]")
+
+
+@dataclass
+class Observation:
+    text: str
+    refs: dict[str, tuple[str, str]] = field(default_factory=dict)  # ref -> (role, name)
+    url: str = ""
+    title: str = ""
+
+    def stable_locator(self, ref: str) -> str:
+        """A Playwright selector that replays an action on ``ref`` after the ids are gone."""
+        role, name = self.refs.get(ref, ("", ""))
+        if role and name:
+            return f'role={role}[name="{name}"]'
+        if role:
+            return f"role={role}"
+        return f"aria-ref={ref}"
+
+
+def observe(page: Page, max_chars: int = 6000, mask: "callable | None" = None) -> Observation:  # type: ignore[valid-type]
+    """The page as the agent reads it: interactive elements with ids first, within ``max_chars``."""
+    try:
+        snapshot = page.aria_snapshot(mode="ai")
+        title = page.title()
+    except PlaywrightError:
+        snapshot, title = "", ""
+    if mask is not None:
+        snapshot = mask(snapshot)
+    refs: dict[str, tuple[str, str]] = {}
+    important: list[tuple[int, str]] = []
+    rest: list[tuple[int, str]] = []
+    for n, line in enumerate(snapshot.splitlines()):
+        line = line if len(line) <= 200 else line[:197] + "..."
+        m = _REF_LINE.match(line)
+        if m:
+            refs[m.group("ref")] = (m.group("role"), (m.group("name") or "").replace('\\"', '"'))
+        (important if m and m.group("role") in INTERACTIVE else rest).append((n, line))
+    kept: list[tuple[int, str]] = []
+    used = 0
+    for n, line in important + rest:
+        if used + len(line) + 1 > max_chars:
+            continue
+        kept.append((n, line))
+        used += len(line) + 1
+    text = "\n".join(line for _, line in sorted(kept))
+    if len(kept) < len(important) + len(rest):
+        text += f"\n[... {len(important) + len(rest) - len(kept)} less important lines left out]"
+    return Observation(text=text, refs=refs, url=page.url, title=title)
+
+
+def capture(page: Page, quality: int = 70, max_width: int = 1280) -> bytes:
+    """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed)."""
+    size = page.viewport_size
+    if size is None or size["width"] <= max_width:
+        return page.screenshot(type="jpeg", quality=quality, timeout=10_000)
+    scale = max_width / size["width"]
+    cdp = page.context.new_cdp_session(page)
+    try:
+        shot = cdp.send("Page.captureScreenshot", {
+            "format": "jpeg", "quality": quality,
+            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale},
+        })
+    finally:
+        cdp.detach()
+    return base64.b64decode(shot["data"])
+
+
+def data_url(image: bytes, mime: str = "image/jpeg") -> str:
+    return f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"

@@ -1,0 +1,79 @@
+"""Condition checks judged by the model on a screenshot, and values read by the model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page
+
+from ..browser.observe import capture, data_url
+from ..engine.ports import Judgement
+from ..engine.result import ModelUsage
+from .client import LlmClient
+from .prompts import JUDGE_SYSTEM, READER_SYSTEM
+from .schemas import ConditionCheck, ExtractedValue
+
+
+class ModelJudge:
+    """Implements the engine's Judge port: one request per vote, majority wins."""
+
+    def __init__(self, client: LlmClient, usage: ModelUsage, *, model: str | None = None, detail: str = "auto") -> None:
+        self.client = client
+        self.usage = usage
+        self.model = model
+        self.detail = detail
+
+    def messages(self, condition: str, screenshot: bytes, page_text: str) -> list[dict[str, object]]:
+        return [
+            {"role": "system", "content": JUDGE_SYSTEM},
+            {"role": "user", "content": [
+                {"type": "text", "text": f"Condition to verify:\n{condition}"},
+                {"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"},
+                {"type": "image_url", "image_url": {"url": data_url(screenshot), "detail": self.detail}},
+            ]},
+        ]
+
+    def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
+        messages = self.messages(condition, screenshot, page_text)
+        answers: list[ConditionCheck] = []
+        for n in range(votes):
+            answer = self.client.ask("condition_check", messages, self.usage, model=self.model, variant=n)
+            assert isinstance(answer, ConditionCheck)
+            answers.append(answer)
+        yes = [a for a in answers if a.met]
+        no = [a for a in answers if not a.met]
+        # A tie is not a majority for "met": a check that must not flake should not pass on a coin toss.
+        winners = yes if len(yes) > len(no) else no
+        explanation = winners[0].explanation
+        if votes > 1:
+            explanation = f"{len(yes)}/{votes} votes met. {explanation}"
+        return Judgement(met=len(yes) > len(no), explanation=explanation)
+
+
+class ModelReader:
+    """Implements the engine's Reader port (``extract: {query: ...}``)."""
+
+    def __init__(self, client: LlmClient, usage: ModelUsage, mask: Callable[[str], str], *, model: str | None = None) -> None:
+        self.client = client
+        self.usage = usage
+        self.mask = mask
+        self.model = model
+
+    def read(self, page: Page, query: str) -> str:
+        shot = capture(page)
+        text = self.mask(page.inner_text("body", timeout=2000))[:4000]
+        messages = [
+            {"role": "system", "content": READER_SYSTEM},
+            {"role": "user", "content": [
+                {"type": "text", "text": f"Value to read:\n{query}"},
+                {"type": "text", "text": f"<page_text>\n{text}\n</page_text>"},
+                {"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}},
+            ]},
+        ]
+        answer = self.client.ask("extracted_value", messages, self.usage, model=self.model)
+        assert isinstance(answer, ExtractedValue)
+        if not answer.found:
+            from ..browser.ops import OpFailed  # noqa: PLC0415 - avoid an import cycle at module load
+
+            raise OpFailed(f"extract query {query!r}", "the model did not find it on the page", "not_found")
+        return answer.value
