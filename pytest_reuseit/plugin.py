@@ -17,7 +17,7 @@ import pytest
 from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
-from .report import allure_adapter, text
+from .report import allure_adapter, run_context, text
 from .runtime import Runtime
 from .workflow.loader import LoadedWorkflow, load
 
@@ -107,10 +107,12 @@ class WorkflowItem(pytest.Item):
         result = runtime.run(self.loaded, self.variation, self.nodeid)
         self.stash[RESULT] = result
         allure_adapter.after_run(result)
+        # The first line starts with [category]: Allure's categories.json groups failures by it.
+        message = f"{allure_adapter.status_message(result)}\n{text.failure_text(result)}" if result.status in ("failed", "broken") else ""
         if result.status == "failed":
-            raise WorkflowFailed(text.failure_text(result), result)
+            raise WorkflowFailed(message, result)
         if result.status == "broken":
-            raise WorkflowBroken(text.failure_text(result), result)
+            raise WorkflowBroken(message, result)
         if runtime.settings.strict:
             reasons = []
             if result.label in ("recovered", "healed"):
@@ -170,6 +172,17 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         }
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Run context for Allure (environment, executor, categories), written once by the controller."""
+    if hasattr(session.config, "workerinput"):
+        return
+    results_dir = getattr(session.config.option, "allure_report_dir", None)
+    runtime = session.config.stash.get(RUNTIME, None)
+    if not results_dir or runtime is None:
+        return
+    run_context.write(Path(results_dir), runtime)
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     runs = [
         (rep.nodeid, rep.reuseit)
@@ -179,6 +192,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     ]
     if not runs:
         return
+    runtime = config.stash.get(RUNTIME, None)
+    if runtime is not None and not hasattr(config, "workerinput"):
+        run_context.write_usage(Path(str(config.rootpath)) / runtime.settings.output / "usage.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
     counts: dict[str, int] = {}

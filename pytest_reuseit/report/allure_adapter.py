@@ -1,41 +1,209 @@
 """Allure output for workflow runs; every call is a no-op when allure-pytest is not active.
 
-Kept as an adapter around the RunResult: it reads the result, never the engine.
+Kept as an adapter around the RunResult: it reads the result, never the engine. The step tree is
+replayed from the result after the run (one Allure step per workflow step, sub-steps for the
+pre checks, the action, the post checks and each recovery attempt), so the engine needs no
+knowledge of Allure and the tree is the same whether a model was used or not.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from ..engine.result import RunResult
+from ..engine.result import ActionRecord, Attempt, RunResult, Screenshot, StepResult, Verdict
 from ..workflow.loader import LoadedWorkflow
 
 log = logging.getLogger(__name__)
 
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
+    from allure_commons._allure import plugin_manager
 except ImportError:  # pragma: no cover - exercised only without allure installed
     allure = None
+    plugin_manager = None
+
+
+class _StepFailed(AssertionError):
+    """Raised inside an Allure step only to mark it failed; caught right outside it."""
+
+
+class _StepBroken(Exception):
+    """Likewise, to mark a step broken."""
+
+
+def active() -> bool:
+    """True when allure-pytest is listening (``--alluredir`` given)."""
+    if allure is None or plugin_manager is None:
+        return False
+    return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
+
+
+@contextmanager
+def _step(title: str, status: str = "passed") -> Iterator[None]:
+    """An Allure step whose status is set from ``status`` (failed/broken) without a real error."""
+    try:
+        with allure.step(title[:300]):
+            yield
+            if status == "failed":
+                raise _StepFailed(title)
+            if status == "broken":
+                raise _StepBroken(title)
+    except (_StepFailed, _StepBroken):
+        pass
+
+
+def _attach_shot(shot: Screenshot | None) -> None:
+    if shot is None or not shot.data:
+        return
+    kind = allure.attachment_type.JPG if shot.mime == "image/jpeg" else allure.attachment_type.PNG
+    allure.attach(shot.data, name=shot.label, attachment_type=kind)
 
 
 def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]) -> None:
-    """Labels and parameters known before the run. The variation parameter makes each variation
+    """Labels and parameters known before the run. The variation parameter gives each variation
     its own Allure history entry (allure-pytest derives history ids from parameters only)."""
-    if allure is None:
+    if not active():
         return
     wf = loaded.workflow
     var = next(v for v in wf.all_variations() if v.id == variation)
     allure.dynamic.parameter("variation", variation)
     allure.dynamic.title(f"{wf.name} [{variation}]")
+    allure.dynamic.suite(loaded.source.path)
     allure.dynamic.feature(wf.name)
     allure.dynamic.story(f"{variation} ({var.kind})")
-    allure.dynamic.severity(wf.severity)
-    for tag in wf.tags:
-        allure.dynamic.tag(tag)
+    allure.dynamic.severity(getattr(allure.severity_level, wf.severity.upper()))
+    # Tags need no call here: allure-pytest turns the item's markers (our tags) into Allure tags.
+    steps = "\n".join(f"{n}. {s.action}" for n, s in enumerate(wf.steps, start=1))
+    allure.dynamic.description(f"**Task:** {wf.task}\n\n**Steps:**\n\n{steps}\n\n`{loaded.source.path}`")
+
+
+def _verdict_title(v: Verdict) -> str:
+    state = {True: "met", False: "NOT met", None: "not judged"}[v.ok]
+    detail = ""
+    if v.expected or v.actual:
+        detail = f" — expected {v.expected}; actual {v.actual}"
+    elif v.explanation:
+        detail = f" — {v.explanation}"
+    return f"{v.phase} check [{v.source}] {state}: {v.check}{detail}"
+
+
+def _verdicts(verdicts: list[Verdict]) -> None:
+    for v in verdicts:
+        with _step(_verdict_title(v), "failed" if v.ok is False else "passed"):
+            _attach_shot(v.screenshot)
+
+
+def _action(rec: ActionRecord) -> None:
+    title = f"{rec.by}: {rec.description}" + (f" (locator {rec.locator})" if rec.locator and rec.locator not in rec.description else "")
+    if rec.message:
+        title += f" — {rec.message}"
+    if not rec.ok:
+        title += f" — failed: {rec.error}"
+    with _step(title, "passed" if rec.ok else "failed"):
+        pass
+
+
+def _attempt(att: Attempt) -> None:
+    title = f"attempt {att.number} ({att.phase}): {att.fallback} — {'recovered' if att.ok else 'did not recover'}"
+    with _step(title, "passed" if att.ok else "failed"):
+        for rec in att.actions:
+            _action(rec)
+        if att.note and not att.ok:
+            with _step(f"note: {att.note}"):
+                pass
+        _verdicts(att.verdicts)
+        _attach_shot(att.screenshot)
+
+
+def _workflow_step(s: StepResult) -> None:
+    status = {"failed": "failed", "broken": "broken"}.get(s.status, "passed")
+    marker = f" [{s.status}]" if s.status in ("recovered", "healed", "skipped") else ""
+    with _step(f"Step {s.index}: {s.action}{marker}", status):
+        if s.pre:
+            with _step("pre checks", "failed" if any(v.ok is False for v in s.pre) else "passed"):
+                _verdicts(s.pre)
+        if s.actions or s.before or s.after:
+            failed = any(not a.ok for a in s.actions) and s.status != "healed"
+            with _step("action" + (" (healed by the agent)" if s.status == "healed" else ""), "failed" if failed else "passed"):
+                _attach_shot(s.before)
+                for rec in s.actions:
+                    _action(rec)
+                _attach_shot(s.after)
+        if s.post:
+            with _step("post checks", "failed" if any(v.ok is False for v in s.post) else "passed"):
+                _verdicts(s.post)
+        for att in s.attempts:
+            _attempt(att)
+        for key, value in s.extracted.items():
+            with _step(f"extracted {key} = {value!r}"):
+                pass
+
+
+def analysis_html(result: RunResult) -> str:
+    """A readable page: where / why / what / guidance, with the attempts' screenshots."""
+    a = result.analysis
+    assert a is not None
+    esc = html.escape
+    import base64  # noqa: PLC0415 - only needed here
+
+    shots = "".join(
+        f"<figure><img src='data:{s.mime};base64,{base64.b64encode(s.data).decode()}' style='max-width:100%;border:1px solid #ccc'>"
+        f"<figcaption>{esc(s.label)}</figcaption></figure>"
+        for s in result.screenshots()[-6:] if s.data
+    )
+    guidance = "".join(f"<li>{esc(g)}</li>" for g in a.guidance)
+    return (
+        "<!doctype html><meta charset='utf-8'><title>Challenge analysis</title>"
+        "<body style='font-family:sans-serif;max-width:60em;margin:1em'>"
+        f"<h2>Challenge analysis <small style='color:#a33'>[{esc(a.category)}]</small></h2>"
+        f"<p><i>{'written by the model' if a.source == 'model' else 'observed by the runner'}</i> — "
+        f"workflow <b>{esc(result.workflow)}</b> [{esc(result.variation)}], {esc(result.status)}</p>"
+        f"<h3>Where</h3><p>{esc(a.where)}</p><h3>Why</h3><p>{esc(a.why)}</p>"
+        f"<h3>What was tried</h3><pre style='white-space:pre-wrap'>{esc(a.what)}</pre>"
+        f"<h3>What to change</h3><ul>{guidance}</ul><h3>Screenshots</h3>{shots}</body>"
+    )
+
+
+def status_message(result: RunResult) -> str:
+    """First line of a failure: starts with [category] so categories.json can group by it."""
+    a = result.analysis
+    category = a.category if a else ("infrastructure" if result.status == "broken" else "site_changed")
+    why = (a.why if a else result.message).splitlines()[0] if (a and a.why) or result.message else result.status
+    return f"[{category}] {why}"
 
 
 def after_run(result: RunResult) -> None:
     """Steps, attachments and analysis of the finished run."""
-    if allure is None:
+    if not active():
         return
+    try:
+        for name, value in result.params.items():
+            allure.dynamic.parameter(name, value, excluded=True)
+        for s in result.steps:
+            _workflow_step(s)
+        if result.outcome:
+            with _step("outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed"):
+                _verdicts(result.outcome)
+        if result.label in ("recovered", "healed"):
+            allure.dynamic.tag(result.label)
+            from .text import recovered_text  # noqa: PLC0415
+
+            note = "\n".join(f"- {line}" for line in recovered_text(result))
+            allure.attach(f"This run passed only after {result.label.replace('ed', 'ing')}:\n{note}\n",
+                          name=f"{result.label}: what was recovered", attachment_type=allure.attachment_type.TEXT)
+        if result.not_judged:
+            allure.dynamic.tag("not-judged")
+        if result.analysis is not None:
+            allure.attach(analysis_html(result), name=f"challenge analysis [{result.analysis.category}]",
+                          attachment_type=allure.attachment_type.HTML)
+            allure.attach(json.dumps(result.to_dict()["analysis"], indent=2), name="challenge analysis (json)",
+                          attachment_type=allure.attachment_type.JSON)
+        if result.trace:
+            allure.attach.file(result.trace, name="playwright trace", extension="zip")
+    except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
+        log.warning("could not write the Allure steps: %s", exc)

@@ -25,7 +25,6 @@ def categories() -> list[dict[str, object]]:
     for cat in CATEGORIES:
         statuses = ["broken"] if cat == "infrastructure" else ["failed"]
         out.append({"name": CATEGORY_TITLES[cat], "matchedStatuses": statuses, "messageRegex": rf"(?s)\[{cat}\].*"})
-    out.append({"name": "Recovered or healed runs", "matchedStatuses": ["passed"], "messageRegex": r"(?s)(recovered|healed).*"})
     return out
 
 

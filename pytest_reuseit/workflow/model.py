@@ -270,7 +270,15 @@ def _as_tuple(value: Any) -> Any:
     return [value] if isinstance(value, dict) else value
 
 
-ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1)]
+class _OneOrList:
+    """Schema of a list that may also be written as its single item (``_as_tuple`` wraps it)."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        schema = handler(core_schema)
+        return {"anyOf": [schema["items"], schema]}
+
+
+ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1), _OneOrList()]
 
 
 # --------------------------------------------------------------------------- checks & fallbacks
@@ -369,7 +377,7 @@ class Step(Strict):
     do: tuple[Op, ...] | None = Field(None, description="deterministic way to do the action")
     post: tuple[CheckArg, ...] = ()
     fallback: tuple[FallbackArg, ...] = ()
-    extract: tuple[Extract, ...] = ()
+    extract: Annotated[tuple[Extract, ...], _OneOrList()] = ()
     retries: int | None = Field(None, ge=0, le=20)
     check_timeout: float | None = Field(None, gt=0)
     step_timeout: float | None = Field(None, gt=0)
