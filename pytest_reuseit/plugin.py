@@ -107,12 +107,12 @@ class WorkflowItem(pytest.Item):
         result = runtime.run(self.loaded, self.variation, self.nodeid)
         self.stash[RESULT] = result
         allure_adapter.after_run(result)
-        # The first line starts with [category]: Allure's categories.json groups failures by it.
-        message = f"{allure_adapter.status_message(result)}\n{text.failure_text(result)}" if result.status in ("failed", "broken") else ""
+        # The exception message is one line starting with [category]: Allure shows it as the
+        # status message and categories.json groups by it. repr_failure prints the full story.
         if result.status == "failed":
-            raise WorkflowFailed(message, result)
+            raise WorkflowFailed(allure_adapter.status_message(result), result)
         if result.status == "broken":
-            raise WorkflowBroken(message, result)
+            raise WorkflowBroken(allure_adapter.status_message(result), result)
         if runtime.settings.strict:
             reasons = []
             if result.label in ("recovered", "healed"):
@@ -123,8 +123,12 @@ class WorkflowItem(pytest.Item):
                 raise WorkflowFailed(f"workflow '{result.workflow}' [{result.variation}] " + "\n".join(reasons), result)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
-        if isinstance(excinfo.value, ReuseitError):
-            return str(excinfo.value)
+        exc = excinfo.value
+        if isinstance(exc, ReuseitError):
+            result = getattr(exc, "result", None)
+            if isinstance(result, RunResult) and result.status in ("failed", "broken"):
+                return f"{exc}\n{text.failure_text(result)}"
+            return str(exc)
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:

@@ -74,11 +74,19 @@ def classify(exc: BaseException, what: str) -> ReuseitError:
     return OpFailed(what, line, "not_found")
 
 
+# Call-log lines that only say Playwright is retrying; the line before them says what was wrong
+# ("<div id=overlay> intercepts pointer events", "element is not enabled", "waiting for locator(...)").
+_CALL_LOG_NOISE = re.compile(
+    r"^(waiting \d+ms|retrying \w+ action|attempting \w+ action|scrolling into view if needed|done scrolling"
+    r"|waiting for element to be .*|element is visible, enabled and stable|element is visible and stable)$"
+)
+
+
 def _timeout_reason(text: str) -> str:
     """From Playwright's call log, the last thing it was waiting for (tells *why* it timed out)."""
     log_lines = [ln.strip().lstrip("- ").strip() for ln in text.splitlines()[1:] if ln.strip().startswith("-")]
     head = first_line(text)
-    useful = [ln for ln in log_lines if ln and not ln.startswith("waiting for") or "waiting for" in ln]
+    useful = [ln for ln in log_lines if ln and not _CALL_LOG_NOISE.match(ln)]
     if useful:
         return f"{head} (last: {useful[-1]})"
     return head

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .result import Analysis, RunResult, StepResult, Verdict
+from .result import ActionRecord, Analysis, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
 
@@ -35,14 +35,19 @@ def _what(result: RunResult, step: StepResult | None) -> str:
         return "Nothing was done: the run stopped before the first step." if not result.steps else ""
     lines = [f"Step {step.index} ({step.action}):"]
     for rec in step.actions:
-        mark = "ok" if rec.ok else f"FAILED ({rec.error})"
-        lines.append(f"  - {rec.by}: {rec.description} -> {mark}")
+        lines.append(f"  - {_record(rec)}")
     for att in step.attempts:
         outcome = "recovered" if att.ok else "did not recover"
         lines.append(f"  - attempt {att.number} ({att.phase}): {att.fallback} -> {outcome}" + (f" [{att.note}]" if att.note else ""))
         for rec in att.actions:
-            lines.append(f"      {rec.by}: {rec.description} -> {'ok' if rec.ok else 'FAILED (' + rec.error + ')'}")
+            lines.append(f"      {_record(rec)}")
     return "\n".join(lines)
+
+
+def _record(rec: ActionRecord) -> str:
+    """One action as the analysis lists it, with the agent's own words when it gave any."""
+    line = f"{rec.by}: {rec.description} -> {'ok' if rec.ok else 'FAILED (' + rec.error + ')'}"
+    return line + (f' (agent: "{rec.message}")' if rec.message else "")
 
 
 def observe(result: RunResult) -> Analysis:

@@ -96,6 +96,8 @@ def execute(
             result.final_url = page.url
         except PlaywrightError:
             result.final_url = ""
+    # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
+    _mask_result(ctx)
     if result.status in ("failed", "broken"):
         observed = observe(result)
         result.analysis = observed
@@ -104,7 +106,6 @@ def execute(
                 result.analysis = ctx.models.analyst.analyze(result, observed)
             except ReuseitError as exc:
                 log.warning("the model could not write the analysis (%s); keeping the observed one", exc)
-    _mask_result(ctx)
     return result
 
 
@@ -480,3 +481,5 @@ def _mask_result(ctx: _Ctx) -> None:
             v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
         for att in step.attempts:
             att.note = mask(att.note)
+    for v in r.outcome:
+        v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)

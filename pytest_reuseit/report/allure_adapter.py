@@ -78,8 +78,11 @@ def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]
     allure.dynamic.story(f"{variation} ({var.kind})")
     allure.dynamic.severity(getattr(allure.severity_level, wf.severity.upper()))
     # Tags need no call here: allure-pytest turns the item's markers (our tags) into Allure tags.
-    steps = "\n".join(f"{n}. {s.action}" for n, s in enumerate(wf.steps, start=1))
-    allure.dynamic.description(f"**Task:** {wf.task}\n\n**Steps:**\n\n{steps}\n\n`{loaded.source.path}`")
+    steps = "".join(f"<li>{html.escape(s.action)}</li>" for s in wf.steps)
+    allure.dynamic.description_html(
+        f"<p><b>Task:</b> {html.escape(wf.task)}</p><p><b>Steps:</b></p><ol>{steps}</ol>"
+        f"<p><code>{html.escape(loaded.source.path)}</code></p>"
+    )
 
 
 def _verdict_title(v: Verdict) -> str:

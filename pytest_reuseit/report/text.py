@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ..engine.result import Attempt, RunResult, StepResult, Verdict
 
 
@@ -69,10 +71,19 @@ def failure_text(result: RunResult) -> str:
             out.append("  what to change:")
             out.extend(f"    - {g}" for g in a.guidance)
     if result.artifacts_dir:
-        out.append(f"artifacts: {result.artifacts_dir}")
+        out.append(f"artifacts: {_rel(result.artifacts_dir)}")
     if result.trace:
-        out.append(f"trace: {result.trace}  (open with: playwright show-trace {result.trace})")
+        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
     return "\n".join(out)
+
+
+def _rel(path: str) -> str:
+    """Paths under the current folder are shown relative to it: shorter, and no machine paths in CI logs."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
 
 
 def recovered_text(result: RunResult) -> list[str]:
