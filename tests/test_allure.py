@@ -1,0 +1,207 @@
+"""Allure output of YAML workflow items: result files, and the rendered HTML report in Chromium."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+PASSING = """
+name: Two variations
+task: Open the demo shop and search {product}
+start_url: "{demo_url}/index.html?cookies=never&reset=1"
+params: {product: backpack}
+variations:
+  - id: first
+  - id: second
+    kind: attribute
+    params: {product: rain jacket}
+tags: [smoke]
+severity: critical
+steps:
+  - action: Search {product}
+    do:
+      - fill: {role: searchbox, name: Search products, value: "{product}"}
+      - click: {role: button, name: Search, exact: true}
+    post:
+      - expect: {count: {css: ".result", min: 1}}
+"""
+
+RECOVERED = """
+name: Banner in the way
+task: Search behind the cookie banner
+start_url: "{demo_url}/index.html?cookies=always&reset=1"
+settings: {action_timeout: 1, check_timeout: 1}
+steps:
+  - action: Search backpack
+    do:
+      - fill: {role: searchbox, name: Search products, value: backpack}
+      - click: {role: button, name: Search, exact: true}
+    post:
+      - expect: {count: {css: ".result", min: 1}}
+    fallback:
+      - do: [{click: {role: button, name: Accept cookies}}]
+        redo: true
+"""
+
+FAILING = """
+name: Price is right
+task: Check the price of the Daypack
+start_url: "{demo_url}/search.html?q=daypack&cookies=never&delay=0&defect=price&reset=1"
+settings: {check_timeout: 1, retries: 1}
+steps:
+  - action: Read the Daypack price
+    do: [{wait: {css: ".result", state: visible}}]
+    post:
+      - check: The Daypack 18L costs $49.99
+        expect: {text: {css: ".result .price", nth: 0, equals: "$49.99"}}
+"""
+
+BROKEN = """
+name: Site down
+task: Open a site that is down
+start_url: "http://127.0.0.1:9/"
+allowed_domains: [127.0.0.1]
+steps:
+  - action: Nothing
+    do: [{wait: 10}]
+"""
+
+
+def _walk(steps: list[dict[str, Any]], depth: int = 0) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    for st in steps:
+        out.append((depth, st))
+        out.extend(_walk(st.get("steps", []), depth + 1))
+    return out
+
+
+@pytest.fixture(scope="module")
+def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One pytest run of four workflow files with --alluredir; returns the results by test name."""
+    root = tmp_path_factory.mktemp("allure")
+    for name, text in (("passing", PASSING), ("recovered", RECOVERED), ("failing", FAILING), ("broken", BROKEN)):
+        (root / f"{name}.reuseit.yaml").write_text(text)
+    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("OPENAI_", "PYTEST_"))}
+    env["OPENAI_API_KEY"] = "sk-never-in-a-report-123"
+    env["REUSEIT_LLM"] = "off"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--alluredir", "results", str(root)],
+        cwd=root, env=env, capture_output=True, text=True, timeout=300,
+    )
+    results = [json.loads(p.read_text()) for p in (root / "results").glob("*-result.json")]
+    return {"root": root, "proc": proc, "by_name": {r["name"]: r for r in results}, "results": results}
+
+
+def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str, Any]) -> None:
+    by_name = allure_run["by_name"]
+    assert allure_run["proc"].returncode == 1, allure_run["proc"].stdout
+    assert set(by_name) == {"Two variations [first]", "Two variations [second]", "Banner in the way [default]",
+                            "Price is right [default]", "Site down [default]"}
+    assert len({r["historyId"] for r in allure_run["results"]}) == 5
+    first = by_name["Two variations [first]"]
+    labels = {(lab["name"], lab["value"]) for lab in first["labels"]}
+    assert ("suite", "passing.reuseit.yaml") in labels
+    assert ("feature", "Two variations") in labels
+    assert ("story", "first (original)") in labels
+    assert ("severity", "critical") in labels
+    assert ("tag", "smoke") in labels
+    assert ("story", "second (attribute)") in {(lab["name"], lab["value"]) for lab in by_name["Two variations [second]"]["labels"]}
+    params = {p["name"]: p["value"] for p in first["parameters"]}
+    assert params["variation"] == "'first'"
+    assert "<ol><li>Search {product}</li></ol>" in first["descriptionHtml"]
+
+
+def test_failed_vs_broken_and_category_status_messages(allure_run: dict[str, Any]) -> None:
+    failing = allure_run["by_name"]["Price is right [default]"]
+    broken = allure_run["by_name"]["Site down [default]"]
+    assert failing["status"] == "failed"
+    assert "[wrong_element_or_value]" in failing["statusDetails"]["message"].splitlines()[0]
+    assert "$4999.00" in failing["statusDetails"]["message"]
+    assert broken["status"] == "broken"
+    assert "[infrastructure]" in broken["statusDetails"]["message"].splitlines()[0]
+    cats = json.loads((allure_run["root"] / "results" / "categories.json").read_text())
+    names = {c["name"]: c for c in cats}
+    assert names["Infrastructure (site or model unreachable)"]["matchedStatuses"] == ["broken"]
+    import re
+
+    regex = names["Wrong element or value"]["messageRegex"]
+    assert re.fullmatch(regex, failing["statusDetails"]["message"])  # Allure matches the whole message
+    assert not re.fullmatch(regex, broken["statusDetails"]["message"])
+
+
+def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str, Any]) -> None:
+    failing = allure_run["by_name"]["Price is right [default]"]
+    tree = _walk(failing["steps"])
+    top = [st for d, st in tree if d == 0]
+    assert top[0]["name"].startswith("Step 1: Read the Daypack price") and top[0]["status"] == "failed"
+    names = [st["name"] for _, st in tree]
+    assert any(n == "post checks" for n in names)
+    verdict = next(st for _, st in tree if st["name"].startswith("post check [dom] NOT met"))
+    assert "actual '$4999.00'" in verdict["name"] and verdict["status"] == "failed"
+    assert [a["type"] for a in verdict["attachments"]] == ["image/jpg"]
+    attempt = next(st for _, st in tree if st["name"].startswith("attempt 1 (post)"))
+    assert attempt["status"] == "failed" and any(a["type"] == "image/jpg" for a in attempt["attachments"])
+    kinds = {a["name"]: a for a in failing["attachments"]}
+    analysis = kinds["challenge analysis [wrong_element_or_value]"]
+    assert analysis["type"] == "text/html"
+    page = (allure_run["root"] / "results" / analysis["source"]).read_text()
+    for part in ("Where", "Why", "What was tried", "What to change", "$4999.00"):
+        assert part in page
+    data = json.loads((allure_run["root"] / "results" / kinds["challenge analysis (json)"]["source"]).read_text())
+    assert data["category"] == "wrong_element_or_value" and data["guidance"]
+    trace = allure_run["root"] / "results" / kinds["playwright trace"]["source"]
+    assert trace.suffix == ".zip" and trace.stat().st_size > 1000
+
+
+def test_recovered_run_is_passed_but_visibly_different(allure_run: dict[str, Any]) -> None:
+    rec = allure_run["by_name"]["Banner in the way [default]"]
+    clean = allure_run["by_name"]["Two variations [first]"]
+    assert rec["status"] == "passed" and clean["status"] == "passed"
+    assert ("tag", "recovered") in {(lab["name"], lab["value"]) for lab in rec["labels"]}
+    assert ("tag", "recovered") not in {(lab["name"], lab["value"]) for lab in clean["labels"]}
+    assert any(a["name"].startswith("recovered: what was recovered") for a in rec["attachments"])
+    step = rec["steps"][0]
+    assert "[recovered]" in step["name"]
+    assert any(s["name"].startswith("attempt 1 (action)") and s["status"] == "passed" for s in step["steps"])
+
+
+def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
+    results = allure_run["root"] / "results"
+    env = (results / "environment.properties").read_text()
+    assert "browser=" in env and "pytest-reuseit=" in env and "model=off" in env
+    everything = "".join(p.read_text(errors="ignore") for p in results.iterdir() if p.suffix in (".json", ".properties", ".html", ".txt"))
+    assert "sk-never-in-a-report-123" not in everything
+
+
+@pytest.mark.skipif(shutil.which("allure") is None, reason="Allure command line not installed (ci/install.sh --report)")
+def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_session: Any) -> None:
+    """Generate the single-file report, open it offline in Chromium, reach the failure's analysis."""
+    root: Path = allure_run["root"]
+    proc = subprocess.run([sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    index = root / "report" / "index.html"
+    assert index.exists() and f"report: {index.resolve()}" in proc.stdout
+    context = browser_session.new_context({"viewport": {"width": 1400, "height": 1100}}, None)
+    try:
+        page = context.new_page()
+        page.goto(index.as_uri() + "#categories")
+        page.get_by_text("Wrong element or value").first.click()
+        page.locator(".node__name", has_text="wrong_element_or_value").first.click()
+        page.locator("a.node__leaf").first.click()
+        page.locator(".attachment-row", has_text="challenge analysis [wrong_element_or_value]").first.click()
+        frame = page.frame_locator(".attachment iframe, iframe").first
+        body = frame.locator("body")
+        body.get_by_text("What to change").wait_for(timeout=15_000)
+        text = body.inner_text()
+        assert "Where" in text and "$4999.00" in text and "update the expected value" in text
+        page.screenshot(path=str(root / "analysis.png"))
+        assert (root / "analysis.png").stat().st_size > 10_000
+    finally:
+        context.close()
