@@ -18,6 +18,7 @@ from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .report import allure_adapter, run_context, text
+from .llm.client import load_prices
 from .runtime import Runtime
 from .workflow.loader import LoadedWorkflow, load
 
@@ -35,6 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "reuseit: a guarded workflow run by pytest-reuseit")
     try:
         resolved = settings_mod.resolve(config)
+        if resolved.prices:
+            load_prices(resolved.prices)  # a broken price table is a usage error, found before any run
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
     config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)))
