@@ -133,7 +133,9 @@ class Runtime:
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
             if tracing:
-                result.trace = self._stop_trace(context, folder, keep=s.trace == "on" or bad, result=result)
+                # "--reuseit-artifacts never" means nothing is written, the trace included.
+                keep = s.artifacts != "never" and (s.trace == "on" or bad)
+                result.trace = self._stop_trace(context, folder, keep=keep, result=result)
             return result
         finally:
             try:
