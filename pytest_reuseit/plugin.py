@@ -174,6 +174,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             "why": result.analysis.why if result.analysis else result.message,
             "recovered": text.recovered_text(result),
             "not_judged": [f"step check: {v.check}" for v in result.not_judged],
+            "healing": [{"file": result.file, "line": h.line, "step": h.step, "op_index": h.op_index,
+                         "broken": h.broken, "replacement": h.replacement} for h in result.healing],
             "usage": {"calls": result.usage.calls, "cache_hits": result.usage.cache_hits,
                       "tokens": result.usage.prompt_tokens + result.usage.completion_tokens, "cost": result.usage.cost},
         }
@@ -201,7 +203,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     runtime = config.stash.get(RUNTIME, None)
     if runtime is not None and not hasattr(config, "workerinput"):
-        run_context.write_usage(Path(str(config.rootpath)) / runtime.settings.output / "usage.json", runs)
+        out = Path(str(config.rootpath)) / runtime.settings.output
+        run_context.write_usage(out / "usage.json", runs)
+        run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
     counts: dict[str, int] = {}

@@ -64,6 +64,16 @@ def write(results: Path, runtime: Any) -> None:
         (results / "executor.json").write_text(json.dumps(info, indent=2), encoding="utf-8")
 
 
+def write_healing(path: Path, runs: list[tuple[str, dict[str, Any]]]) -> None:
+    """Locators that worked when a ``do`` op broke, for the author (and ``reuseit heal``)."""
+    suggestions = [dict(s, test=nodeid) for nodeid, info in runs for s in info.get("healing", [])]
+    if not suggestions:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(suggestions, indent=2), encoding="utf-8")
+
+
 def write_usage(path: Path, runs: list[tuple[str, dict[str, Any]]]) -> None:
     """Model calls, cache hits, tokens and cost per item and for the session."""
     items = {nodeid: info["usage"] for nodeid, info in runs}
