@@ -12,7 +12,7 @@ import base64
 import re
 from dataclasses import dataclass, field
 
-from playwright.sync_api import Error as PlaywrightError, Page
+from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
 
 INTERACTIVE = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
                "tab", "menuitem", "switch", "slider", "spinbutton", "dialog", "alertdialog", "alert", "heading")
@@ -67,11 +67,27 @@ def observe(page: Page, max_chars: int = 6000, mask: "callable | None" = None) -
     return Observation(text=text, refs=refs, url=page.url, title=title)
 
 
+def settle(page: Page, timeout_ms: float = 5_000) -> None:
+    """Wait (boundedly) until the page has loaded: an action that navigates returns once the new
+    document is committed, and a screenshot taken then shows a half-built page (no script run yet).
+    Returns at once on a loaded page; a page that never loads is captured as it is."""
+    try:
+        page.wait_for_load_state("load", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        pass
+
+
 def capture(page: Page, quality: int = 70, max_width: int = 1280) -> bytes:
-    """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed)."""
+    """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed).
+
+    The same page must give the same bytes, or the response cache misses: the capture waits for
+    the page to load, stops CSS animations (a spinner would be caught at another angle each time)
+    and hides the caret.
+    """
+    settle(page)
     size = page.viewport_size
     if size is None or size["width"] <= max_width:
-        return page.screenshot(type="jpeg", quality=quality, timeout=10_000)
+        return page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")
     scale = max_width / size["width"]
     cdp = page.context.new_cdp_session(page)
     try:

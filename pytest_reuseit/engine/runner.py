@@ -18,7 +18,7 @@ from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Fallback, Op, Step
+from ..workflow.model import Check, Extract, Fallback, Op, Step
 from ..workflow.placeholders import Values
 from .analysis import observe
 from .ports import Models
@@ -279,6 +279,8 @@ def _run_ops(ctx: _Ctx, step: Step, ops: tuple[Op, ...], by: Literal["do", "fall
             records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
             raise
         records.append(ActionRecord(description=done, by=by, ok=True))
+        if isinstance(op.arg, Extract):  # an extract op's value belongs in the report too
+            ctx.result.extracted[op.arg.into] = ctx.values.extracted[op.arg.into]
 
 
 def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:

@@ -55,7 +55,160 @@ class ExtractedValue(BaseModel):
     value: str
 
 
+# ---- synthesis (ReUseIt §4.1, Appendix C) and guidance --------------------------------------
+
+
+class TaskParameter(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    name: str  # identifier used as {name} in the task template
+    value: str  # its value in the original task
+
+
+class TaskVariation(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    kind: Literal["attribute", "category", "website"]
+    task: str  # the variation task in words
+    params: list[TaskParameter]  # the parameter values of this variation
+
+
+class TaskVariations(BaseModel):
+    """C.1: the task as a template with named parameters, and one variation per kind."""
+
+    model_config = ConfigDict(extra="ignore")
+    template: str  # the original task with each variable part replaced by {name}
+    parameters: list[TaskParameter]  # values of the original task
+    variations: list[TaskVariation]
+
+
+class RunJudgement(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    success: bool
+    rationale: str
+
+
+class StructureStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    action: str  # generic wording, parameters as {name}, no literal values
+    evidence: list[str]  # "RUN_ID:i,j" = the actions of a successful run that carried out this step
+
+
+class WorkflowStructure(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    steps: list[StructureStep]
+
+
+class ConditionRule(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    step: int  # 1-based step of the structure the check belongs to
+    phase: Literal["pre", "post"]
+    condition: str
+    source_runs: list[str]
+
+
+class ConditionChecks(BaseModel):
+    """C.2: checks from the failed runs' errors."""
+
+    model_config = ConfigDict(extra="ignore")
+    checks: list[ConditionRule]
+
+
+class FallbackRule(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    step: int
+    fallback: str  # "Retry ... by ..."
+    source_runs: list[str]
+
+
+class FallbackActions(BaseModel):
+    """C.3: fallbacks from the successful runs."""
+
+    model_config = ConfigDict(extra="ignore")
+    fallbacks: list[FallbackRule]
+
+
+class GuardedStep(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    action: str
+    pre: list[str]
+    post: list[str]
+    fallback: list[str]
+
+
+class GuardedWorkflow(BaseModel):
+    """C.4: the structure with the checks and fallbacks merged in."""
+
+    model_config = ConfigDict(extra="ignore")
+    steps: list[GuardedStep]
+
+
+class GuidanceEdit(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    step: int  # 1-based step number the edit applies to
+    field: Literal["pre", "post", "fallback", "action"]
+    operation: Literal["add", "replace"]
+    index: int  # with replace: 0-based position in the list (ignored for action and add)
+    text: str  # the check, fallback or action wording to write
+
+
+class GuidanceEdits(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    edits: list[GuidanceEdit]
+    summary: str
+
+
+_PARAM = _obj({"name": {"type": "string"}, "value": {"type": "string"}})
+_STR_LIST = {"type": "array", "items": {"type": "string"}}
+
 SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
+    "task_variations": (
+        _obj({
+            "template": {"type": "string"},
+            "parameters": {"type": "array", "items": _PARAM},
+            "variations": {"type": "array", "items": _obj({
+                "kind": {"type": "string", "enum": ["attribute", "category", "website"]},
+                "task": {"type": "string"},
+                "params": {"type": "array", "items": _PARAM},
+            })},
+        }),
+        TaskVariations,
+    ),
+    "run_judgement": (_obj({"success": {"type": "boolean"}, "rationale": {"type": "string"}}), RunJudgement),
+    "workflow_structure": (
+        _obj({"steps": {"type": "array", "items": _obj({"action": {"type": "string"}, "evidence": _STR_LIST})}}),
+        WorkflowStructure,
+    ),
+    "condition_checks": (
+        _obj({"checks": {"type": "array", "items": _obj({
+            "step": {"type": "integer"}, "phase": {"type": "string", "enum": ["pre", "post"]},
+            "condition": {"type": "string"}, "source_runs": _STR_LIST,
+        })}}),
+        ConditionChecks,
+    ),
+    "fallback_actions": (
+        _obj({"fallbacks": {"type": "array", "items": _obj({
+            "step": {"type": "integer"}, "fallback": {"type": "string"}, "source_runs": _STR_LIST,
+        })}}),
+        FallbackActions,
+    ),
+    "guarded_workflow": (
+        _obj({"steps": {"type": "array", "items": _obj({
+            "action": {"type": "string"}, "pre": _STR_LIST, "post": _STR_LIST, "fallback": _STR_LIST,
+        })}}),
+        GuardedWorkflow,
+    ),
+    "guidance_edits": (
+        _obj({
+            "edits": {"type": "array", "items": _obj({
+                "step": {"type": "integer"},
+                "field": {"type": "string", "enum": ["pre", "post", "fallback", "action"]},
+                "operation": {"type": "string", "enum": ["add", "replace"]},
+                "index": {"type": "integer"},
+                "text": {"type": "string"},
+            })},
+            "summary": {"type": "string"},
+        }),
+        GuidanceEdits,
+    ),
     "condition_check": (
         _obj({"met": {"type": "boolean"}, "explanation": {"type": "string"}}),
         ConditionCheck,
