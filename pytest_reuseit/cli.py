@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .report import cli as report_cli  # noqa: PLC0415 - keeps `reuseit schema` fast
 
     report_cli.register(sub)
+    from .synthesis import cli as synthesis_cli  # noqa: PLC0415
+
+    synthesis_cli.register(sub)
     return parser
 
 

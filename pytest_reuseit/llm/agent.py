@@ -32,6 +32,8 @@ class ModelAgent:
         self, client: LlmClient, usage: ModelUsage, *, reveal: Callable[[str], str], mask: Callable[[str], str],
         allowed_domains: tuple[str, ...], model: str | None = None, max_actions: int = 6, screenshot: bool = True,
         action_timeout_ms: float = 5000, experience: str = "",
+        observer: Callable[[AgentAction, ActionRecord, Observation, Page], None] | None = None,
+        variant: str = "",
     ) -> None:
         self.client = client
         self.usage = usage
@@ -43,6 +45,10 @@ class ModelAgent:
         self.screenshot = screenshot
         self.timeout = action_timeout_ms
         self.experience = experience
+        # Exploration runs record every action with what the agent saw (synthesis input).
+        self.observer = observer
+        # Exploration runs of one task must not replay each other's answers from the cache.
+        self.variant = variant
 
     def messages(self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation,
                  shot: bytes | None) -> list[dict[str, object]]:
@@ -66,7 +72,7 @@ class ModelAgent:
             obs = observe(page, mask=self.mask)
             shot = capture(page) if self.screenshot else None
             answer = self.client.ask("agent_action", self.messages(instruction, goal, failure, done, obs, shot),
-                                     self.usage, model=self.model)
+                                     self.usage, model=self.model, variant=self.variant)
             assert isinstance(answer, AgentAction)
             if answer.action == "done":
                 return AgentOutcome(True, records, self.mask(answer.message))
@@ -74,6 +80,8 @@ class ModelAgent:
                 return AgentOutcome(False, records, self.mask(answer.message) or "the agent gave up")
             record = self._act(page, answer, obs)
             records.append(record)
+            if self.observer is not None:
+                self.observer(answer, record, obs, page)
             done.append(f"agent: {record.description} ({'ok' if record.ok else 'failed: ' + record.error})")
         return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
 

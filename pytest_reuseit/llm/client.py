@@ -97,11 +97,15 @@ class LlmClient:
         return self._client
 
     def ask(self, schema: str, messages: list[dict[str, Any]], usage: ModelUsage, *, model: str | None = None,
-            variant: int = 0) -> BaseModel:
-        """One structured answer for ``messages``; ``variant`` separates repeated asks (votes) in the cache."""
+            variant: int | str = 0) -> BaseModel:
+        """One structured answer for ``messages``.
+
+        ``variant`` separates asks that must not share an answer (votes, parallel exploration runs):
+        each gets its own cache entry and is sampled with some temperature, so they can differ.
+        """
         json_schema, answer_type = SCHEMAS[schema]
         model = model or self.config.model
-        params = {"temperature": self.config.temperature if variant == 0 else 0.7}
+        params = {"temperature": self.config.temperature if variant in (0, "") else 0.7}
         key = cache_key({"model": model, "schema": schema, "json_schema": json_schema, "messages": messages,
                          "params": params, "variant": variant})
         mode = self.config.mode

@@ -1,0 +1,105 @@
+"""``reuseit synthesize "TASK" --start-url URL``: explore, synthesize, write, verify."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..api import default_settings
+from ..browser.session import BrowserConfig
+from ..errors import BrokenRun
+from ..llm.client import LlmClient, LlmConfig, endpoint_configured
+from ..runtime import Runtime
+from ..workflow.loader import load
+from .explore import RunRecord
+from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
+
+
+def cmd_synthesize(args: argparse.Namespace) -> int:
+    if not endpoint_configured():
+        print("synthesis needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)", file=sys.stderr)
+        return 2
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    bad = [k for k in kinds if k not in ("attribute", "category", "website")]
+    if bad:
+        print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
+        return 2
+    client = LlmClient(LlmConfig(model=args.model, mode="auto", cache_dir=args.cache, retries=args.llm_retries,
+                                 backoff=args.llm_backoff, timeout=args.llm_timeout))
+    options = SynthesisOptions(
+        task=args.task, start_url=args.start_url, runs=args.runs, kinds=kinds, concurrency=args.concurrency,
+        output=Path(args.output) if args.output else None, work_dir=Path(args.work_dir), max_actions=args.max_actions,
+        browser=BrowserConfig(executable_path=args.browser_path or None),
+    )
+    synth = Synthesizer(client, options, say=lambda line: tqdm.write(line))
+    bar = tqdm(total=0, desc="exploration runs", unit="run", disable=args.quiet, leave=True)
+
+    def progress(record: RunRecord, resumed: bool) -> None:
+        if bar.total == 0:
+            bar.total = len(synth_total(options))
+        bar.update(1)
+        verdict = "resumed" if resumed else ("done" if record.done else "gave up")
+        bar.set_postfix_str(f"{record.run_id}: {verdict}")
+
+    try:
+        result = synth.run(explore_progress=progress)
+    except SynthesisError as exc:
+        bar.close()
+        print(f"synthesis stopped: {exc}", file=sys.stderr)
+        return 1
+    except BrokenRun as exc:
+        bar.close()
+        print(f"synthesis stopped: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        bar.close()
+    if not args.no_verify:
+        print("verifying: one run of the new workflow per variation")
+        settings = default_settings(llm="auto", model=args.model, cache=args.cache, trace="off",
+                                    browser_path=args.browser_path or "", llm_retries=args.llm_retries,
+                                    llm_backoff=args.llm_backoff, llm_timeout=args.llm_timeout)
+        runtime = Runtime(settings, Path.cwd())
+        try:
+            loaded = load(result.path)
+            for var in loaded.workflow.all_variations():
+                run = runtime.run(loaded, var.id, f"synthesized-{var.id}")
+                result.verification.append((var.id, run.label, run.duration))
+                if run.status in ("failed", "broken"):
+                    print(f"  {var.id}: {run.label}: {run.message}")
+                result.usage.add(run.usage)
+        finally:
+            runtime.close()
+        print(table(result.verification))
+    print(summary(result))
+    print(f"workflow: {result.path}  (run it: pytest {result.path})")
+    failed = [v for v, label, _ in result.verification if label in ("failed", "broken")]
+    return 1 if failed else 0
+
+
+def synth_total(options: SynthesisOptions) -> range:
+    # 1 original + one per requested kind, each run `runs` times (the bar's total).
+    return range((1 + len(options.kinds)) * options.runs)
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
+    p.add_argument("task", help="the task in words")
+    p.add_argument("--start-url", required=True, help="page the agent starts from")
+    p.add_argument("--runs", type=int, default=5, help="runs per task of the family [5]")
+    p.add_argument("--kinds", default="attribute,category", help="variation kinds [attribute,category]")
+    p.add_argument("--concurrency", type=int, default=4, help="runs in parallel [4]")
+    p.add_argument("-o", "--output", help="workflow file to write [<task-slug>.reuseit.yaml]")
+    p.add_argument("--model", default="gpt-4o-mini", help="model name [gpt-4o-mini]")
+    p.add_argument("--cache", default=".reuseit/cache", help="model response cache [.reuseit/cache]")
+    p.add_argument("--work-dir", default=".reuseit/runs", help="where runs are recorded (resumable) [.reuseit/runs]")
+    p.add_argument("--max-actions", type=int, default=15, help="agent actions per run [15]")
+    p.add_argument("--browser-path", help="Chromium executable")
+    p.add_argument("--llm-timeout", type=float, default=60)
+    p.add_argument("--llm-retries", type=int, default=3)
+    p.add_argument("--llm-backoff", type=float, default=1.0)
+    p.add_argument("--no-verify", action="store_true", help="skip the verification runs")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_synthesize)

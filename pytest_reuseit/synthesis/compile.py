@@ -1,0 +1,99 @@
+"""Compile: where the successful runs agree on the concrete actions of a step, emit ``do:`` ops.
+
+An agent action becomes an op when its locator is stable (a role/name selector, not a
+per-snapshot ``aria-ref``). Parameter values in typed text and in locator names are replaced by
+``{name}``, so runs of different variations that did "the same thing" compare equal and the op
+replays for every variation without a model while the site has not changed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .explore import RecordedAction, RunRecord
+
+_EVIDENCE = re.compile(r"^\s*(?P<run>[A-Za-z0-9_.-]+)\s*:\s*(?P<nums>[\d,\s]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    run: str
+    actions: tuple[int, ...]
+
+
+def parse_evidence(items: list[str]) -> list[Evidence]:
+    out = []
+    for item in items:
+        m = _EVIDENCE.match(item)
+        if m:
+            nums = tuple(int(n) for n in re.findall(r"\d+", m.group("nums")))
+            if nums:
+                out.append(Evidence(m.group("run"), nums))
+    return out
+
+
+def templated(text: str, params: dict[str, str]) -> str:
+    """``text`` with parameter values written as ``{name}`` (longest values first)."""
+    out = text.replace("{", "{{").replace("}", "}}")
+    for name, value in sorted(params.items(), key=lambda kv: -len(kv[1])):
+        if value and len(value) >= 2:
+            out = out.replace(value, "{" + name + "}")
+    return out
+
+
+def op_for(action: RecordedAction, params: dict[str, str]) -> dict[str, Any] | None:
+    """The op replaying one agent action, or None when it cannot be replayed without the agent."""
+    loc = action.locator
+    stable = bool(loc) and not loc.startswith("aria-ref=")
+    if action.action in ("click", "hover") and stable:
+        return {action.action: templated(loc, params)}
+    if action.action == "fill" and stable:
+        return {"fill": {"selector": templated(loc, params), "value": templated(action.value, params)}}
+    if action.action == "select" and stable:
+        return {"select": {"selector": templated(loc, params), "option": templated(action.value, params)}}
+    if action.action == "press":
+        if stable:
+            return {"press": {"selector": templated(loc, params), "key": action.value}}
+        return {"press": action.value} if not action.element else None
+    if action.action == "scroll":
+        try:
+            return {"scroll": {"by": int(float(action.value or 600))}}
+        except ValueError:
+            return None
+    if action.action == "wait":
+        try:
+            return {"wait": int(float(action.value or 1000))}
+        except ValueError:
+            return None
+    if action.action == "goto" and action.value:
+        return {"goto": templated(action.value, params)}
+    return None
+
+
+def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[list[dict[str, Any]] | None, list[str]]:
+    """The ops all successful runs with evidence agree on, and the runs they come from; None if they disagree."""
+    candidates: list[tuple[str, list[dict[str, Any]]]] = []
+    for ev in evidence:
+        run = runs.get(ev.run)
+        if run is None or not run.success:
+            continue
+        by_n = {a.n: a for a in run.actions}
+        ops: list[dict[str, Any]] = []
+        for n in ev.actions:
+            act = by_n.get(n)
+            if act is None or not act.ok:
+                continue  # a failed attempt inside a successful run is not part of the recipe
+            op = op_for(act, run.params)
+            if op is None:
+                return None, []
+            ops.append(op)
+        if ops:
+            candidates.append((run.run_id, ops))
+    if not candidates:
+        return None, []
+    first = candidates[0][1]
+    if any(ops != first for _, ops in candidates[1:]):
+        return None, [r for r, _ in candidates]
+    return first, [r for r, _ in candidates]

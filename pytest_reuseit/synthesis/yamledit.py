@@ -1,0 +1,465 @@
+"""Round-trip editing of workflow files: small structured edits that leave everything else alone.
+
+``reuseit heal`` and ``reuseit guide`` change a step or two of a file a person wrote and keeps
+in version control. That file has comments that explain why a step is there, blank lines between
+steps, a mix of quoting styles and flow mappings like ``{role: button, name: Go}``. The loader
+reads with pyyaml, which is right for validation but cannot write a file back without losing all
+of that: it drops every comment, and its dump re-quotes strings, re-indents and turns flow
+mappings into blocks, so a one-locator fix would show up as a rewrite of the whole file. This
+module therefore uses **ruamel.yaml** in round-trip mode (a dependency for this reason only): it
+keeps comments, key order, blank lines, quoting and flow style where nothing was changed, so the
+diff a user reviews shows exactly the edit.
+
+Three ruamel habits are corrected here:
+
+- indentation: the settings that reproduce the file best are found by trying the usual ones
+  (``WorkflowDoc.exact`` says whether an unedited dump gives back the original text exactly);
+- a one-key mapping in a flow sequence (``[{click: "#go"}]``) keeps its braces;
+- comment and blank lines that follow the last item of a list or mapping are attached by ruamel
+  to that item; when an edit appends after it they are moved behind the new item, so a blank line
+  and a comment that introduce the next step stay in front of the next step.
+
+Every edited text is validated with :func:`pytest_reuseit.workflow.loader.parse` before it is
+shown or written (:meth:`WorkflowDoc.validated`); a result that does not validate raises
+:class:`YamlEditError` naming what broke. Indexes in this API are 0-based, as in document paths
+(``steps[1].do[0]``); the commands show steps 1-based, as users count them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.error import CommentMark, YAMLError
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
+from ruamel.yaml.tokens import CommentToken
+
+from ..errors import ReuseitError, WorkflowFormatError
+from ..workflow.loader import LoadedWorkflow, parse
+from ..workflow.model import LOCATOR_KINDS
+
+#: Keys of a locator mapping (the kind and its refinements); an op's other keys (value, option,
+#: key, state) are its arguments and are kept when the locator is replaced.
+LOCATOR_KEYS = (*LOCATOR_KINDS, "name", "exact", "nth", "has_text", "within")
+#: Ops whose argument may be a bare locator string (``click: 'role=button[name="Go"]'``).
+BARE_LOCATOR_OPS = ("click", "dblclick", "hover", "check", "uncheck", "focus", "scroll")
+#: Ops whose argument is a mapping of locator keys plus their own keys.
+MAPPING_LOCATOR_OPS = {"fill": "value", "type": "value", "select": "option", "press": "key", "wait": "state"}
+#: Where a new key goes in a step: after the nearest existing key that comes before it here.
+STEP_KEY_ORDER = ("action", "pre", "do", "post", "fallback", "extract", "retries", "check_timeout",
+                  "step_timeout", "action_timeout")
+LIST_FIELDS = ("pre", "post", "fallback")
+
+
+class YamlEditError(ReuseitError):
+    """An edit cannot be made, or its result is not a valid workflow; ``problems`` says why."""
+
+    def __init__(self, path: str, problems: list[str]) -> None:
+        self.path = path
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def _yaml(mapping: int, sequence: int, offset: int) -> YAML:
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    y.width = 100_000  # never re-wrap a long line
+    y.brace_single_entry_mapping_in_flow_sequence = True
+    y.indent(mapping=mapping, sequence=sequence, offset=offset)
+    return y
+
+
+_INDENTS = ((2, 4, 2), (2, 2, 0), (4, 6, 4), (4, 4, 2), (4, 4, 0), (2, 4, 0), (4, 6, 2), (3, 5, 2))
+
+
+def _dump(y: YAML, data: Any) -> str:
+    out = io.StringIO()
+    y.dump(data, out)
+    return out.getvalue()
+
+
+def _changed_lines(a: str, b: str) -> int:
+    return sum(1 for line in difflib.ndiff(a.splitlines(), b.splitlines()) if line[:1] in "+-")
+
+
+@dataclass
+class WorkflowDoc:
+    """One workflow file loaded round-trip. Edit with the methods, then :meth:`validated`."""
+
+    path: str
+    original: str
+    data: CommentedMap
+    yaml: YAML = field(repr=False)
+    newline: str = "\n"
+    exact: bool = True  # an unedited dump reproduces ``original`` exactly
+
+    # ------------------------------------------------------------------ loading and dumping
+
+    @classmethod
+    def from_text(cls, text: str, path: str) -> WorkflowDoc:
+        newline = "\r\n" if "\r\n" in text else "\n"
+        norm = text.replace("\r\n", "\n")
+        best: tuple[int, YAML, Any] | None = None
+        try:
+            for m, s, o in _INDENTS:
+                y = _yaml(m, s, o)
+                data = y.load(norm)
+                if not isinstance(data, CommentedMap):
+                    raise YamlEditError(path, [f"{path}:1: a workflow file must be a mapping with name, task, "
+                                               "start_url and steps"])
+                bad = _changed_lines(norm, _dump(y, data))
+                if best is None or bad < best[0]:
+                    best = (bad, y, data)
+                if bad == 0:
+                    break
+        except YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = mark.line + 1 if mark is not None else 1
+            raise YamlEditError(path, [f"{path}:{line}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from None
+        assert best is not None
+        bad, y, data = best
+        # Reload with the chosen settings: dumping mutates nothing, but a fresh tree is cheap.
+        return cls(path=path, original=text, data=y.load(norm), yaml=y, newline=newline, exact=bad == 0)
+
+    @classmethod
+    def load(cls, path: str | Path, display: str | None = None) -> WorkflowDoc:
+        shown = display or str(path)
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise YamlEditError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
+        return cls.from_text(text, shown)
+
+    def dump(self) -> str:
+        """The document as text now, with the file's own line endings."""
+        text = _dump(self.yaml, self.data)
+        return text.replace("\n", self.newline) if self.newline != "\n" else text
+
+    def validated(self) -> tuple[str, LoadedWorkflow]:
+        """The edited text and the workflow it loads as; YamlEditError if it does not validate."""
+        text = self.dump()
+        try:
+            loaded = parse(text, self.path)
+        except WorkflowFormatError as exc:
+            raise YamlEditError(self.path, ["the edited workflow does not validate:", *exc.problems]) from None
+        return text, loaded
+
+    def diff(self, new_text: str | None = None) -> str:
+        """Unified diff from the file as loaded to ``new_text`` (default: the document now)."""
+        return unified_diff(self.original, self.dump() if new_text is None else new_text, self.path)
+
+    # ------------------------------------------------------------------ finding things
+
+    def _fail(self, message: str) -> YamlEditError:
+        return YamlEditError(self.path, [f"{self.path}: {message}"])
+
+    def steps(self) -> CommentedSeq:
+        steps = self.data.get("steps")
+        if not isinstance(steps, CommentedSeq):
+            raise self._fail("'steps' is not a list")
+        return steps
+
+    def step(self, i: int) -> CommentedMap:
+        steps = self.steps()
+        if not 0 <= i < len(steps):
+            raise self._fail(f"step {i + 1} does not exist: the workflow has {len(steps)} step(s)")
+        step = steps[i]
+        if not isinstance(step, CommentedMap):
+            raise self._fail(f"steps[{i}] is not a mapping")
+        return step
+
+    def op(self, i: int, j: int) -> tuple[CommentedMap, str]:
+        """The op mapping at ``steps[i].do[j]`` and its op name."""
+        do = self.step(i).get("do")
+        if not isinstance(do, CommentedSeq):
+            raise self._fail(f"step {i + 1} has no 'do' list")
+        if not 0 <= j < len(do):
+            raise self._fail(f"step {i + 1} has no op {j + 1} in 'do' (it has {len(do)})")
+        op = do[j]
+        if not isinstance(op, CommentedMap) or len(op) != 1:
+            raise self._fail(f"steps[{i}].do[{j}] is not an op mapping with one op name")
+        return op, next(iter(op))
+
+    def line_of_op(self, i: int, j: int) -> int:
+        """1-based line of ``steps[i].do[j]`` (the line the loader reports for it)."""
+        do = self.step(i)["do"]
+        return int(do.lc.item(j)[0]) + 1
+
+    # ------------------------------------------------------------------ edits
+
+    def replace_op_locator(self, i: int, j: int, selector: str) -> str:
+        """Point the op at ``steps[i].do[j]`` at ``selector`` (a Playwright selector string).
+
+        The op keeps its name and its own keys (``value``, ``option``, ``key``, ``state``); the old
+        locator keys (kind and refinements such as ``nth`` or ``within``) go, since they refined
+        the old locator. Returns the old locator, as written, for messages.
+        """
+        op, kind = self.op(i, j)
+        arg = op[kind]
+        new = _quoted(selector.replace("{", "{{").replace("}", "}}"))
+        if kind in BARE_LOCATOR_OPS:
+            if isinstance(arg, str):
+                old = str(arg)
+                _replace_value(op, kind, new)
+                return old
+            if isinstance(arg, CommentedMap) and any(k in arg for k in LOCATOR_KINDS):
+                extras = [k for k in arg if k not in LOCATOR_KEYS]
+                old = _inline(arg)
+                if not extras:
+                    _replace_value(op, kind, new)
+                else:  # cannot happen for a valid file (Locator forbids other keys); keep them anyway
+                    _swap_locator_keys(arg, new)
+                return old
+            raise self._fail(f"steps[{i}].do[{j}] ({kind}) has no locator to replace")
+        if kind in MAPPING_LOCATOR_OPS:
+            if isinstance(arg, CommentedMap) and any(k in arg for k in LOCATOR_KINDS):
+                old = _inline({k: v for k, v in arg.items() if k in LOCATOR_KEYS})
+                _swap_locator_keys(arg, new)
+                return old
+            raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) has no locator to replace")
+        raise self._fail(f"steps[{i}].do[{j}] is a '{kind}' op, which has no locator to replace")
+
+    def replace_action(self, i: int, text: str) -> str:
+        """Reword ``steps[i].action``; returns the old wording. Quoting style is kept."""
+        step = self.step(i)
+        old = str(step.get("action", ""))
+        _replace_value(step, "action", _like(step.get("action"), text))
+        return old
+
+    def add_entry(self, i: int, fld: str, text: str) -> None:
+        """Append ``text`` to ``steps[i].<fld>`` (pre, post or fallback), creating the list if needed."""
+        if fld not in LIST_FIELDS:
+            raise self._fail(f"cannot add to '{fld}': only {', '.join(LIST_FIELDS)} are lists of entries")
+        step = self.step(i)
+        seq = step.get(fld)
+        if seq is None:
+            _insert_key(step, fld, CommentedSeq([_plain(text)]), STEP_KEY_ORDER)
+            return
+        if not isinstance(seq, CommentedSeq):
+            raise self._fail(f"steps[{i}].{fld} is not a list")
+        tail = _take_tail(seq)
+        seq.append(_like(seq[-1] if len(seq) else None, text))
+        _give_tail(seq, len(seq) - 1, tail)
+
+    def replace_entry(self, i: int, fld: str, index: int, text: str) -> str:
+        """Reword entry ``index`` of ``steps[i].<fld>``; returns the old wording.
+
+        A check written as a mapping keeps its ``expect`` and ``votes`` (its ``check`` words are
+        replaced or added); a fallback written as ``{agent: ...}`` keeps the form; anything else
+        (a plain string, or a ``do`` fallback) becomes the new words.
+        """
+        if fld not in LIST_FIELDS:
+            raise self._fail(f"cannot replace in '{fld}': only {', '.join(LIST_FIELDS)} are lists of entries")
+        seq = self.step(i).get(fld)
+        size = len(seq) if isinstance(seq, CommentedSeq) else 0
+        if not 0 <= index < size:
+            raise self._fail(f"step {i + 1} has no {fld} entry {index} to replace (it has {size}; indexes start at 0)")
+        assert isinstance(seq, CommentedSeq)
+        item = seq[index]
+        words_key = "check" if fld in ("pre", "post") else "agent"
+        if isinstance(item, CommentedMap) and (words_key in item or (fld != "fallback" and "expect" in item)):
+            old = str(item.get(words_key) or _inline(item))
+            if words_key in item:
+                _replace_value(item, words_key, _like(item[words_key], text))
+            else:
+                item.insert(0, words_key, _plain(text))
+            return old
+        old = item if isinstance(item, str) else _inline(item)
+        _replace_value(seq, index, _like(item, text))
+        return str(old)
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A unified diff (``a/PATH`` → ``b/PATH``), empty when nothing changed."""
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """Replace a file's content in one step (temp file + os.replace), keeping its permissions."""
+    target = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        try:
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        except OSError:
+            pass
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _quoted(text: str) -> str:
+    """A selector as a quoted scalar: single quotes unless it has one (it usually has ")."""
+    return SingleQuotedScalarString(text) if "'" not in text else DoubleQuotedScalarString(text)
+
+
+def _plain(text: str) -> str:
+    """New words: a plain string; ruamel quotes it if YAML needs it."""
+    return str(text)
+
+
+def _like(old: Any, text: str) -> str:
+    """``text`` in the quoting style of ``old`` (a string the user quoted stays quoted)."""
+    if isinstance(old, SingleQuotedScalarString):
+        return SingleQuotedScalarString(text)
+    if isinstance(old, DoubleQuotedScalarString):
+        return DoubleQuotedScalarString(text)
+    return _plain(text)
+
+
+def _inline(value: Any) -> str:
+    """A short one-line form of a YAML value for messages."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_inline(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_inline(v) for v in value) + "]"
+    return repr(str(value)) if isinstance(value, str) else str(value)
+
+
+# --------------------------------------------------------------------------- comment bookkeeping
+#
+# ruamel keeps a comment in ``node.ca.items[key]``: for a mapping key at position 2 (after the
+# value), for a sequence item at position 0. The token holds the rest of the item's line (an
+# end-of-line comment, or just "\n") followed by every comment and blank line up to the next
+# item; for the last item of a nested collection that includes what introduces the next section.
+
+
+def _slot(node: Any) -> tuple[Any, int] | None:
+    """The last item of a block collection and the position of its comment (None for flow/empty)."""
+    if not isinstance(node, (CommentedMap, CommentedSeq)) or not len(node) or node.fa.flow_style():
+        return None
+    if isinstance(node, CommentedMap):
+        return list(node)[-1], 2
+    return len(node) - 1, 0
+
+
+def _chain(container: CommentedBase, key: Any, pos: int) -> list[tuple[CommentedBase, Any, int]]:
+    """``(container, key, pos)`` and then the last item of each block collection nested in its value."""
+    out = [(container, key, pos)]
+    node = container[key]
+    while (slot := _slot(node)) is not None:
+        out.append((node, slot[0], slot[1]))
+        node = node[slot[0]]
+    return out
+
+
+def _end_text(container: CommentedBase) -> str:
+    """Remove and return the comments ruamel keeps at the end of a collection (``ca.end``)."""
+    end = getattr(container.ca, "end", None)
+    if not end:
+        return ""
+    text = "".join(" " * (getattr(t.start_mark, "column", 0) or 0) + t.value for t in end if t is not None)
+    container.ca.end = []
+    return text
+
+
+def _split_token(container: CommentedBase, key: Any, pos: int) -> str:
+    """Cut the lines after the item's own line off its comment token; return them."""
+    entry = container.ca.items.get(key)
+    token = entry[pos] if entry and len(entry) > pos else None
+    if token is None:
+        return ""
+    value = token.value
+    cut = value.find("\n")
+    if cut < 0 or cut == len(value) - 1:
+        return ""
+    token.value = value[: cut + 1]
+    return value[cut + 1 :]
+
+
+def _take_tail_after(container: CommentedBase, key: Any) -> str:
+    """Remove and return the comment/blank lines between ``container[key]`` and what follows it."""
+    pos = 2 if isinstance(container, CommentedMap) else 0
+    chain = _chain(container, key, pos)
+    parts = [_split_token(c, k, p) for c, k, p in reversed(chain)]
+    parts += [_end_text(c) for c, _, _ in reversed(chain[1:])]
+    return "".join(parts)
+
+
+def _take_tail(node: Any) -> str:
+    """Remove and return the comment/blank lines that follow the last item of ``node``."""
+    slot = _slot(node)
+    if slot is None:
+        return ""
+    return _take_tail_after(node, slot[0]) + _end_text(node)
+
+
+def _give_tail(container: CommentedBase, key: Any, tail: str) -> None:
+    """Attach ``tail`` (lines from :func:`_take_tail`) after the (deepest last part of) ``container[key]``."""
+    if not tail:
+        return
+    holder, k, pos = _chain(container, key, 2 if isinstance(container, CommentedMap) else 0)[-1]
+    entry = holder.ca.items.setdefault(k, [None, None, None, None])
+    while len(entry) <= pos:
+        entry.append(None)
+    existing = entry[pos]
+    if existing is not None:
+        existing.value = (existing.value if existing.value.endswith("\n") else existing.value + "\n") + tail
+    else:
+        entry[pos] = CommentToken("\n" + tail, CommentMark(0))
+
+
+def _replace_value(container: CommentedBase, key: Any, new: Any) -> None:
+    """``container[key] = new`` keeping the lines that followed the old value after the new one."""
+    old = container[key]
+    tail = _take_tail(old)
+    container[key] = new
+    _give_tail(container, key, tail)
+
+
+def _swap_locator_keys(arg: CommentedMap, selector: str) -> None:
+    """Replace the locator keys of an op's mapping with ``selector: ...`` where the first one was."""
+    keys = list(arg)
+    loc_keys = [k for k in keys if k in LOCATOR_KEYS]
+    first = keys.index(loc_keys[0])
+    comment = arg.ca.items.get(loc_keys[0])
+    last_key = keys[-1]
+    tail = _take_tail(arg) if last_key in loc_keys else ""
+    for k in loc_keys:
+        del arg[k]
+        arg.ca.items.pop(k, None)
+    arg.insert(first, "selector", selector)
+    if comment is not None:
+        arg.ca.items["selector"] = comment
+    if tail:
+        _give_tail(arg, list(arg)[-1], tail)
+
+
+def _insert_key(mapping: CommentedMap, key: str, value: Any, order: tuple[str, ...]) -> None:
+    """Insert ``key`` after the nearest existing key that comes before it in ``order``.
+
+    The lines after the previous key's value (a blank line, a comment introducing what comes
+    next) belong in front of what comes next, so they move behind the new key.
+    """
+    keys = list(mapping)
+    rank = order.index(key) if key in order else len(order)
+    pos = 0
+    for n, k in enumerate(keys):
+        if k in order and order.index(k) < rank:
+            pos = n + 1
+    tail = ""
+    if pos >= len(keys):
+        tail = _take_tail(mapping)
+    elif pos > 0:
+        tail = _take_tail_after(mapping, keys[pos - 1])
+    mapping.insert(pos, key, value)
+    _give_tail(mapping, key, tail)

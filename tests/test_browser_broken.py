@@ -1,0 +1,418 @@
+"""Broken paths in a real Chromium: unreachable sites, the navigation fence, a browser that dies
+mid-run, and a remote Playwright browser server (``--reuseit-connect``).
+
+A small recording HTTP server on 127.0.0.2 (loopback, but not an allowed host for the ``fence``
+fixture) shows that a blocked navigation never reaches the network.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pytest_reuseit.api import default_settings
+from pytest_reuseit.browser.session import DEFAULT_ARGS, default_executable
+from pytest_reuseit.engine.ports import AgentOutcome, Models
+from pytest_reuseit.engine.result import RunResult
+from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.errors import BrokenRun
+from pytest_reuseit.runtime import Runtime
+from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
+
+pytestmark = pytest.mark.browser
+
+FAST = {"retries": 0, "check_timeout": 3, "action_timeout": 3, "step_timeout": 10}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class Recorder:
+    """HTTP server that records every request; ``/status/NNN`` answers NNN, anything else a small page."""
+
+    def __init__(self, host: str = "127.0.0.2") -> None:
+        self.requests: list[str] = []
+        self._cond = threading.Condition()
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                with recorder._cond:
+                    recorder.requests.append(self.path)
+                    recorder._cond.notify_all()
+                status = int(self.path.split("/")[2]) if self.path.startswith("/status/") else 200
+                body = f"<!doctype html><title>Recorder</title><p id='msg'>recorded {self.path}</p>".encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                pass
+
+        self.httpd = ThreadingHTTPServer((host, 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://{host}:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def wait_for(self, path: str, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: path in self.requests, timeout)
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    rec = Recorder()
+    yield rec
+    rec.close()
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def workflow(steps: list[dict[str, Any]], *, start: str, settings: dict[str, Any] | None = None, **top: Any) -> str:
+    doc = {"name": "broken", "task": "survive the infrastructure", "start_url": start,
+           "settings": {**FAST, **(settings or {})}, "steps": steps, **top}
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def load(text: str) -> LoadedWorkflow:
+    return parse(text, "broken.reuseit.yaml")
+
+
+def run(page, fence, pages_url: str, text: str, models: Models | None = None) -> RunResult:  # type: ignore[no-untyped-def]
+    return execute(page, load(text), builtins={"base_url": pages_url}, options=RunOptions(screenshots="off"),
+                   models=models or Models(), blocked=fence.blocked)
+
+
+PRESS_A = [{"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}]}]
+
+
+# --------------------------------------------------------------------------- unreachable / erroring start_url
+
+
+def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    url = f"http://127.0.0.1:{closed_port()}/"
+    started = time.monotonic()
+    result = run(page, fence, pages_url, workflow(PRESS_A, start=url))
+    assert time.monotonic() - started < 5
+    assert result.status == "broken" and result.label == "broken"
+    assert result.failed_phase == "start" and result.steps == []
+    assert "unreachable" in result.message and "ERR_CONNECTION_REFUSED" in result.message
+    assert result.analysis is not None and result.analysis.category == "infrastructure"
+    assert result.start_url == url
+
+
+def test_start_url_404_fails_not_broken(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    result = run(page, fence, pages_url, workflow(PRESS_A, start="{base_url}/missing-page.html"))
+    assert result.status == "failed"
+    assert result.failed_phase == "start" and result.steps == []
+    assert result.message == f"start_url {pages_url}/missing-page.html answered HTTP 404"
+    assert result.analysis is not None and result.analysis.category == "site_changed"
+
+
+def test_start_url_500_is_broken(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    local = Recorder("127.0.0.1")
+    try:
+        result = run(page, fence, pages_url, workflow(PRESS_A, start=f"{local.url}/status/500"))
+    finally:
+        local.close()
+    assert result.status == "broken"
+    assert result.message == f"start_url {local.url}/status/500 answered HTTP 500: the site is down"
+    assert local.requests == ["/status/500"]
+
+
+# --------------------------------------------------------------------------- the navigation fence
+
+
+class _NoAgent:
+    """An agent that must not be asked (blocked ops are not healed)."""
+
+    calls = 0
+
+    def perform(self, *args: Any, **kwargs: Any) -> AgentOutcome:
+        self.calls += 1
+        return AgentOutcome(False, [], "should not be called")
+
+
+@pytest.mark.parametrize("target", ["recorder", "example.invalid"])
+def test_goto_outside_allowed_domains_is_blocked(page, fence, pages_url, recorder, target) -> None:  # type: ignore[no-untyped-def]
+    url = f"{recorder.url}/secret-page" if target == "recorder" else "http://example.invalid/"
+    agent = _NoAgent()
+    steps = [{"action": "Leave the site", "do": [{"goto": url}]}]
+    result = run(page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html"), Models(agent=agent))
+    assert result.status == "failed" and result.failed_phase == "action"
+    assert "navigation blocked" in result.message and "outside allowed_domains" in result.message
+    assert fence.blocked == [url] and result.blocked_navigation == [url]
+    assert recorder.requests == []  # nothing left for the other host
+    assert page.url == f"{pages_url}/recovery.html"
+    assert agent.calls == 0
+    assert result.analysis is not None and result.analysis.category == "site_changed"
+    assert any("allowed_domains" in g for g in result.analysis.guidance)
+
+
+@pytest.mark.parametrize("target", ["recorder", "example.invalid"])
+def test_link_to_another_host_is_blocked(page, fence, pages_url, recorder, target) -> None:  # type: ignore[no-untyped-def]
+    url = f"{recorder.url}/linked" if target == "recorder" else "http://example.invalid/"
+    steps = [{"action": "Follow the external link",
+              "do": [{"eval": f"document.getElementById('away').href = {url!r}"}, {"click": "#away"}],
+              "post": [{"expect": {"url": {"contains": "/linked" if target == "recorder" else "example.invalid"}}}]}]
+    result = run(page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html", settings={"check_timeout": 0.5}))
+    assert result.status == "failed" and result.failed_phase == "post"
+    assert result.blocked_navigation == [url] and fence.blocked == [url]
+    assert recorder.requests == []
+    # Chromium shows its error page for the aborted navigation; the other host's page never loads
+    assert page.url in (f"{pages_url}/recovery.html", "chrome-error://chromewebdata/")
+    assert result.final_url == page.url
+
+
+def test_start_url_outside_allowed_domains_is_broken(page, fence, pages_url, recorder) -> None:  # type: ignore[no-untyped-def]
+    url = f"{recorder.url}/start"
+    result = run(page, fence, pages_url, workflow(PRESS_A, start=url))
+    assert result.status == "broken"
+    assert result.message == f"start_url {url} is outside allowed_domains"
+    assert result.analysis is not None and result.analysis.category == "infrastructure"
+    assert recorder.requests == []
+
+
+# --------------------------------------------------------------------------- Runtime: allowed_domains from the file
+
+
+class ThreadedRuntime:
+    """A :class:`Runtime` that lives in a thread of its own.
+
+    Playwright's sync API allows one instance per thread, and the main thread's belongs to the
+    shared ``browser_session`` fixture; a Runtime starts its own, so every call to it (and to its
+    browser) goes through this one worker thread.
+    """
+
+    def __init__(self, root: Path, **settings: Any) -> None:
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="reuseit-runtime")
+        self.runtime = Runtime(default_settings(**{"artifacts": "never", "trace": "off", **settings}), root)
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+        return self._pool.submit(fn, *args)
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return self.submit(fn, *args).result(timeout=120)
+
+    def run(self, text: str, run_id: str) -> RunResult:
+        return self.call(self.runtime.run, load(text), None, run_id)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        try:
+            self.call(self.runtime.close)
+        finally:
+            self._pool.shutdown()
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory, pages_url) -> Iterator[ThreadedRuntime]:  # type: ignore[no-untyped-def]
+    rt = ThreadedRuntime(tmp_path_factory.mktemp("runtime"), base_url=pages_url, screenshots="off")
+    yield rt
+    rt.close()
+
+
+def test_runtime_fences_to_allowed_domains_from_the_file(runtime, recorder) -> None:  # type: ignore[no-untyped-def]
+    # the file allows only localhost: its own start_url on 127.0.0.1 is outside
+    text = workflow(PRESS_A, start="{base_url}/recovery.html", allowed_domains=["localhost"])
+    result = runtime.run(text, "allowed-localhost")
+    assert result.status == "broken" and "outside allowed_domains" in result.message
+
+
+def test_runtime_default_fence_is_the_start_url_host(runtime, pages_url) -> None:  # type: ignore[no-untyped-def]
+    port = pages_url.rsplit(":", 1)[1]
+    steps = [{"action": "Go to the same pages via localhost", "do": [{"goto": f"http://localhost:{port}/other.html"}]}]
+    result = runtime.run(workflow(steps, start="{base_url}/recovery.html"), "default-fence")
+    assert result.status == "failed" and "navigation blocked" in result.message
+    assert result.blocked_navigation == [f"http://localhost:{port}/other.html"]
+    ok = runtime.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "default-fence-ok")
+    assert ok.status == "passed", ok.message
+
+
+# --------------------------------------------------------------------------- browser crash mid-run
+
+
+def _children() -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        out.setdefault(ppid, []).append(int(entry))
+    return out
+
+
+def browser_processes() -> dict[int, str]:
+    """Chromium main processes started (via Playwright's driver) by this test process: pid -> user-data-dir."""
+    tree = _children()
+    mine, todo = set(), [os.getpid()]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in mine:
+                mine.add(child)
+                todo.append(child)
+    found: dict[int, str] = {}
+    for pid in mine:
+        try:
+            args = [a.decode(errors="replace") for a in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if a]
+        except OSError:
+            continue
+        if not args or "chrom" not in os.path.basename(args[0]) or any(a.startswith("--type=") for a in args):
+            continue
+        data_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--user-data-dir=")), None)
+        if data_dir:
+            found[pid] = data_dir
+    return found
+
+
+def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser(tmp_path, pages_url, recorder) -> None:  # type: ignore[no-untyped-def]
+    rt = ThreadedRuntime(tmp_path, base_url=pages_url, screenshots="steps")
+    try:
+        before = browser_processes()
+        first = rt.call(rt.runtime.session.browser)
+        ours = {pid: d for pid, d in browser_processes().items() if pid not in before}
+        assert len(ours) == 1, ours
+        ((pid, data_dir),) = ours.items()
+
+        steps = [{"action": "Wait a while", "do": [{"wait": 4000}]}, {"action": "Never reached", "do": [{"wait": 0}]}]
+        started = time.monotonic()
+        running = rt.submit(rt.runtime.run, load(workflow(steps, start=f"{recorder.url}/crash.html")), None, "crash")
+        # Once the start page has been served the run is in its 4 s wait: kill our Chromium, by its pid.
+        assert recorder.wait_for("/crash.html", timeout=30), "the run never opened its start page"
+        time.sleep(0.5)
+        killed_at = time.monotonic()
+        os.kill(pid, signal.SIGKILL)
+        result = running.result(timeout=60)
+        ended = time.monotonic()
+        assert result.status == "broken", result.message
+        assert ended - killed_at < 3  # the run noticed the crash; it did not sit out the wait
+        assert ended - started < 4 + 10
+        assert "the browser went away" in result.message
+        assert [s.status for s in result.steps] == ["broken"]
+        assert result.failed_step == 1
+        assert result.analysis is not None and result.analysis.category == "infrastructure"
+        assert not rt.call(first.is_connected)
+
+        # the same Runtime goes on with a fresh browser
+        again = rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "after-crash")
+        assert again.status == "passed", again.message
+        second = rt.call(rt.runtime.session.browser)
+        assert second is not first and rt.call(second.is_connected)
+        fresh = {p: d for p, d in browser_processes().items() if p not in before}
+        assert pid not in fresh and len(fresh) == 1 and data_dir not in fresh.values()
+    finally:
+        rt.close()
+
+
+# --------------------------------------------------------------------------- --reuseit-connect
+
+
+class BrowserServer:
+    """``playwright launch-server`` on 127.0.0.1 with our Chromium; ``endpoint`` is its ws:// URL."""
+
+    def __init__(self, folder: Path) -> None:
+        config = folder / "server.json"
+        config.write_text(json.dumps({
+            "port": 0, "host": "127.0.0.1", "wsPath": f"reuseit-{uuid.uuid4().hex[:8]}",
+            "executablePath": default_executable(), "args": list(DEFAULT_ARGS),
+        }))
+        # Its own session: stopping the group stops python and the node driver (which closes Chromium).
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "playwright", "launch-server", "--browser", "chromium", "--config", str(config)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.append(self.proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(60)
+        if not lines or not lines[0].startswith("ws://"):
+            self.stop()
+            pytest.fail(f"the browser server did not start: {lines!r} {self.proc.stderr.read() if self.proc.stderr else ''}")
+        self.endpoint = lines[0].strip()
+
+    def stop(self) -> None:
+        """Stop the server's process group and wait until it is gone (the port closed with it)."""
+        group = self.proc.pid
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        self.proc.wait(15)  # the python wrapper; the node driver (same group) closes Chromium, then exits
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(group, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
+        os.killpg(group, signal.SIGKILL)
+
+
+@pytest.fixture
+def browser_server(tmp_path) -> Iterator[BrowserServer]:  # type: ignore[no-untyped-def]
+    server = BrowserServer(tmp_path)
+    yield server
+    server.stop()
+
+
+def test_connect_runs_on_a_remote_browser_server(browser_server, tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
+    rt = ThreadedRuntime(tmp_path, base_url=pages_url, connect=browser_server.endpoint, screenshots="off")
+    try:
+        local_before = set(browser_processes())
+        result = rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "connect")
+        assert result.status == "passed", result.message
+        assert rt.runtime.session.config.connect == browser_server.endpoint
+        # no Chromium was launched by this process itself (the server's was already running)
+        assert set(browser_processes()) == local_before
+        # and the run depends on that server: without it the next run cannot start
+        browser_server.stop()
+        started = time.monotonic()
+        with pytest.raises(BrokenRun) as err:
+            rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "connect-gone")
+        assert time.monotonic() - started < 10
+        assert browser_server.endpoint in str(err.value) and "is the browser server running and reachable?" in str(err.value)
+    finally:
+        rt.close()
+
+
+def test_connect_to_an_unreachable_server_is_broken_not_a_hang(tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
+    endpoint = f"ws://127.0.0.1:{closed_port()}/nobody"
+    rt = ThreadedRuntime(tmp_path, base_url=pages_url, connect=endpoint)
+    started = time.monotonic()
+    try:
+        with pytest.raises(BrokenRun) as err:
+            rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "unreachable")
+    finally:
+        rt.close()
+    assert time.monotonic() - started < 10
+    message = str(err.value)
+    assert message.startswith(f"cannot start the browser ({endpoint}):")
+    assert "ECONNREFUSED" in message and "is the browser server running and reachable?" in message

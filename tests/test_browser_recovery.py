@@ -1,0 +1,386 @@
+"""Recovery, healing and outcomes through ``engine.runner.execute`` in a real Chromium.
+
+No model: the only model-backed part used is :class:`ScriptedAgent`, a test double of the
+engine's ``Agent`` port that performs one known Playwright click (the browser work is real).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+import pytest
+import yaml
+
+from pytest_reuseit.engine.ports import AgentOutcome, Models
+from pytest_reuseit.engine.result import ActionRecord, RunResult
+from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.workflow.loader import parse
+
+pytestmark = pytest.mark.browser
+
+# Checks that fail first and hold later share one timeout: short, but not so short that a loaded
+# machine makes a holding check fail. Ops that are meant to fail set their own action_timeout.
+FAST = {"retries": 2, "check_timeout": 0.8, "action_timeout": 3}
+
+
+class ScriptedAgent:
+    """Implements the Agent protocol by clicking ``selector``; remembers every call."""
+
+    def __init__(self, selector: str = "#real", *, done: bool = True, message: str = "clicked the real button") -> None:
+        self.selector = selector
+        self.done = done
+        self.message = message
+        self.calls: list[dict[str, Any]] = []
+
+    def perform(self, page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:  # type: ignore[no-untyped-def]
+        self.calls.append({"instruction": instruction, "goal": goal, "failure": failure,
+                           "history": [(h.by, h.description, h.ok) for h in history]})
+        if not self.done:
+            return AgentOutcome(False, [], "I could not find it")
+        page.locator(self.selector).click(timeout=2000)
+        record = ActionRecord(description=f"click {self.selector}", by="agent", ok=True, locator=self.selector,
+                              message=self.message)
+        return AgentOutcome(True, [record], self.message)
+
+
+def workflow(steps: list[dict[str, Any]], *, start: str = "recovery.html", settings: dict[str, Any] | None = None,
+             **top: Any) -> str:
+    doc = {"name": "recovery", "task": "recover from trouble", "start_url": "{base_url}/" + start,
+           "settings": {**FAST, **(settings or {})}, "steps": steps, **top}
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def run(page, fence, pages_url: str, text: str, *, agent: ScriptedAgent | None = None,  # type: ignore[no-untyped-def]
+        screenshots: str = "off") -> RunResult:
+    loaded = parse(text, "recovery.reuseit.yaml")
+    return execute(page, loaded, builtins={"base_url": pages_url}, options=RunOptions(screenshots=screenshots),  # type: ignore[arg-type]
+                   models=Models(agent=agent), blocked=fence.blocked)
+
+
+def events(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return page.evaluate("window.events")  # type: ignore[no-any-return]
+
+
+def text_of(page, css: str) -> str:  # type: ignore[no-untyped-def]
+    return page.evaluate(f"document.querySelector({css!r}).textContent")  # type: ignore[no-any-return]
+
+
+STATUS_LOADED = {"expect": {"text": {"css": "#status", "equals": "loaded"}}}
+NEVER = {"expect": {"text": {"css": "#status", "equals": "never"}}}
+
+
+# --------------------------------------------------------------------------- passed / recovered
+
+
+def test_passed_needs_no_attempt(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}],
+              "fallback": [{"do": [{"click": "#fb"}]}]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert (result.status, result.label, result.recovered) == ("passed", "passed", False)
+    (step,) = result.steps
+    assert step.status == "passed" and step.attempts == [] and step.post[0].ok is True
+    assert result.analysis is None and result.failed_step is None
+    assert events(page) == ["A"]  # the fallback did not run
+
+
+def test_post_check_recovered_by_do_fallback_with_redo(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED],
+              "fallback": [{"do": [{"check": "#enable"}], "redo": True}]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "passed" and result.label == "recovered" and result.recovered
+    (step,) = result.steps
+    assert step.status == "recovered"
+    assert step.post[0].ok is False and "'idle'" in step.post[0].actual  # the first judgement failed
+    (att,) = step.attempts
+    assert (att.number, att.phase, att.ok) == (1, "post", True)
+    assert att.fallback == "do: check selector='#enable' then redo the action"
+    assert [(a.by, a.description, a.ok) for a in att.actions] == [
+        ("fallback", "check selector='#enable'", True), ("do", "click selector='#load'", True)]
+    assert [v.ok for v in att.verdicts] == [True]
+    assert [a.description for a in step.actions] == ["click selector='#load'"]  # the redo belongs to the attempt
+    assert events(page) == ["load", "load"] and text_of(page, "#status") == "loaded"
+
+
+def test_fallbacks_are_used_in_order_and_cycle(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [NEVER], "retries": 3,
+              "fallback": [{"do": [{"click": "#fa"}]}, {"do": [{"click": "#fb"}]}]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed"
+    atts = result.steps[0].attempts
+    assert [a.number for a in atts] == [1, 2, 3]
+    assert [a.fallback for a in atts] == ["do: click selector='#fa'", "do: click selector='#fb'", "do: click selector='#fa'"]
+    assert [a.ok for a in atts] == [False, False, False]
+    assert events(page) == ["load", "A", "B", "A"]  # they really ran, in that order, with no redo
+
+
+def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press the flaky button", "do": [{"click": "#flaky"}],
+              "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "passed" and result.label == "recovered"
+    (step,) = result.steps
+    assert step.status == "recovered"
+    (att,) = step.attempts
+    assert att.fallback == "redo the action" and att.ok
+    assert [(a.by, a.description) for a in att.actions] == [("do", "click selector='#flaky'")]
+    assert events(page) == ["flaky1", "flaky2"]
+
+
+def test_retries_zero_fails_at_once(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press the flaky button", "do": [{"click": "#flaky"}], "retries": 0,
+              "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "post"
+    assert result.steps[0].attempts == []
+    assert events(page) == ["flaky1"]
+
+
+def test_click_intercepted_by_overlay_recovered_by_fallback(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Buy the product", "do": [{"click": {"role": "button", "name": "Buy now"}}], "action_timeout": 1,
+              "post": [{"expect": {"text": {"css": "#out", "equals": "bought"}}}],
+              "fallback": [{"do": [{"click": {"role": "button", "name": "Accept"}}], "redo": True}]}]
+    result = run(page, fence, pages_url, workflow(steps, start="overlay.html"))
+    assert result.status == "passed" and result.label == "recovered", result.message
+    (step,) = result.steps
+    assert step.status == "recovered"
+    (first,) = step.actions
+    assert first.ok is False and "intercepts pointer events" in first.error
+    (att,) = step.attempts
+    assert att.phase == "action" and att.ok
+    assert [(a.by, a.ok) for a in att.actions] == [("fallback", True), ("do", True)]
+    assert text_of(page, "#out") == "bought"
+    assert page.locator("#overlay").count() == 0
+
+
+def test_click_intercepted_by_overlay_without_fallback_is_a_popup_failure(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Buy the product", "do": [{"click": "#buy"}], "retries": 1, "action_timeout": 1}]
+    result = run(page, fence, pages_url, workflow(steps, start="overlay.html"))
+    assert result.status == "failed" and result.failed_phase == "action"
+    assert "intercepts pointer events" in result.message
+    assert result.analysis is not None and result.analysis.category == "popup_or_overlay"
+    assert any("fallback" in g for g in result.analysis.guidance)
+    assert text_of(page, "#out") == ""
+
+
+# --------------------------------------------------------------------------- failed
+
+
+def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [
+        {"action": "Press A", "do": [{"click": "#fa"}]},
+        {"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED], "retries": 2},
+        {"action": "Never reached", "do": [{"click": "#fb"}]},
+    ]
+    text = workflow(steps)
+    result = run(page, fence, pages_url, text, screenshots="failures")
+    assert (result.status, result.label) == ("failed", "failed")
+    assert (result.failed_step, result.failed_phase) == (2, "post")
+    assert [s.status for s in result.steps] == ["passed", "failed"]  # step 3 never started
+    assert result.message == ("post check failed: text css='#status': expected text of css='#status' to equal 'loaded'; "
+                              "actual: 'idle'")
+    step = result.steps[1]
+    assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [(1, "redo the action", False), (2, "redo the action", False)]
+    for att in step.attempts:
+        assert att.screenshot is not None and att.screenshot.data[:2] == b"\xff\xd8"  # a JPEG per attempt
+        assert [v.ok for v in att.verdicts] == [False]
+    assert step.post[0].screenshot is not None  # the failed check itself
+    assert step.before is None and step.after is None  # 'failures' mode: no step shots
+    analysis = result.analysis
+    assert analysis is not None and analysis.source == "observed"
+    assert analysis.category == "wrong_element_or_value"
+    assert analysis.where.startswith(f"recovery.reuseit.yaml:{step.line} step 2 (Load the data), phase post")
+    assert "'idle'" in analysis.why
+    assert "attempt 1 (post): redo the action -> did not recover" in analysis.what
+    assert "attempt 2 (post)" in analysis.what
+    assert analysis.guidance and all(isinstance(g, str) and g for g in analysis.guidance)
+    assert events(page) == ["A", "load", "load", "load"]
+
+
+def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and attempt n
+    # waits 0.5 n s before judging again (0.8 s each): a later attempt sees it (typically the second).
+    steps = [{"action": "Press A once the late element is there", "pre": [{"expect": {"visible": "#late"}}],
+              "do": [{"click": "#fa"}], "retries": 6}]
+    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=2500"))
+    assert result.status == "passed" and result.label == "recovered", result.message
+    step = result.steps[0]
+    assert step.pre[0].ok is False and step.pre[0].actual == "no element matches"
+    assert all(a.phase == "pre" and a.fallback == "wait, then judge again" for a in step.attempts)
+    assert step.attempts[-1].ok and not any(a.ok for a in step.attempts[:-1])
+    assert events(page) == ["A"]  # the action ran once, after the pre check held
+
+
+def test_pre_check_that_never_holds_stops_before_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press A", "pre": [{"expect": {"visible": "#late"}}], "do": [{"click": "#fa"}], "retries": 1}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "pre"
+    assert result.message.startswith("pre check failed: visible selector='#late'")
+    assert result.analysis is not None and result.analysis.category == "page_not_ready"
+    assert result.steps[0].actions == []
+    assert events(page) == []
+
+
+def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [NEVER], "retries": 20,
+              "step_timeout": 1.2, "check_timeout": 0.4}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "post"
+    atts = result.steps[0].attempts
+    assert len(atts) < 20  # typically 3: two real attempts, then the note
+    assert atts[-1].note == "step_timeout of 1.2s reached" and atts[-1].fallback == "(none)"
+    assert all(a.note == "" for a in atts[:-1])
+    assert result.steps[0].duration < 5
+
+
+def test_outcome_check_failing_is_a_product_defect(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press A", "do": [{"click": "#fa"}]}, {"action": "Press B", "do": [{"click": "#fb"}]}]
+    text = workflow(steps, outcome=[{"expect": {"text": {"css": "#out", "equals": "A"}}}])
+    result = run(page, fence, pages_url, text)
+    assert result.status == "failed" and result.failed_phase == "outcome"
+    assert result.failed_step is None
+    assert [s.status for s in result.steps] == ["passed", "passed"]
+    (v,) = result.outcome
+    assert v.ok is False and v.phase == "outcome" and v.actual == "'B'"
+    assert result.message == "outcome check failed: text css='#out': expected text of css='#out' to equal 'A'; actual: 'B'"
+    assert result.analysis is not None and result.analysis.category == "product_defect"
+    assert result.analysis.guidance
+
+
+def test_outcome_check_holding_passes(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    text = workflow([{"action": "Press B", "do": [{"click": "#fb"}]}],
+                    outcome=[{"expect": {"text": {"css": "#out", "equals": "B"}}}])
+    result = run(page, fence, pages_url, text)
+    assert result.status == "passed" and [v.ok for v in result.outcome] == [True]
+
+
+def test_extracted_value_feeds_a_later_step(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [
+        {"action": "Read the code", "do": [{"wait": 0}], "extract": {"into": "code", "text": "#code"}},
+        {"action": "Type the code {code}", "do": [{"fill": {"css": "#code-in", "value": "{code}"}}],
+         "post": [{"expect": {"value": {"css": "#code-in", "equals": "{code}"}}}]},
+    ]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "passed", result.message
+    assert result.extracted == {"code": "ZX-9"}
+    assert result.steps[1].action == "Type the code ZX-9"
+    assert page.input_value("#code-in") == "ZX-9"
+
+
+# --------------------------------------------------------------------------- healing and the agent
+
+
+HEALING = textwrap.dedent("""\
+    name: heal
+    task: press the real button
+    start_url: "{base_url}/recovery.html"
+    settings: {retries: 1, check_timeout: 0.8, action_timeout: 1}
+    steps:
+      - action: Press the real button
+        do:
+          - click: "#fa"
+          - click: "#gone-button"
+        post:
+          - expect: {text: {css: "#out", equals: real}}
+    """)
+BROKEN_OP_LINE = 9
+
+
+def test_broken_locator_is_healed_by_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    assert HEALING.splitlines()[BROKEN_OP_LINE - 1].strip() == '- click: "#gone-button"'
+    agent = ScriptedAgent("#real")
+    result = run(page, fence, pages_url, HEALING, agent=agent)
+    assert result.status == "passed" and result.label == "healed" and result.healed
+    (step,) = result.steps
+    assert step.status == "healed" and step.attempts == []
+    assert [(a.by, a.ok) for a in step.actions] == [("do", True), ("do", False), ("agent", True)]
+    (h,) = result.healing
+    assert (h.step, h.op_index, h.line) == (1, 1, BROKEN_OP_LINE)
+    assert h.broken == "click selector='#gone-button'" and h.replacement == "#real"
+    (call,) = agent.calls
+    assert call["instruction"] == "Press the real button"
+    assert "#gone-button" in call["failure"] and "timed out" in call["failure"]
+    assert call["history"] == [("do", "click selector='#fa'", True), ("do", "click selector='#gone-button'", False)]
+    assert events(page) == ["A", "real"]
+
+
+def test_healing_that_fails_leaves_the_step_failed(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    agent = ScriptedAgent(done=False)
+    result = run(page, fence, pages_url, HEALING, agent=agent)
+    assert result.status == "failed" and result.failed_phase == "action"
+    assert result.healing == [] and not result.healed
+    assert "#gone-button" in result.message
+    assert len(agent.calls) == 2  # the action, then its redo in the one attempt
+    assert events(page) == ["A", "A"]
+
+
+def test_without_a_model_a_broken_locator_just_fails(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    result = run(page, fence, pages_url, HEALING)
+    assert result.status == "failed" and result.failed_phase == "action"
+    assert result.healing == []
+    assert result.analysis is not None and result.analysis.category == "site_changed"
+
+
+def test_words_fallback_is_handed_to_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Load the data", "do": [{"click": "#load"}],
+              "post": [{"expect": {"text": {"css": "#out", "equals": "real"}}}],
+              "fallback": ["Press the {which} button instead"]}]
+    agent = ScriptedAgent("#real", message="pressed Real button")
+    result = run(page, fence, pages_url, workflow(steps, params={"which": "real"}), agent=agent)
+    assert result.status == "passed" and result.label == "recovered"
+    (att,) = result.steps[0].attempts
+    assert att.fallback == "agent: Press the real button instead"
+    assert att.ok and att.note == "pressed Real button"
+    assert [(a.by, a.locator) for a in att.actions] == [("agent", "#real")]
+    (call,) = agent.calls
+    assert call["instruction"] == "Press the real button instead" and call["goal"] == "Load the data"
+    assert "expected text of css='#out' to equal 'real'" in call["failure"] and "'load'" in call["failure"]
+    assert events(page) == ["load", "real"]
+
+
+def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED], "retries": 1,
+              "fallback": ["Tick 'Enable loading' and press Load again"]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "post"
+    (att,) = result.steps[0].attempts
+    assert att.note == "not run: fallbacks in words need a model (--reuseit-llm)" and not att.ok
+    assert att.actions == []
+    assert events(page) == ["load"]
+
+
+def test_step_without_do_is_performed_by_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press the real button", "post": [{"expect": {"text": {"css": "#out", "equals": "real"}}}]}]
+    agent = ScriptedAgent("#real")
+    result = run(page, fence, pages_url, workflow(steps), agent=agent)
+    assert result.status == "passed" and result.label == "passed"
+    assert [(a.by, a.ok) for a in result.steps[0].actions] == [("agent", True)]
+    assert agent.calls[0]["instruction"] == "Press the real button" and agent.calls[0]["failure"] == ""
+
+
+def test_step_without_do_and_without_a_model_is_broken(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    result = run(page, fence, pages_url, workflow([{"action": "Press the real button"}]))
+    assert result.status == "broken"
+    assert "no 'do' ops and no model" in result.message
+    assert result.steps[0].status == "broken"
+    assert result.analysis is not None and result.analysis.category == "infrastructure"
+    assert events(page) == []
+
+
+def test_words_only_check_without_a_model_is_not_judged_and_the_run_passes(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press A", "do": [{"click": "#fa"}], "post": ["The page says A"]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "passed" and result.label == "passed"
+    (v,) = result.not_judged
+    assert v.check == "The page says A" and v.ok is None and v.source == "none"
+    assert "need a model" in v.explanation
+    assert result.steps[0].post == [v] and result.steps[0].attempts == []
+
+
+def test_ambiguous_locator_fails_naming_the_match_count(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Press Same", "do": [{"click": {"role": "button", "name": "Same"}}], "retries": 1}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "action"
+    assert "matches 2 elements" in result.message
+    assert result.analysis is not None and result.analysis.category == "wrong_element_or_value"
+    assert events(page) == []
