@@ -227,7 +227,7 @@ def test_a_failing_dom_part_means_the_model_is_not_asked(rt: Runtime, fake: Fake
     fake.add_rule("condition_check", None, {"met": True, "explanation": "must not be asked"})
     check = {"check": "The status says painted", "expect": {"text": {"css": "#status", "equals": "Status: painted"}}}
     result = run(rt, workflow([{"action": "Decoy", "do": [{"click": "#decoy"}], "post": [check]}]))
-    assert result.status == "failed"
+    assert result.status == "failed", result.message
     v = result.steps[0].post[0]
     assert (v.ok, v.source, v.actual) == (False, "dom", "'Status: still waiting'")
     assert fake.calls("condition_check") == 0
@@ -238,7 +238,7 @@ def test_when_the_dom_part_holds_the_model_still_decides(rt: Runtime, fake: Fake
     fake.add_rule("condition_check", "The page is red", {"met": False, "explanation": "The page is white."})
     check = {"check": "The page is red", "expect": {"text": {"css": "#status", "equals": "Status: still waiting"}}}
     result = run(rt, workflow([{"action": "Decoy", "do": [{"click": "#decoy"}], "post": [check]}]))
-    assert result.status == "failed"
+    assert result.status == "failed", result.message
     v = result.steps[0].post[0]
     assert (v.ok, v.source, v.explanation) == (False, "dom+model", "The page is white.")
     assert fake.calls("condition_check") == 1
