@@ -64,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .report import cli as report_cli  # noqa: PLC0415 - keeps `reuseit schema` fast
 
     report_cli.register(sub)
+    from .synthesis import experience, guide, heal  # noqa: PLC0415
+
+    heal.register(sub)
+    guide.register(sub)
+    experience.register(sub)
     from .synthesis import cli as synthesis_cli  # noqa: PLC0415
 
     synthesis_cli.register(sub)

@@ -129,7 +129,7 @@ def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) ->
     env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}
     return subprocess.run(
         [sys.executable, "-m", "pytest_reuseit.cli", "synthesize", TASK,
-         "--start-url", f"{site.demo_url}/index.html?cookies=always&delay=0&reset=1",
+         "--start-url", "{demo_url}/index.html?cookies=always&delay=0&reset=1",
          "--runs", "2", "--kinds", "attribute", "--concurrency", "2", "-o", "shoes.reuseit.yaml",
          "--llm-backoff", "0.01", "--max-actions", "6", *extra],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
@@ -154,6 +154,7 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(tmp_pat
     loaded = load(path)  # the loader accepts it
     wf = loaded.workflow
     assert wf.task == "Search the demo shop for {product}" and wf.params == {"product": "trail shoes"}
+    assert wf.start_url == "{demo_url}/index.html?cookies=always&delay=0&reset=1"  # portable, not this run's port
     assert [v.id for v in wf.variations] == ["original", "attribute"] and wf.variations[1].params == {"product": "rain jacket"}
     step3 = wf.steps[2]
     assert [c.check for c in step3.pre] == [BANNER_CHECK]  # from the failed runs (C.2)

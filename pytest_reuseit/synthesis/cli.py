@@ -13,6 +13,7 @@ from ..browser.session import BrowserConfig
 from ..errors import BrokenRun
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
+from ..sites import SiteServer
 from ..workflow.loader import load
 from .explore import RunRecord
 from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
@@ -29,8 +30,14 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         return 2
     client = LlmClient(LlmConfig(model=args.model, mode="auto", cache_dir=args.cache, retries=args.llm_retries,
                                  backoff=args.llm_backoff, timeout=args.llm_timeout))
+    sites = None
+    start_url = args.start_url
+    if "{demo_url}" in start_url or "{miniwob_url}" in start_url:
+        # The bundled sites: serve them for the exploration, keep the placeholder in the file.
+        sites = SiteServer()
+        start_url = start_url.replace("{demo_url}", sites.demo_url).replace("{miniwob_url}", sites.miniwob_url)
     options = SynthesisOptions(
-        task=args.task, start_url=args.start_url, runs=args.runs, kinds=kinds, concurrency=args.concurrency,
+        task=args.task, start_url=start_url, start_url_template=args.start_url if sites else None, runs=args.runs, kinds=kinds, concurrency=args.concurrency,
         output=Path(args.output) if args.output else None, work_dir=Path(args.work_dir), max_actions=args.max_actions,
         browser=BrowserConfig(executable_path=args.browser_path or None),
     )
@@ -56,6 +63,8 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         return 1
     finally:
         bar.close()
+        if sites is not None:
+            sites.close()
     if not args.no_verify:
         print("verifying: one run of the new workflow per variation")
         settings = default_settings(llm="auto", model=args.model, cache=args.cache, trace="off",
@@ -87,7 +96,8 @@ def synth_total(options: SynthesisOptions) -> range:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
     p.add_argument("task", help="the task in words")
-    p.add_argument("--start-url", required=True, help="page the agent starts from")
+    p.add_argument("--start-url", required=True,
+                   help="page the agent starts from; {demo_url} and {miniwob_url} serve the bundled sites")
     p.add_argument("--runs", type=int, default=5, help="runs per task of the family [5]")
     p.add_argument("--kinds", default="attribute,category", help="variation kinds [attribute,category]")
     p.add_argument("--concurrency", type=int, default=4, help="runs in parallel [4]")

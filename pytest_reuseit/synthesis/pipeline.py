@@ -55,6 +55,8 @@ class SynthesisOptions:
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     verify: bool = True
     experience: str = ""
+    # What the file says as start_url when it differs from the URL explored (e.g. "{demo_url}/...").
+    start_url_template: str | None = None
 
 
 @dataclass
@@ -81,7 +83,8 @@ class Synthesizer:
         self.opt = options
         self.say = say
         self.usage = ModelUsage()
-        self.dir = options.work_dir / synthesis_id(options.task, options.start_url)
+        # Keyed by the URL as written, so a resumed call finds its runs even if a local port changed.
+        self.dir = options.work_dir / synthesis_id(options.task, options.start_url_template or options.start_url)
         self._records: list[RunRecord] = []
         # Which runs each synthesized check or fallback came from, for the file's comments.
         self._sources: dict[str, dict[str, list[str]]] = {"pre": {}, "post": {}, "fallback": {}}
@@ -210,7 +213,7 @@ class Synthesizer:
         n_compiled = sum(1 for ops, _ in compiled if ops)
         self.say(f"6/7 compiled: {n_compiled} of {len(structure.steps)} steps replay without a model")
         text = self.write_yaml(variations, instances, guarded, compiled)
-        path = opt.output or Path(f"{synthesis_id(opt.task, opt.start_url)}.reuseit.yaml")
+        path = opt.output or Path(f"{self.dir.name}.reuseit.yaml")
         parse(text, str(path))  # never write a file the loader would reject
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -225,7 +228,7 @@ class Synthesizer:
         doc = CommentedMap()
         doc["name"] = opt.task[:80]
         doc["task"] = variations.template
-        doc["start_url"] = opt.start_url
+        doc["start_url"] = opt.start_url_template or opt.start_url
         if original:
             doc["params"] = CommentedMap(original)
         seq = CommentedSeq()
