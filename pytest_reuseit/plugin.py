@@ -19,6 +19,7 @@ from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .report import allure_adapter, run_context, text
 from .llm.client import load_prices
+from .synthesis.experience import learn_from_result
 from .runtime import Runtime
 from .workflow.loader import LoadedWorkflow, load
 
@@ -110,6 +111,10 @@ class WorkflowItem(pytest.Item):
         result = runtime.run(self.loaded, self.variation, self.nodeid)
         self.stash[RESULT] = result
         allure_adapter.after_run(result)
+        if runtime.settings.learn and result.label in ("recovered", "healed"):
+            # Opt-in: new rules change the agent's prompt, so a recorded cache would stop matching.
+            for rule in learn_from_result(result, runtime.experience):
+                log.info("learnt for %s: %s", result.start_url, rule)
         # The exception message is one line starting with [category]: Allure shows it as the
         # status message and categories.json groups by it. repr_failure prints the full story.
         if result.status == "failed":

@@ -25,6 +25,7 @@ from .llm.judge import ModelJudge, ModelReader
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import SiteServer
+from .synthesis.experience import DEFAULT_DIR as EXPERIENCE_DIR, ExperienceStore
 from .workflow.loader import LoadedWorkflow
 from .workflow.placeholders import Values
 
@@ -91,23 +92,33 @@ class Runtime:
             client, usage, reveal=models.reveal, mask=models.mask, model=model,
             allowed_domains=self.allowed_domains(loaded, variation),
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
+            experience=self.experience.text(host) if (host := self.start_host(loaded, variation)) else "",
         )
         models.analyst = ModelAnalyst(client, usage, model=model)
         return models
 
     # ---------------------------------------------------------------- one run
 
-    def allowed_domains(self, loaded: LoadedWorkflow, variation: str | None) -> tuple[str, ...]:
+    def start_host(self, loaded: LoadedWorkflow, variation: str | None) -> str:
+        """Host of the variation's start_url ("" when a placeholder is missing: the run reports that)."""
         wf = loaded.workflow
-        if wf.allowed_domains is not None:
-            return tuple(wf.allowed_domains)
         var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
         try:
             url = Values({**wf.params, **var.params, **self.settings.params}, self.builtins()).render(wf.start_url)
         except PlaceholderError:
-            return ()  # the run itself will report the placeholder
-        host = urlsplit(url).hostname
+            return ""
+        return urlsplit(url).hostname or ""
+
+    def allowed_domains(self, loaded: LoadedWorkflow, variation: str | None) -> tuple[str, ...]:
+        wf = loaded.workflow
+        if wf.allowed_domains is not None:
+            return tuple(wf.allowed_domains)
+        host = self.start_host(loaded, variation)
         return (host,) if host else ()
+
+    @property
+    def experience(self) -> ExperienceStore:
+        return ExperienceStore(self.root / EXPERIENCE_DIR)
 
     def run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
         """Run one variation in a fresh browser context; keep artifacts as the settings say."""

@@ -35,6 +35,7 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
 }
 BOOL_OPTIONS: dict[str, str] = {
     "strict": "fail runs that needed recovery or healing, and model checks that were not judged",
+    "learn": "keep rules learnt from recovered and healed runs in .reuseit/experience for the agent's later runs",
 }
 
 
@@ -55,6 +56,7 @@ class ReuseitSettings:
     llm_backoff: float
     prices: str
     strict: bool
+    learn: bool
     headed: bool
     base_url: str
     params: dict[str, str]
@@ -110,6 +112,12 @@ def _float(value: str) -> None:
         raise ReuseitError(f"expected a number, got {value!r}") from None
 
 
+def _flag(config: pytest.Config, name: str) -> bool:
+    if config.getoption(f"reuseit_{name}", None):
+        return True
+    return bool(config.getini(f"reuseit_{name}") or os.environ.get(f"REUSEIT_{name.upper()}") in ("1", "true"))
+
+
 def resolve(config: pytest.Config) -> ReuseitSettings:
     params: dict[str, str] = {}
     for item in config.getoption("reuseit_param", []) or []:
@@ -117,8 +125,7 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
-    strict_cli = config.getoption("reuseit_strict", None)
-    strict = bool(strict_cli) if strict_cli else bool(config.getini("reuseit_strict") or os.environ.get("REUSEIT_STRICT") in ("1", "true"))
+    strict, learn = (_flag(config, name) for name in ("strict", "learn"))
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         browser_path=_choose(config, "browser_path", ""),
@@ -136,6 +143,7 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         llm_backoff=float(_choose(config, "llm_backoff", "1", _float)),
         prices=_choose(config, "prices", ""),
         strict=strict,
+        learn=learn,
         headed=bool(config.getoption("headed", False)),
         base_url=str(base_url or "").rstrip("/"),
         params=params,

@@ -55,6 +55,8 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     }]
     usage = json.loads((pytester.path / "reuseit-output" / "usage.json").read_text())
     assert usage["total"]["calls"] == 2 and usage["items"]["heal.reuseit.yaml::heal[default]"]["calls"] == 2
+    # Learning is opt-in: nothing was kept without --reuseit-learn.
+    assert not (pytester.path / ".reuseit" / "experience").exists()
 
     # Strict mode: a healed run is not a clean pass. The answers are cached now: no new calls.
     calls_before = fake_llm.calls()
@@ -65,3 +67,17 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     strict.assert_outcomes(failed=1)
     assert "the run was healed (--reuseit-strict)" in strict.stdout.str()
     assert fake_llm.calls() == calls_before
+
+
+def test_reuseit_learn_keeps_what_a_healed_run_taught(
+    pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake_llm.add_rule("agent_action", None, _click_paint)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    pytester.path.joinpath("heal.reuseit.yaml").write_text(HEAL)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-learn",
+                                           "--reuseit-llm-backoff", "0.01")
+    result.assert_outcomes(passed=1)
+    rules = json.loads((pytester.path / ".reuseit" / "experience" / "127.0.0.1.json").read_text())
+    assert [r["rule"] for r in rules] == ["To 'Click the Paint button', use role=button[name=\"Paint\"]."]

@@ -32,7 +32,7 @@ class ModelAgent:
         self, client: LlmClient, usage: ModelUsage, *, reveal: Callable[[str], str], mask: Callable[[str], str],
         allowed_domains: tuple[str, ...], model: str | None = None, max_actions: int = 6, screenshot: bool = True,
         action_timeout_ms: float = 5000, experience: str = "",
-        observer: Callable[[AgentAction, ActionRecord, Observation, Page], None] | None = None,
+        observer: Callable[[AgentAction, ActionRecord, Observation, Page, bytes | None], None] | None = None,
         variant: str = "",
     ) -> None:
         self.client = client
@@ -81,7 +81,8 @@ class ModelAgent:
             record = self._act(page, answer, obs)
             records.append(record)
             if self.observer is not None:
-                self.observer(answer, record, obs, page)
+                # The screenshot the agent decided on: recording it costs nothing more.
+                self.observer(answer, record, obs, page, shot)
             done.append(f"agent: {record.description} ({'ok' if record.ok else 'failed: ' + record.error})")
         return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
 

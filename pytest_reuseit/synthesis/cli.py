@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tqdm import tqdm
 
@@ -14,6 +15,7 @@ from ..errors import BrokenRun
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
 from ..sites import SiteServer
+from .experience import ExperienceStore
 from ..workflow.loader import load
 from .explore import RunRecord
 from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
@@ -36,7 +38,10 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         # The bundled sites: serve them for the exploration, keep the placeholder in the file.
         sites = SiteServer()
         start_url = start_url.replace("{demo_url}", sites.demo_url).replace("{miniwob_url}", sites.miniwob_url)
+    host = urlsplit(start_url).hostname or ""
+    store = ExperienceStore(Path(args.experience_dir))
     options = SynthesisOptions(
+        experience=store.text(host) if host else "",
         task=args.task, start_url=start_url, start_url_template=args.start_url if sites else None, runs=args.runs, kinds=kinds, concurrency=args.concurrency,
         output=Path(args.output) if args.output else None, work_dir=Path(args.work_dir), max_actions=args.max_actions,
         browser=BrowserConfig(executable_path=args.browser_path or None),
@@ -65,6 +70,9 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         bar.close()
         if sites is not None:
             sites.close()
+    learnt = [rule for rule, source in result.rules if store.add(host, rule, source)] if host else []
+    if learnt:
+        print(f"experience: {len(learnt)} new rule(s) for {host} (reuseit experience list --site {host})")
     if not args.no_verify:
         print("verifying: one run of the new workflow per variation")
         settings = default_settings(llm="auto", model=args.model, cache=args.cache, trace="off",
@@ -110,6 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--llm-timeout", type=float, default=60)
     p.add_argument("--llm-retries", type=int, default=3)
     p.add_argument("--llm-backoff", type=float, default=1.0)
+    p.add_argument("--experience-dir", default=".reuseit/experience", help="rules learnt per site [.reuseit/experience]")
     p.add_argument("--no-verify", action="store_true", help="skip the verification runs")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_synthesize)

@@ -224,22 +224,6 @@ def learn_from_result(result: RunResult, store: ExperienceStore) -> list[str]:
     return new
 
 
-def agent_experience(root: str | Path, loaded: Any, variation: str | None, params: Mapping[str, object],
-                     builtins: Mapping[str, str], limit: int = DEFAULT_LIMIT) -> str:
-    """The rules for the site a run starts on, for ``ModelAgent(experience=...)``; "" if none or unreadable."""
-    from ..workflow.placeholders import Values  # noqa: PLC0415
-
-    try:
-        wf = loaded.workflow
-        var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
-        url = Values({**wf.params, **var.params, **params}, dict(builtins)).render(wf.start_url)
-        host = host_of(url)
-        return ExperienceStore(Path(root) / DEFAULT_DIR).text(host, limit) if host else ""
-    except Exception as exc:  # noqa: BLE001 - experience is a hint; a run never fails for it
-        log.warning("experience not loaded: %s", exc)
-        return ""
-
-
 # --------------------------------------------------------------------------- command
 
 

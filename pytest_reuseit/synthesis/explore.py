@@ -113,13 +113,12 @@ def run_once(
     started = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
 
-    def observer(answer: AgentAction, rec: ActionRecord, obs: Observation, page: Page) -> None:
+    def observer(answer: AgentAction, rec: ActionRecord, obs: Observation, page: Page, seen: bytes | None) -> None:
+        # The page as the agent saw it when it chose this action (the final state goes to final.jpg).
         n = len(record.actions) + 1
-        shot = f"{n:02d}.jpg"
-        try:
-            (folder / shot).write_bytes(capture(page, quality=60))
-        except PlaywrightError:
-            shot = ""
+        shot = f"{n:02d}.jpg" if seen else ""
+        if seen:
+            (folder / shot).write_bytes(seen)
         record.actions.append(RecordedAction(
             n=n, action=answer.action, element=answer.element, value=answer.value, locator=rec.locator, ok=rec.ok,
             error=rec.error, message=rec.message, url=page.url, title=obs.title, screenshot=shot,

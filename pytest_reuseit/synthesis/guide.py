@@ -62,7 +62,7 @@ def workflow_text(wf: Workflow) -> str:
     for n, step in enumerate(wf.steps, start=1):
         lines.append(f"Step {n}: {step.action}")
         for name, entries in (("pre checks", [_check_text(c) for c in step.pre]),
-                              ("deterministic ops", [describe_op(op) for op in step.do or ()]),
+                              ("deterministic ops (not edited here)", [describe_op(op) for op in step.do or ()]),
                               ("post checks", [_check_text(c) for c in step.post]),
                               ("fallbacks", [_fallback_text(f) for f in step.fallback])):
             if not entries:
@@ -75,8 +75,16 @@ def workflow_text(wf: Workflow) -> str:
     return "\n".join(lines)
 
 
+def _data(text: str) -> str:
+    """Text that cannot close the delimiters it travels in."""
+    for tag in ("workflow", "guidance"):
+        text = text.replace(f"</{tag}>", f"</ {tag}>").replace(f"<{tag}>", f"< {tag}>")
+    return text
+
+
 def messages(wf: Workflow, guidance: str) -> list[dict[str, object]]:
-    user = (f"<workflow>\n{workflow_text(wf)}\n</workflow>\n\n<guidance>\n{guidance.strip()}\n</guidance>\n\n"
+    user = (f"<workflow>\n{_data(workflow_text(wf))}\n</workflow>\n\n"
+            f"<guidance>\n{_data(guidance.strip())}\n</guidance>\n\n"
             f"The workflow has {len(wf.steps)} step(s). Answer with the edits that fold this guidance in.")
     return [{"role": "system", "content": GUIDE_SYSTEM}, {"role": "user", "content": user}]
 

@@ -158,6 +158,15 @@ def _unusable(replacement: str) -> str:
     return ""
 
 
+def _uses(doc: WorkflowDoc, i: int, j: int, selector: str) -> bool:
+    op, kind = doc.op(i, j)
+    arg = op[kind]
+    if isinstance(arg, dict):
+        return [k for k in arg if k not in ("value", "option", "key", "state")] == ["selector"] and \
+            arg["selector"] == selector
+    return isinstance(arg, str) and arg == selector
+
+
 def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
     """Apply a file's suggestions; return the document, the validated new text and what changed."""
     doc = WorkflowDoc.load(fp.path, display=fp.shown)
@@ -172,6 +181,9 @@ def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
                 fp.notes.append(f"step {s.step} op {j + 1}: skipped, the file changed since the run "
                                 f"(the run broke on '{s.broken}', the op there now is '{kind}')")
                 continue
+            if _uses(doc, i, j, s.replacement):
+                fp.notes.append(f"step {s.step} op {j + 1}: already uses {s.replacement}")
+                continue
             old = doc.replace_op_locator(i, j, s.replacement)
         except YamlEditError as exc:
             fp.notes.append(f"step {s.step} op {j + 1}: skipped, {'; '.join(exc.problems)}")
@@ -180,7 +192,7 @@ def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
         runs = f"  ({len(s.tests)} runs)" if len(s.tests) > 1 else ""
         moved = ""
         if s.line and doc.line_of_op(i, j) != s.line:
-            moved = f" (was line {s.line} at the run; the file changed since)"
+            moved = f"; line {s.line} at the run, the file changed since"
         changes.append(f"step {s.step} op {j + 1} (line {doc.line_of_op(i, j)}{moved}): {kind} {old} -> "
                        f"{s.replacement}{runs}")
     if not applied:

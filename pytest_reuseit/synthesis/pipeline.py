@@ -69,6 +69,7 @@ class SynthesisResult:
     verification: list[tuple[str, str, float]]
     usage: ModelUsage
     seconds: float
+    rules: list[tuple[str, str]] = field(default_factory=list)
 
 
 def synthesis_id(task: str, start_url: str) -> str:
@@ -219,7 +220,8 @@ class Synthesizer:
         path.write_text(text, encoding="utf-8")
         self.say(f"7/7 wrote {path}")
         return SynthesisResult(path=path, text=text, runs=records, guards=n_guards, compiled_steps=n_compiled,
-                               verification=[], usage=self.usage, seconds=time.monotonic() - started)
+                               verification=[], usage=self.usage, seconds=time.monotonic() - started,
+                               rules=learnt_rules(list(guarded.steps), self.dir.name))
 
     def write_yaml(self, variations: TaskVariations, instances: list[TaskInstance], guarded: GuardedWorkflow,
                    compiled: list[tuple[list[dict[str, Any]] | None, list[str]]]) -> str:
@@ -277,6 +279,19 @@ class Synthesizer:
         buf = io.StringIO()
         yaml.dump(doc, buf)
         return buf.getvalue()
+
+
+def learnt_rules(result_steps: list[Any], synthesis: str) -> list[tuple[str, str]]:
+    """Rules for the site's experience from a synthesized workflow's guards (AWM/HxAgent-style memory)."""
+    rules = []
+    for step in result_steps:
+        for cond in step.pre:
+            rules.append((f"Before '{step.action}', make sure that: {cond}", f"synthesis {synthesis}"))
+        for cond in step.post:
+            rules.append((f"After '{step.action}', check that: {cond}", f"synthesis {synthesis}"))
+        for fb in step.fallback:
+            rules.append((f"If '{step.action}' fails: {fb}", f"synthesis {synthesis}"))
+    return rules
 
 
 class SynthesisError(Exception):

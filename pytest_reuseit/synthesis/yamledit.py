@@ -207,7 +207,7 @@ class WorkflowDoc:
         new = _quoted(selector.replace("{", "{{").replace("}", "}}"))
         if kind in BARE_LOCATOR_OPS:
             if isinstance(arg, str):
-                old = str(arg)
+                old = _inline(arg)
                 _replace_value(op, kind, new)
                 return old
             if isinstance(arg, CommentedMap) and any(k in arg for k in LOCATOR_KINDS):
