@@ -131,7 +131,9 @@ class Runtime:
         tracing = s.trace != "off"
         try:
             if tracing:
-                context.tracing.start(screenshots=True, snapshots=True)
+                # DOM snapshots before/after every action; the screencast film strip is left out:
+                # it was most of the tracing cost (benchmarks/README.md), and failures keep screenshots.
+                context.tracing.start(screenshots=False, snapshots=True)
             page = context.new_page()
             page.set_default_timeout(wf.settings.action_timeout * 1000)
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)

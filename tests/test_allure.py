@@ -188,6 +188,13 @@ def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_se
     assert proc.returncode == 0, proc.stderr
     index = root / "report" / "index.html"
     assert index.exists() and f"report: {index.resolve()}" in proc.stdout
+    # History is kept beside the single file, and the next report adds a trend point to it.
+    trend = root / "report" / "history" / "history-trend.json"
+    assert len(json.loads(trend.read_text())) == 1
+    again = subprocess.run([sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
+                           cwd=root, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads(trend.read_text())) == 2
     context = browser_session.new_context({"viewport": {"width": 1400, "height": 1100}}, None)
     try:
         page = context.new_page()

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from . import allure_files
@@ -28,6 +29,14 @@ def find_allure(explicit: str | None) -> list[str] | None:
     return None
 
 
+def _generate(allure: list[str], results: Path, output: Path, *, single_file: bool, env: dict[str, str]) -> bool:
+    cmd = [*allure, "generate", str(results), "-o", str(output), "--clean"] + (["--single-file"] if single_file else [])
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        print(f"allure generate failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}", file=sys.stderr)
+    return proc.returncode == 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     results, output = Path(args.results), Path(args.output)
     if not results.is_dir() or not any(results.glob("*-result.json")):
@@ -44,13 +53,15 @@ def cmd_report(args: argparse.Namespace) -> int:
     if history.is_dir():
         shutil.copytree(history, results / "history", dirs_exist_ok=True)
     env = {**os.environ, "ALLURE_NO_ANALYTICS": "true"}
-    cmd = [*allure, "generate", str(results), "-o", str(output), "--clean"]
-    if not args.multi_file:
-        cmd.append("--single-file")
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        print(f"allure generate failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}", file=sys.stderr)
+    if not _generate(allure, results, output, single_file=not args.multi_file, env=env):
         return 1
+    if not args.multi_file:
+        # A single-file report has no history/ folder: build the classic one aside only to keep
+        # its history next to index.html, where the next run picks it up.
+        with tempfile.TemporaryDirectory(prefix="allure-history-") as tmp:
+            if not _generate(allure, results, Path(tmp) / "report", single_file=False, env=env):
+                return 1
+            shutil.copytree(Path(tmp) / "report" / "history", history, dirs_exist_ok=True)
     index = output / "index.html"
     print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
     return 0
