@@ -2,8 +2,9 @@
 
     python benchmarks/bench_explore.py [--latency 1.0] [--parallel 10] [--repeats 3]
 
-The model is the local OpenAI-compatible test server (127.0.0.1) playing an agent that searches
-the demo shop (fill, click, done: three model calls per run). Each repeat measures one single run
+The model is the local OpenAI-compatible test server (127.0.0.1), run in its own process as a
+real endpoint would be, playing an agent that searches the demo shop (fill, click, done: three
+model calls per run; the demo page's element ids are stable, so substring rules suffice). Each repeat measures one single run
 and one batch of parallel runs back to back, alternating, with an empty cache each time; the
 figure is the ratio of the medians. Target: <= 1.5x.
 """
@@ -11,37 +12,55 @@ figure is the ratio of the medians. Target: <= 1.5x.
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
 import shutil
+import socket
+import subprocess
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from pytest_reuseit.browser.session import BrowserConfig  # noqa: E402
 from pytest_reuseit.llm.client import LlmClient, LlmConfig  # noqa: E402
 from pytest_reuseit.sites import SiteServer  # noqa: E402
 from pytest_reuseit.synthesis.explore import TaskInstance, explore  # noqa: E402
-from tests.support.llm_server import FakeLLM, Request  # noqa: E402
 
 
-def agent(req: Request) -> dict[str, str]:
-    done = req.text.split("Already done in this step:", 1)[1].split("Page:", 1)[0]
-    base = {"thought": "", "element": "", "value": "", "message": ""}
-    if "agent: fill" not in done:
-        ref = re.search(r'searchbox "Search products" \[ref=(e\d+)\]', req.text)
-        return {**base, "action": "fill", "element": ref.group(1) if ref else "", "value": "trail shoes"}
-    if "agent: click" not in done:
-        ref = re.search(r'button "Search" \[ref=(e\d+)\]', req.text)
-        return {**base, "action": "click", "element": ref.group(1) if ref else ""}
-    return {**base, "action": "done", "message": "results shown"}
+RULES = [  # the last matching rule wins
+    {"schema": "agent_action", "answer": {"thought": "", "action": "fill", "element": "e16", "value": "trail shoes", "message": ""}},
+    {"schema": "agent_action", "when": "agent: fill", "answer": {"thought": "", "action": "click", "element": "e17", "value": "", "message": ""}},
+    {"schema": "agent_action", "when": "agent: click", "answer": {"thought": "", "action": "done", "element": "", "value": "", "message": "results shown"}},
+]
 
 
-def one_batch(n: int, site: SiteServer, fake: FakeLLM) -> float:
+@contextmanager
+def model_server(latency: float) -> Iterator[str]:
+    """The fake endpoint in a subprocess: its JSON and image decoding must not share our GIL."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "rules.json"
+        script.write_text(json.dumps(RULES))
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        proc = subprocess.Popen([sys.executable, "-m", "tests.support.llm_server", "--port", str(port), "--latency",
+                                 str(latency), "--script", str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        try:
+            assert proc.stdout is not None and "serving" in proc.stdout.readline()
+            yield f"http://127.0.0.1:{port}/v1"
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def one_batch(n: int, site: SiteServer) -> float:
     work = Path(tempfile.mkdtemp(prefix="bench-explore-"))
     try:
         client = LlmClient(LlmConfig(model="bench", mode="auto", cache_dir=str(work / "cache"), retries=0))
@@ -62,14 +81,13 @@ def main() -> None:
     ap.add_argument("--parallel", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    with FakeLLM(latency=args.latency) as fake, SiteServer() as site:
-        fake.add_rule("agent_action", None, agent)
-        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = fake.base_url, "bench"
-        one_batch(1, site, fake)  # warm-up (imports, first browser start)
+    with model_server(args.latency) as url, SiteServer() as site:
+        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "bench"
+        one_batch(1, site)  # warm-up (imports, first browser start)
         singles, batches = [], []
         for _ in range(args.repeats):
-            singles.append(one_batch(1, site, fake))
-            batches.append(one_batch(args.parallel, site, fake))
+            singles.append(one_batch(1, site))
+            batches.append(one_batch(args.parallel, site))
         s, b = statistics.median(singles), statistics.median(batches)
         print(f"model latency {args.latency:.1f}s, 3 model calls per run, {os.cpu_count()} cores")
         print(f"1 run:              median {s:.2f}s  ({', '.join(f'{x:.2f}' for x in singles)})")

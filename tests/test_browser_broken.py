@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pytest_reuseit.browser.server import BrowserServer
 import yaml
 
 from pytest_reuseit.api import default_settings
@@ -335,50 +337,9 @@ def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser
 # --------------------------------------------------------------------------- --reuseit-connect
 
 
-class BrowserServer:
-    """``playwright launch-server`` on 127.0.0.1 with our Chromium; ``endpoint`` is its ws:// URL."""
-
-    def __init__(self, folder: Path) -> None:
-        config = folder / "server.json"
-        config.write_text(json.dumps({
-            "port": 0, "host": "127.0.0.1", "wsPath": f"reuseit-{uuid.uuid4().hex[:8]}",
-            "executablePath": default_executable(), "args": list(DEFAULT_ARGS),
-        }))
-        # Its own session: stopping the group stops python and the node driver (which closes Chromium).
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "playwright", "launch-server", "--browser", "chromium", "--config", str(config)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        )
-        lines: list[str] = []
-        reader = threading.Thread(target=lambda: lines.append(self.proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
-        reader.start()
-        reader.join(60)
-        if not lines or not lines[0].startswith("ws://"):
-            self.stop()
-            pytest.fail(f"the browser server did not start: {lines!r} {self.proc.stderr.read() if self.proc.stderr else ''}")
-        self.endpoint = lines[0].strip()
-
-    def stop(self) -> None:
-        """Stop the server's process group and wait until it is gone (the port closed with it)."""
-        group = self.proc.pid
-        try:
-            os.killpg(group, signal.SIGTERM)
-        except ProcessLookupError:
-            return
-        self.proc.wait(15)  # the python wrapper; the node driver (same group) closes Chromium, then exits
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(group, 0)
-            except ProcessLookupError:
-                return
-            time.sleep(0.05)
-        os.killpg(group, signal.SIGKILL)
-
-
 @pytest.fixture
 def browser_server(tmp_path) -> Iterator[BrowserServer]:  # type: ignore[no-untyped-def]
-    server = BrowserServer(tmp_path)
+    server = BrowserServer()
     yield server
     server.stop()
 

@@ -16,13 +16,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError, Page
 
 from ..browser.observe import Observation, capture
+from ..browser.server import BrowserServer
 from ..browser.session import BrowserConfig, BrowserSession, NavigationFence
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
@@ -196,19 +197,29 @@ def explore(
         finally:
             session.close()
 
-    threads = [threading.Thread(target=worker, name=f"explore-{n}", daemon=True)
-               for n in range(max(1, min(concurrency, len(jobs))))]
-    for t in threads:
-        t.start()
-    for _ in jobs:
-        item = done_q.get()
-        if isinstance(item, BaseException):
-            raise item
-        records.append(item)
-        if progress:
-            progress(item, False)
-    for t in threads:
-        t.join()
+    workers = max(1, min(concurrency, len(jobs)))
+    server = None
+    if workers > 1 and not browser.connect:
+        # One shared Chromium for all workers: launching one per worker thread cost most of the
+        # parallel wall time on small machines (benchmarks/bench_explore.py).
+        server = BrowserServer(browser.executable_path, browser.args)
+        browser = replace(browser, connect=server.endpoint)
+    threads = [threading.Thread(target=worker, name=f"explore-{n}", daemon=True) for n in range(workers)]
+    try:
+        for t in threads:
+            t.start()
+        for _ in jobs:
+            item = done_q.get()
+            if isinstance(item, BaseException):
+                raise item
+            records.append(item)
+            if progress:
+                progress(item, False)
+        for t in threads:
+            t.join()
+    finally:
+        if server is not None:
+            server.stop()
     records.sort(key=lambda r: r.run_id)
     return records
 
