@@ -86,7 +86,7 @@ class Runtime:
         model = loaded.workflow.model
         models = Models()
         usage = models.usage
-        models.judge = ModelJudge(client, usage, model=model)
+        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail)
         models.reader = ModelReader(client, usage, models.mask, model=model)
         models.agent = ModelAgent(
             client, usage, reveal=models.reveal, mask=models.mask, model=model,
@@ -139,7 +139,8 @@ class Runtime:
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
             result = execute(
                 page, loaded, variation, builtins=self.builtins(), extra_params=dict(s.params),
-                options=RunOptions(screenshots=s.screenshots),  # type: ignore[arg-type]
+                options=RunOptions(screenshots=s.screenshots, jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
+                                   max_width=s.screenshot_width, page_text_chars=s.page_text),
                 models=self.models(loaded, variation), blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")

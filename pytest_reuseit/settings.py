@@ -31,6 +31,10 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
+    "screenshot_width": ("screenshots wider than this many pixels are scaled down (model images and reports)", None, "1280"),
+    "jpeg_quality": ("JPEG quality of screenshots, 1-100", None, "70"),
+    "image_detail": ("the 'detail' of images sent to the model", ("auto", "low", "high"), "auto"),
+    "page_text": ("characters of page text sent with each model check (0: none)", None, "4000"),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
 }
 BOOL_OPTIONS: dict[str, str] = {
@@ -51,6 +55,10 @@ class ReuseitSettings:
     model: str
     cache: str
     slow_mo: float
+    screenshot_width: int
+    jpeg_quality: int
+    image_detail: str
+    page_text: int
     llm_timeout: float
     llm_retries: int
     llm_backoff: float
@@ -138,6 +146,10 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         model=_choose(config, "model", "gpt-4o-mini"),
         cache=_choose(config, "cache", ".reuseit/cache"),
         slow_mo=float(_choose(config, "slow_mo", "0", _float)),
+        screenshot_width=int(float(_choose(config, "screenshot_width", "1280", _float))),
+        jpeg_quality=max(1, min(100, int(float(_choose(config, "jpeg_quality", "70", _float))))),
+        image_detail=_choose(config, "image_detail", "auto"),
+        page_text=int(float(_choose(config, "page_text", "4000", _float))),
         llm_timeout=float(_choose(config, "llm_timeout", "60", _float)),
         llm_retries=int(float(_choose(config, "llm_retries", "3", _float))),
         llm_backoff=float(_choose(config, "llm_backoff", "1", _float)),

@@ -706,3 +706,29 @@ def test_page_text_travels_as_delimited_data_and_injection_does_not_pass_a_check
         assert opening < text.index(INJECTED) < closing
         assert text.index("Condition to verify:") < opening  # the question comes before the data
         assert text.count("<page_text>") == text.count("</page_text>") == 1
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a JPEG's start-of-frame marker (no image library needed)."""
+    i = 2
+    while i < len(data):
+        marker, length = data[i + 1], int.from_bytes(data[i + 2:i + 4], "big")
+        if marker in (0xC0, 0xC1, 0xC2):
+            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+        i += 2 + length
+    raise AssertionError("no frame header")
+
+
+def test_image_size_quality_detail_and_page_text_are_under_control(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
+    fake.add_rule("condition_check", None, {"met": True, "explanation": "ok"})
+    check = [{"action": "Look", "do": [{"wait": 1}], "post": ["The page shows a status"]}]
+    big = run(make_runtime(), workflow(check))
+    # Other image settings make another request, so the shared cache cannot answer it.
+    small = run(make_runtime(screenshot_width=640, jpeg_quality=30, image_detail="low", page_text=0), workflow(check), "small")
+    assert big.status == small.status == "passed"
+    first, second = fake.requests[-2], fake.requests[-1]
+    assert _jpeg_size(first.images[0])[0] == 1280 and _jpeg_size(second.images[0])[0] == 640
+    assert len(second.images[0]) < len(first.images[0]) / 2
+    part = [p for p in second.messages[-1]["content"] if p["type"] == "image_url"][0]
+    assert part["image_url"]["detail"] == "low"
+    assert "<page_text>" in user_text(first) and "<page_text>" not in user_text(second)

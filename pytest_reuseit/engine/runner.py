@@ -458,6 +458,8 @@ def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
 
 
 def _page_text(ctx: _Ctx) -> str:
+    if ctx.options.page_text_chars <= 0:
+        return ""
     try:
         text = ctx.page.inner_text("body", timeout=2000)
     except PlaywrightError:

@@ -28,7 +28,7 @@ class ModelJudge:
             {"role": "system", "content": JUDGE_SYSTEM},
             {"role": "user", "content": [
                 {"type": "text", "text": f"Condition to verify:\n{condition}"},
-                {"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"},
+                *([{"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"}] if page_text else []),
                 {"type": "image_url", "image_url": {"url": data_url(screenshot), "detail": self.detail}},
             ]},
         ]
