@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,6 +40,8 @@ class Runtime:
         self._session: BrowserSession | None = None
         self._sites: SiteServer | None = None
         self._llm: LlmClient | None = None
+        self._thread: ThreadPoolExecutor | None = None
+        self._thread_checked = False
 
     # ---------------------------------------------------------------- lazily started parts
 
@@ -120,8 +123,29 @@ class Runtime:
     def experience(self) -> ExperienceStore:
         return ExperienceStore(self.root / EXPERIENCE_DIR)
 
+    def _browser_thread(self) -> ThreadPoolExecutor | None:
+        """A thread of our own for Playwright when the caller's thread already runs another sync
+        Playwright (pytest-playwright's fixtures, a user's own): Playwright allows one per thread."""
+        if self._thread_checked:
+            return self._thread
+        self._thread_checked = True
+        try:
+            self.session.playwright  # noqa: B018 - starts Playwright here if this thread can host it
+        except PlaywrightError as exc:
+            if "asyncio loop" not in str(exc):
+                raise
+            log.info("another Playwright runs in this thread: workflows get a browser thread of their own")
+            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reuseit-browser")
+        return self._thread
+
     def run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
         """Run one variation in a fresh browser context; keep artifacts as the settings say."""
+        thread = self._browser_thread()
+        if thread is not None:
+            return thread.submit(self._run, loaded, variation, run_id).result()
+        return self._run(loaded, variation, run_id)
+
+    def _run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
         s = self.settings
         wf = loaded.workflow
         folder = self.root / s.output / artifacts.slug(run_id)
@@ -176,9 +200,17 @@ class Runtime:
             return None
 
     def close(self) -> None:
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        if self._thread is not None:
+            # The browser belongs to that thread: close it there.
+            self._thread.submit(self._close_session).result()
+            self._thread.shutdown()
+            self._thread = None
+        self._close_session()
         if self._sites is not None:
             self._sites.close()
             self._sites = None
+
+    def _close_session(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None

@@ -763,3 +763,25 @@ def test_reuseit_run_fixture_returns_a_run_result(pytester: pytest.Pytester, sit
     result = run_sub(pytester, site_url, "-s", "test_api.py")
     result.assert_outcomes(passed=1)
     assert "API-OK True wrong_element_or_value" in result.stdout.str()
+
+
+def test_workflows_run_beside_another_sync_playwright_in_the_session(pytester: pytest.Pytester) -> None:
+    """pytest-playwright (or a user's conftest) keeps a sync Playwright in the main thread; Playwright
+    allows one per thread, so the plugin must take a thread of its own instead of failing."""
+    pytester.makeconftest("""
+        from playwright.sync_api import sync_playwright
+        state = {}
+        def pytest_configure(config):
+            state["pw"] = sync_playwright().start()
+        def pytest_unconfigure(config):
+            # Still usable after the workflows ran: nothing of ours touched it.
+            assert state["pw"].chromium.name == "chromium"
+            state["pw"].stop()
+    """)
+    pytester.path.joinpath("mixed.reuseit.yaml").write_text(
+        'name: mixed\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
+        'steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n'
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
+    result.assert_outcomes(passed=1)
+    assert "asyncio loop" not in result.stdout.str()
