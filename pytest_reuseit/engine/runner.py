@@ -18,7 +18,7 @@ from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Extract, Fallback, Op, Step
+from ..workflow.model import Check, Extract, Fallback, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
 from .ports import Models
@@ -109,7 +109,7 @@ def execute(
     return result
 
 
-def _pick_variation(loaded: LoadedWorkflow, variation: str | None):  # type: ignore[no-untyped-def]
+def _pick_variation(loaded: LoadedWorkflow, variation: str | None) -> Variation:
     variations = loaded.workflow.all_variations()
     if variation is None:
         return variations[0]

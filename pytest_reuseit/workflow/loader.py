@@ -130,20 +130,19 @@ def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
             path = path + (err["ctx"]["key"],)
         found.append((path, str(err["type"]), _message(err)))
 
-    def explained_deeper(path: tuple[str | int, ...]) -> bool:
-        return any(p[: len(path)] == path and t != "string_type" and not t.endswith("_type") for p, t, _ in found if p != path) or any(
-            p == path and not t.endswith("_type") and t != "too_short" for p, t, _ in found
-        )
+    def is_noise(path: tuple[str | int, ...], kind: str) -> bool:
+        """A union reports every alternative it tried ("should be a string" beside the real problem
+        inside the mapping form), and pydantic calls a list too short after dropping a bad item:
+        both are noise when a real (non-type) error is listed at the same place or deeper."""
+        if not (kind.endswith("_type") or kind == "too_short"):
+            return False
+        deeper = any(p != path and p[: len(path)] == path and not t.endswith("_type") for p, t, _ in found)
+        beside = any(p == path and not t.endswith("_type") and t != "too_short" for p, t, _ in found)
+        return deeper or beside or (kind == "too_short" and any(p != path and p[: len(path)] == path for p, _, _ in found))
 
     by_place: dict[tuple[str | int, ...], list[str]] = {}
     for path, kind, msg in found:
-        # A union reports every alternative it tried: "should be a string" beside the real
-        # problem inside the mapping form is noise, and so is a list-too-short cascade.
-        if (kind.endswith("_type") or kind == "too_short") and explained_deeper(path):
-            continue
-        # pydantic drops invalid items and then also calls the list too short: the list is not
-        # empty, its item is wrong, and that error is already listed.
-        if kind == "too_short" and any(p != path and p[: len(path)] == path for p, _, _ in found):
+        if is_noise(path, kind):
             continue
         bucket = by_place.setdefault(path, [])
         if msg not in bucket:
