@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
 
 INTERACTIVE = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
@@ -36,13 +38,28 @@ class Observation:
         return f"aria-ref={ref}"
 
 
-def observe(page: Page, max_chars: int = 6000, mask: "callable | None" = None) -> Observation:  # type: ignore[valid-type]
+def observe(page: Page, max_chars: int = 6000, mask: Callable[[str], str] | None = None) -> Observation:
     """The page as the agent reads it: interactive elements with ids first, within ``max_chars``."""
     try:
         snapshot = page.aria_snapshot(mode="ai")
         title = page.title()
     except PlaywrightError:
         snapshot, title = "", ""
+    return from_snapshot(snapshot, title, page.url, max_chars, mask)
+
+
+async def observe_async(page: AsyncPage, max_chars: int = 6000, mask: Callable[[str], str] | None = None) -> Observation:
+    """:func:`observe` for Playwright's async API (exploration runs many pages on one driver)."""
+    try:
+        snapshot = await page.aria_snapshot(mode="ai")
+        title = await page.title()
+    except PlaywrightError:
+        snapshot, title = "", ""
+    return from_snapshot(snapshot, title, page.url, max_chars, mask)
+
+
+def from_snapshot(snapshot: str, title: str, url: str, max_chars: int, mask: Callable[[str], str] | None) -> Observation:
+    """Keep the interactive lines first and cut the rest to the character budget."""
     if mask is not None:
         snapshot = mask(snapshot)
     refs: dict[str, tuple[str, str]] = {}
@@ -64,7 +81,7 @@ def observe(page: Page, max_chars: int = 6000, mask: "callable | None" = None) -
     text = "\n".join(line for _, line in sorted(kept))
     if len(kept) < len(important) + len(rest):
         text += f"\n[... {len(important) + len(rest) - len(kept)} less important lines left out]"
-    return Observation(text=text, refs=refs, url=page.url, title=title)
+    return Observation(text=text, refs=refs, url=url, title=title)
 
 
 def settle(page: Page, timeout_ms: float = 5_000) -> None:
@@ -98,6 +115,15 @@ def capture(page: Page, quality: int = 70, max_width: int = 1280) -> bytes:
     finally:
         cdp.detach()
     return base64.b64decode(shot["data"])
+
+
+async def capture_async(page: AsyncPage, quality: int = 70) -> bytes:
+    """:func:`capture` for the async API (viewport size as is: exploration uses the default)."""
+    try:
+        await page.wait_for_load_state("load", timeout=5_000)
+    except PlaywrightTimeout:
+        pass
+    return await page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")
 
 
 def data_url(image: bytes, mime: str = "image/jpeg") -> str:

@@ -9,12 +9,15 @@ replay it, which is what healing suggestions are made of.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urljoin
 
+from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
 
-from ..browser.observe import Observation, capture, data_url, observe
+from ..browser.observe import Observation, capture, capture_async, data_url, observe, observe_async
 from ..browser.session import first_line, host_allowed
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
@@ -32,7 +35,7 @@ class ModelAgent:
         self, client: LlmClient, usage: ModelUsage, *, reveal: Callable[[str], str], mask: Callable[[str], str],
         allowed_domains: tuple[str, ...], model: str | None = None, max_actions: int = 6, screenshot: bool = True,
         action_timeout_ms: float = 5000, experience: str = "",
-        observer: Callable[[AgentAction, ActionRecord, Observation, Page, bytes | None], None] | None = None,
+        observer: Callable[[AgentAction, ActionRecord, Observation, Any, bytes | None], None] | None = None,
         variant: str = "",
     ) -> None:
         self.client = client
@@ -65,67 +68,125 @@ class ModelAgent:
             parts.append({"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}})
         return [{"role": "system", "content": AGENT_SYSTEM}, {"role": "user", "content": parts}]
 
+    def _ask(self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation,
+             shot: bytes | None) -> AgentAction:
+        answer = self.client.ask("agent_action", self.messages(instruction, goal, failure, done, obs, shot),
+                                 self.usage, model=self.model, variant=self.variant)
+        assert isinstance(answer, AgentAction)
+        return answer
+
+    @staticmethod
+    def _history(history: list[ActionRecord]) -> list[str]:
+        return [f"{r.by}: {r.description} ({'ok' if r.ok else 'failed: ' + r.error})" for r in history]
+
     def perform(self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:
-        done = [f"{r.by}: {r.description} ({'ok' if r.ok else 'failed: ' + r.error})" for r in history]
+        done = self._history(history)
         records: list[ActionRecord] = []
         for _ in range(self.max_actions):
             obs = observe(page, mask=self.mask)
             shot = capture(page) if self.screenshot else None
-            answer = self.client.ask("agent_action", self.messages(instruction, goal, failure, done, obs, shot),
-                                     self.usage, model=self.model, variant=self.variant)
-            assert isinstance(answer, AgentAction)
-            if answer.action == "done":
-                return AgentOutcome(True, records, self.mask(answer.message))
-            if answer.action == "fail":
-                return AgentOutcome(False, records, self.mask(answer.message) or "the agent gave up")
-            record = self._act(page, answer, obs)
-            records.append(record)
-            if self.observer is not None:
-                # The screenshot the agent decided on: recording it costs nothing more.
-                self.observer(answer, record, obs, page, shot)
-            done.append(f"agent: {record.description} ({'ok' if record.ok else 'failed: ' + record.error})")
+            answer = self._ask(instruction, goal, failure, done, obs, shot)
+            if answer.action in ("done", "fail"):
+                return self._finish(answer, records)
+            record, call = self._plan(answer, obs, page.url)
+            if call is not None:
+                try:
+                    target = self._target(page, call)
+                    getattr(target, call.method)(*call.args, **call.kwargs)
+                    record.ok = True
+                except (PlaywrightError, PlaywrightTimeout) as exc:
+                    record.error = self.mask(first_line(str(exc)))
+            self._recorded(answer, record, obs, page, shot, records, done)
         return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
 
-    def _act(self, page: Page, a: AgentAction, obs: Observation) -> ActionRecord:
-        """Carry out one answer; never raises for a page problem (the next turn sees it)."""
+    async def perform_async(self, page: AsyncPage, instruction: str, *, goal: str, failure: str,
+                            history: list[ActionRecord], ask: Callable[..., Awaitable[AgentAction]]) -> AgentOutcome:
+        """:meth:`perform` on Playwright's async API; ``ask`` runs :meth:`_ask` off the event loop."""
+        done = self._history(history)
+        records: list[ActionRecord] = []
+        for _ in range(self.max_actions):
+            obs = await observe_async(page, mask=self.mask)
+            shot = await capture_async(page) if self.screenshot else None
+            answer = await ask(self._ask, instruction, goal, failure, done, obs, shot)
+            if answer.action in ("done", "fail"):
+                return self._finish(answer, records)
+            record, call = self._plan(answer, obs, page.url)
+            if call is not None:
+                try:
+                    target = self._target(page, call)
+                    await getattr(target, call.method)(*call.args, **call.kwargs)
+                    record.ok = True
+                except (PlaywrightError, PlaywrightTimeout) as exc:
+                    record.error = self.mask(first_line(str(exc)))
+            self._recorded(answer, record, obs, page, shot, records, done)
+        return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
+
+    def _finish(self, answer: AgentAction, records: list[ActionRecord]) -> AgentOutcome:
+        if answer.action == "done":
+            return AgentOutcome(True, records, self.mask(answer.message))
+        return AgentOutcome(False, records, self.mask(answer.message) or "the agent gave up")
+
+    def _recorded(self, answer: AgentAction, record: ActionRecord, obs: Observation, page: Any, shot: bytes | None,
+                  records: list[ActionRecord], done: list[str]) -> None:
+        records.append(record)
+        if self.observer is not None:
+            # The screenshot the agent decided on: recording it costs nothing more.
+            self.observer(answer, record, obs, page, shot)
+        done.append(f"agent: {record.description} ({'ok' if record.ok else 'failed: ' + record.error})")
+
+    @staticmethod
+    def _target(page: Any, call: _Call) -> Any:
+        if call.target == "element":
+            return page.locator(f"aria-ref={call.ref}")
+        return {"page": page, "keyboard": page.keyboard, "mouse": page.mouse}[call.target]
+
+    def _plan(self, a: AgentAction, obs: Observation, url: str) -> tuple[ActionRecord, _Call | None]:
+        """What one answer means for the page, as a call to make (None when it cannot be made:
+        the record then says why, and the next turn sees it). Shared by the sync and async agent."""
         target = a.element.strip()
         locator_text = obs.stable_locator(target) if target else ""
-        shown_value = self.mask(a.value)
-        what = f"{a.action} {locator_text or ''} {shown_value!r}".replace(" ''", "").strip()
+        what = f"{a.action} {locator_text or ''} {self.mask(a.value)!r}".replace(" ''", "").strip()
         record = ActionRecord(description=what, by="agent", ok=False, locator=locator_text, message=self.mask(a.message))
-        if target and target not in obs.refs and a.action in ("click", "fill", "select", "hover"):
+        if target and target not in obs.refs and a.action in ("click", "fill", "select", "hover", "press"):
             record.error = f"element id {target} is not in the observation"
-            return record
-        loc = page.locator(f"aria-ref={target}") if target else None
+            return record, None
         t = self.timeout
         try:
-            if a.action == "click" and loc is not None:
-                loc.click(timeout=t)
-            elif a.action == "hover" and loc is not None:
-                loc.hover(timeout=t)
-            elif a.action == "fill" and loc is not None:
-                loc.fill(self.reveal(a.value), timeout=t)
-            elif a.action == "select" and loc is not None:
-                loc.select_option(a.value, timeout=t)
-            elif a.action == "press":
-                (loc.press(a.value, timeout=t) if loc is not None else page.keyboard.press(a.value))
-            elif a.action == "scroll":
-                page.mouse.wheel(0, int(float(a.value or 600)))
-            elif a.action == "goto":
-                url = urljoin(page.url, a.value)
-                if not host_allowed(url, self.allowed):
-                    record.error = f"{url} is outside allowed_domains"
-                    return record
-                page.goto(url, timeout=t * 3)
-            elif a.action == "back":
-                page.go_back(timeout=t)
-            elif a.action == "wait":
-                page.wait_for_timeout(min(int(float(a.value or 1000)), 10_000))
-            else:
-                record.error = f"'{a.action}' needs an element id"
-                return record
-        except (PlaywrightError, PlaywrightTimeout, ValueError) as exc:
-            record.error = self.mask(first_line(str(exc)))
-            return record
-        record.ok = True
-        return record
+            if a.action in ("click", "hover") and target:
+                return record, _Call("element", a.action, (), {"timeout": t}, target)
+            if a.action == "fill" and target:
+                return record, _Call("element", "fill", (self.reveal(a.value),), {"timeout": t}, target)
+            if a.action == "select" and target:
+                return record, _Call("element", "select_option", (a.value,), {"timeout": t}, target)
+            if a.action == "press":
+                if target:
+                    return record, _Call("element", "press", (a.value,), {"timeout": t}, target)
+                return record, _Call("keyboard", "press", (a.value,), {})
+            if a.action == "scroll":
+                return record, _Call("mouse", "wheel", (0, int(float(a.value or 600))), {})
+            if a.action == "goto":
+                dest = urljoin(url, a.value)
+                if not host_allowed(dest, self.allowed):
+                    record.error = f"{dest} is outside allowed_domains"
+                    return record, None
+                return record, _Call("page", "goto", (dest,), {"timeout": t * 3})
+            if a.action == "back":
+                return record, _Call("page", "go_back", (), {"timeout": t})
+            if a.action == "wait":
+                return record, _Call("page", "wait_for_timeout", (min(int(float(a.value or 1000)), 10_000),), {})
+        except ValueError as exc:
+            record.error = f"bad value {a.value!r} for {a.action}: {exc}"
+            return record, None
+        record.error = f"'{a.action}' needs an element id"
+        return record, None
+
+
+@dataclass(frozen=True)
+class _Call:
+    """A Playwright call: on the element ``ref``, or on the page, its keyboard or its mouse."""
+
+    target: str
+    method: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    ref: str = ""

@@ -1,30 +1,32 @@
-"""Exploration: the agent runs each task of the family several times, in parallel browsers.
+"""Exploration: the agent runs each task of the family several times, in parallel contexts.
 
 Each run is recorded under ``.reuseit/runs/<synthesis>/<run id>/`` (``run.json`` plus one
 screenshot per action) as soon as it ends, so an interrupted synthesis resumes where it stopped
-and nothing is lost on a crash. Playwright's sync API is bound to the thread that started it, so
-every worker thread owns its own Playwright and browser (a context per run).
+and nothing is lost on a crash. The runs are asyncio tasks on one Playwright driver and one
+browser (a context each) while the model calls wait in threads: one sync Playwright per worker
+thread was measured first, and its per-thread driver start-up made 10 parallel runs cost 2.7x
+one run (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
-import queue
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
-from playwright.sync_api import Error as PlaywrightError, Page
+from playwright.async_api import Browser as AsyncBrowser, Route as AsyncRoute, async_playwright
+from playwright.sync_api import Error as PlaywrightError
 
-from ..browser.observe import Observation, capture
-from ..browser.server import BrowserServer
-from ..browser.session import BrowserConfig, BrowserSession, NavigationFence
+from ..browser.observe import Observation, capture_async
+from ..browser.session import BrowserConfig, default_executable, host_allowed
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
 from ..llm.agent import ModelAgent
@@ -103,18 +105,18 @@ class RunRecord:
         os.replace(tmp, folder / "run.json")
 
 
-def run_once(
-    session: BrowserSession, client: LlmClient, instance: TaskInstance, run_id: str, start_url: str,
-    folder: Path, *, allowed: tuple[str, ...], max_actions: int, experience: str = "",
+async def run_once(
+    browser: AsyncBrowser, client: LlmClient, instance: TaskInstance, run_id: str, start_url: str, folder: Path,
+    *, allowed: tuple[str, ...], max_actions: int, experience: str, ask: Callable[..., Awaitable[AgentAction]],
 ) -> RunRecord:
-    """One exploration run: open the start page and let the agent do the whole task."""
+    """One exploration run in its own context: open the start page and let the agent do the whole task."""
     record = RunRecord(run_id=run_id, instance=instance.id, kind=instance.kind, task=instance.task,
                        params=dict(instance.params), start_url=start_url)
     usage = ModelUsage()
     started = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
 
-    def observer(answer: AgentAction, rec: ActionRecord, obs: Observation, page: Page, seen: bytes | None) -> None:
+    def observer(answer: AgentAction, rec: ActionRecord, obs: Observation, page: object, seen: bytes | None) -> None:
         # The page as the agent saw it when it chose this action (the final state goes to final.jpg).
         n = len(record.actions) + 1
         shot = f"{n:02d}.jpg" if seen else ""
@@ -122,20 +124,27 @@ def run_once(
             (folder / shot).write_bytes(seen)
         record.actions.append(RecordedAction(
             n=n, action=answer.action, element=answer.element, value=answer.value, locator=rec.locator, ok=rec.ok,
-            error=rec.error, message=rec.message, url=page.url, title=obs.title, screenshot=shot,
+            error=rec.error, message=rec.message, url=obs.url, title=obs.title, screenshot=shot,
         ))
 
-    fence = NavigationFence(allowed)
-    context = session.new_context({}, fence)
+    async def fence(route: AsyncRoute) -> None:
+        # The same rule as the runner's NavigationFence, for the async API.
+        if route.request.is_navigation_request() and not host_allowed(route.request.url, allowed):
+            await route.abort("blockedbyclient")
+        else:
+            await route.fallback()
+
+    context = await browser.new_context()
     try:
-        page = context.new_page()
-        page.goto(start_url, timeout=30_000)
+        await context.route("**/*", fence)
+        page = await context.new_page()
+        await page.goto(start_url, timeout=30_000)
         agent = ModelAgent(client, usage, reveal=lambda t: t, mask=lambda t: t, allowed_domains=allowed,
                            max_actions=max_actions, experience=experience, observer=observer, variant=run_id)
-        outcome = agent.perform(page, instance.task, goal=instance.task, failure="", history=[])
+        outcome = await agent.perform_async(page, instance.task, goal=instance.task, failure="", history=[], ask=ask)
         record.done, record.final_message = outcome.done, outcome.message
         try:
-            (folder / "final.jpg").write_bytes(capture(page, quality=60))
+            (folder / "final.jpg").write_bytes(await capture_async(page, quality=60))
         except PlaywrightError:
             pass
     except BrokenRun as exc:
@@ -144,13 +153,51 @@ def run_once(
         record.error = f"browser: {str(exc).splitlines()[0]}"
     finally:
         try:
-            context.close()
+            await context.close()
         except PlaywrightError:
             pass
     record.duration = time.monotonic() - started
     record.usage = asdict(usage)
     record.save(folder)
     return record
+
+
+async def _explore_async(
+    jobs: list[tuple[TaskInstance, str]], start_url: str, out: Path, client: LlmClient, *, allowed: tuple[str, ...],
+    concurrency: int, browser: BrowserConfig, max_actions: int, experience: str,
+    on_done: Callable[[RunRecord], None],
+) -> None:
+    """All runs as tasks on one Playwright driver and one browser; model calls wait in threads."""
+    workers = max(1, min(concurrency, len(jobs)))
+    calls = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="explore-model")
+    loop = asyncio.get_running_loop()
+
+    async def ask(fn: Callable[..., AgentAction], *args: object) -> AgentAction:
+        return await loop.run_in_executor(calls, fn, *args)
+
+    async with async_playwright() as pw:
+        try:
+            if browser.connect:
+                shared = await pw.chromium.connect(browser.connect, timeout=30_000)
+            else:
+                exe = browser.executable_path or default_executable()
+                shared = await pw.chromium.launch(headless=not browser.headed, args=list(browser.args),
+                                                  **({"executable_path": exe} if exe else {}))
+        except PlaywrightError as exc:
+            raise BrokenRun(f"cannot start the browser for exploration: {str(exc).splitlines()[0]}") from None
+        limit = asyncio.Semaphore(workers)
+
+        async def one(inst: TaskInstance, run_id: str) -> None:
+            async with limit:
+                record = await run_once(shared, client, inst, run_id, start_url, out / run_id, allowed=allowed,
+                                        max_actions=max_actions, experience=experience, ask=ask)
+            on_done(record)
+
+        try:
+            await asyncio.gather(*(one(inst, run_id) for inst, run_id in jobs))
+        finally:
+            await shared.close()
+            calls.shutdown(wait=False)
 
 
 def explore(
@@ -164,9 +211,9 @@ def explore(
     for inst in instances:
         for n in range(1, runs_per_task + 1):
             run_id = f"{inst.id}-{n}"
-            done = out / run_id / "run.json"
-            if done.exists():
-                record = RunRecord.load(done)
+            recorded = out / run_id / "run.json"
+            if recorded.exists():
+                record = RunRecord.load(recorded)
                 if not record.error:  # an infrastructure error is worth another try
                     records.append(record)
                     if progress:
@@ -175,54 +222,26 @@ def explore(
             jobs.append((inst, run_id))
     if not jobs:
         return records
-    todo: queue.Queue[tuple[TaskInstance, str]] = queue.Queue()
-    for job in jobs:
-        todo.put(job)
-    done_q: queue.Queue[RunRecord | BaseException] = queue.Queue()
+    failure: list[BaseException] = []
 
-    def worker() -> None:
-        # Each worker owns one Playwright + browser for all the runs it takes, and closes it itself.
-        session = BrowserSession(browser)
+    def on_done(record: RunRecord) -> None:
+        records.append(record)
+        if progress:
+            progress(record, False)
+
+    def main() -> None:
+        # Its own thread and event loop: the caller may run a loop or a sync Playwright already.
         try:
-            while True:
-                try:
-                    inst, run_id = todo.get_nowait()
-                except queue.Empty:
-                    return
-                try:
-                    done_q.put(run_once(session, client, inst, run_id, start_url, out / run_id,
-                                        allowed=allowed, max_actions=max_actions, experience=experience))
-                except BaseException as exc:  # noqa: BLE001 - reported to the main thread
-                    done_q.put(exc)
-        finally:
-            session.close()
+            asyncio.run(_explore_async(jobs, start_url, out, client, allowed=allowed, concurrency=concurrency,
+                                       browser=browser, max_actions=max_actions, experience=experience,
+                                       on_done=on_done))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            failure.append(exc)
 
-    workers = max(1, min(concurrency, len(jobs)))
-    server = None
-    if workers > 1 and not browser.connect:
-        # One shared Chromium for all workers: launching one per worker thread cost most of the
-        # parallel wall time on small machines (benchmarks/bench_explore.py).
-        server = BrowserServer(browser.executable_path, browser.args)
-        browser = replace(browser, connect=server.endpoint)
-    threads = [threading.Thread(target=worker, name=f"explore-{n}", daemon=True) for n in range(workers)]
-    try:
-        for t in threads:
-            t.start()
-        for _ in jobs:
-            item = done_q.get()
-            if isinstance(item, BaseException):
-                raise item
-            records.append(item)
-            if progress:
-                progress(item, False)
-        for t in threads:
-            t.join()
-    finally:
-        if server is not None:
-            server.stop()
+    runner = threading.Thread(target=main, name="explore", daemon=True)
+    runner.start()
+    runner.join()
+    if failure:
+        raise failure[0]
     records.sort(key=lambda r: r.run_id)
     return records
-
-
-def record_dict(record: RunRecord) -> dict[str, Any]:
-    return asdict(record)
