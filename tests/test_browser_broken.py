@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from pytest_reuseit.browser.server import BrowserServer
+from tests.support.browser_server import BrowserServer
 import yaml
 
 from pytest_reuseit.api import default_settings

@@ -1,7 +1,5 @@
-"""A Playwright browser server (``playwright launch-server``) on 127.0.0.1.
-
-Several workers that each need their own Playwright (its sync API is bound to a thread) can share
-one Chromium through it instead of launching one each; tests use it for ``--reuseit-connect``.
+"""A Playwright browser server (``playwright launch-server``) on 127.0.0.1, for the tests of
+``--reuseit-connect`` (the scale-out path: workers use a remote browser instead of launching one).
 """
 
 from __future__ import annotations
@@ -17,8 +15,8 @@ import time
 import uuid
 from pathlib import Path
 
-from ..errors import BrokenRun
-from .session import DEFAULT_ARGS, default_executable
+from pytest_reuseit.browser.session import DEFAULT_ARGS, default_executable
+from pytest_reuseit.errors import BrokenRun
 
 
 class BrowserServer:
