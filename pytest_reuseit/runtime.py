@@ -18,7 +18,7 @@ from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
 from .engine.result import RunResult
 from .engine.runner import RunOptions, execute
-from .errors import PlaceholderError, ReuseitError
+from .errors import PlaceholderError
 from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices

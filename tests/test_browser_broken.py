@@ -7,15 +7,11 @@ fixture) shows that a blocked navigation never reaches the network.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -28,7 +24,6 @@ from tests.support.browser_server import BrowserServer
 import yaml
 
 from pytest_reuseit.api import default_settings
-from pytest_reuseit.browser.session import DEFAULT_ARGS, default_executable
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import RunOptions, execute
