@@ -146,7 +146,10 @@ def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str,
     assert "actual '$4999.00'" in verdict["name"] and verdict["status"] == "failed"
     assert [a["type"] for a in verdict["attachments"]] == ["image/jpg"]
     attempt = next(st for _, st in tree if st["name"].startswith("attempt 1 (post)"))
-    assert attempt["status"] == "failed" and any(a["type"] == "image/jpg" for a in attempt["attachments"])
+    # The attempt's picture is the one its failing check took (attached once, in that check's sub-step).
+    attempt_shots = [a for _, st in _walk([attempt]) for a in st.get("attachments", []) if a["type"] == "image/jpg"]
+    assert attempt["status"] == "failed" and [a["name"] for a in attempt_shots] == [
+        "post check failed (attempt 1): The Daypack 18L costs $49.99"]
     kinds = {a["name"]: a for a in failing["attachments"]}
     analysis = kinds["challenge analysis [wrong_element_or_value]"]
     assert analysis["type"] == "text/html"

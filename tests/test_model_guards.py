@@ -375,7 +375,7 @@ def test_challenge_analysis_is_written_by_the_model_from_all_attempts(rt: Runtim
     assert "I press Decoy again as the fallback says." in req.text
     # the screenshots, attempt included
     assert req.images and all(is_jpeg(i) for i in req.images) and set(req.image_types) == {"image/jpeg"}
-    assert "Screenshot: step 1 attempt 1" in req.text
+    assert "Screenshot: post check (attempt 1): The status says painted" in req.text
     assert result.steps[0].attempts[0].screenshot.data in req.images
     a = result.analysis
     assert a is not None and a.source == "model"

@@ -152,7 +152,7 @@ def _run(ctx: _Ctx) -> None:
             ctx.result.message = sr.error
             return
     if wf.outcome:
-        verdicts, ok = _judge_all(ctx, wf.outcome, "outcome", ("outcome",), ctx.options)
+        verdicts, ok = _judge_all(ctx, wf.outcome, "outcome", ("outcome",))
         ctx.result.outcome = verdicts
         if not ok:
             bad = next(v for v in verdicts if v.ok is False)
@@ -204,7 +204,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
     _, _, step_timeout, _ = _settings(ctx, step)
     deadline = time.monotonic() + step_timeout
     if step.pre:
-        sr.pre, ok = _judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), ctx.options, step)
+        sr.pre, ok = _judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), step)
         if not ok and not _recover(ctx, i, step, sr, "pre", _first_failure(sr.pre), deadline):
             return _fail(sr, "pre", f"pre check failed: {_first_failure_text(sr, 'pre')}")
     sr.before = _shot(ctx, f"step {sr.index} before action", always=False)
@@ -213,7 +213,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
         return _fail(sr, "action", f"action failed: {err}")
     sr.after = _shot(ctx, f"step {sr.index} after action", always=False)
     if step.post:
-        sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), ctx.options, step)
+        sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), step)
         if not ok and not _recover(ctx, i, step, sr, "post", _first_failure(sr.post), deadline):
             return _fail(sr, "post", f"post check failed: {_first_failure_text(sr, 'post')}")
     for ex in step.extract:
@@ -342,11 +342,13 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
         else:
             # Judge again even when the attempt itself stumbled: the page may be right anyway.
             att.verdicts, att.ok = _judge_all(
-                ctx, step.pre if phase == "pre" else step.post, phase, ("steps", i, phase), ctx.options, step
+                ctx, step.pre if phase == "pre" else step.post, phase, ("steps", i, phase), step, when=f"attempt {n}"
             )
             if not att.ok:
                 reason = _first_failure(att.verdicts)
-        att.screenshot = _shot(ctx, f"step {sr.index} attempt {n}", always=True)
+        # A failing check already pictured this state: the attempt shares that picture.
+        pictured = next((v.screenshot for v in att.verdicts if v.screenshot is not None), None)
+        att.screenshot = pictured or _shot(ctx, f"step {sr.index} attempt {n}", always=True)
         if att.ok:
             return True
         log.info("step %s %s attempt %s failed: %s", sr.index, phase, n, att.note or reason)
@@ -392,16 +394,17 @@ def _attempt(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fa
 
 def _judge_all(
     ctx: _Ctx, checks: tuple[Check, ...], phase: Phase, path: tuple[str | int, ...],
-    options: RunOptions, step: Step | None = None,
+    step: Step | None = None, *, when: str = "",
 ) -> tuple[list[Verdict], bool]:
+    """Judge every check; ``when`` ("attempt 2") goes into screenshot labels to tell the pictures apart."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
     verdicts = [
-        _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout) for n, c in enumerate(checks)
+        _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when) for n, c in enumerate(checks)
     ]
     return verdicts, all(v.ok is not False for v in verdicts)
 
 
-def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) -> Verdict:
+def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str = "") -> Verdict:
     render = ctx.values.render
     words = render(check.check) if check.check else None
     v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line)
@@ -410,7 +413,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) 
             for dv in check_expect(ctx.page, exp, render, timeout_ms):
                 if not dv.ok:
                     v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
-                    v.screenshot = _shot(ctx, f"{phase} check failed: {v.check}", always=True)
+                    v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
                     return v
         v.ok, v.source = True, "dom"
     if words is None:
@@ -424,7 +427,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float) 
         else:
             v.explanation = "words not judged (no model); the DOM assertion held"
         return v
-    shot = _capture(ctx, f"{phase} check: {words}")
+    shot = _capture(ctx, f"{phase} check{f' ({when})' if when else ''}: {words}")
     text = _page_text(ctx)
     answer = judge.judge(words, shot.data, text, check.votes)
     v.screenshot = shot

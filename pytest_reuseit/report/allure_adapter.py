@@ -120,7 +120,8 @@ def _attempt(att: Attempt) -> None:
             with _step(f"note: {att.note}"):
                 pass
         _verdicts(att.verdicts)
-        _attach_shot(att.screenshot)
+        if all(att.screenshot is not v.screenshot for v in att.verdicts):  # not attached twice
+            _attach_shot(att.screenshot)
 
 
 def _workflow_step(s: StepResult) -> None:
