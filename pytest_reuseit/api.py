@@ -28,7 +28,7 @@ from .workflow.loader import load
 def default_settings(**overrides: Any) -> ReuseitSettings:
     base = ReuseitSettings(
         browser_path="", connect="", output="reuseit-output", artifacts="on-failure", screenshots="steps",
-        trace="off", llm="off", model="gpt-4o-mini", cache=".reuseit/cache", slow_mo=0, strict=False, learn=False,
+        trace="off", llm="off", model="gpt-4o-mini", cache=".reuseit/cache", slow_mo=0, strict=False, learn=False, agent_marks=False,
         llm_timeout=60, llm_retries=3, llm_backoff=1, prices="",
         screenshot_width=1280, jpeg_quality=70, image_detail="auto", page_text=4000,
         headed=False, base_url="", params={}, files=("*.reuseit.yaml", "*.reuseit.yml"),

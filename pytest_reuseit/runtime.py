@@ -96,6 +96,7 @@ class Runtime:
             allowed_domains=self.allowed_domains(loaded, variation),
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
             experience=self.experience.text(host) if (host := self.start_host(loaded, variation)) else "",
+            marks=self.settings.agent_marks,
         )
         models.analyst = ModelAnalyst(client, usage, model=model)
         return models

@@ -39,6 +39,7 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
 }
 BOOL_OPTIONS: dict[str, str] = {
     "strict": "fail runs that needed recovery or healing, and model checks that were not judged",
+    "agent_marks": "draw element ids on the agent's screenshots (set-of-marks)",
     "learn": "keep rules learnt from recovered and healed runs in .reuseit/experience for the agent's later runs",
 }
 
@@ -65,6 +66,7 @@ class ReuseitSettings:
     prices: str
     strict: bool
     learn: bool
+    agent_marks: bool
     headed: bool
     base_url: str
     params: dict[str, str]
@@ -133,7 +135,7 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
-    strict, learn = (_flag(config, name) for name in ("strict", "learn"))
+    strict, learn, agent_marks = (_flag(config, name) for name in ("strict", "learn", "agent_marks"))
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         browser_path=_choose(config, "browser_path", ""),
@@ -156,6 +158,7 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         prices=_choose(config, "prices", ""),
         strict=strict,
         learn=learn,
+        agent_marks=agent_marks,
         headed=bool(config.getoption("headed", False)),
         base_url=str(base_url or "").rstrip("/"),
         params=params,

@@ -732,3 +732,16 @@ def test_image_size_quality_detail_and_page_text_are_under_control(make_runtime:
     part = [p for p in second.messages[-1]["content"] if p["type"] == "image_url"][0]
     assert part["image_url"]["detail"] == "low"
     assert "<page_text>" in user_text(first) and "<page_text>" not in user_text(second)
+
+
+def test_agent_marks_draw_element_ids_on_its_screenshot_and_remove_them(
+    make_runtime: Callable[..., Runtime], fake: FakeLLM
+) -> None:
+    fake.add_rule("agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "nothing to do"})
+    steps = [{"action": "Look at the page", "post": [{"expect": {"count": {"css": "[data-reuseit-mark]", "equals": 0}}}]}]
+    plain = run(make_runtime(), workflow(steps), "plain")
+    marked = run(make_runtime(agent_marks=True), workflow(steps), "marked")
+    assert plain.status == marked.status == "passed"  # the post check proves the marks are gone again
+    first, second = [r for r in fake.requests if r.schema_name == "agent_action"][-2:]
+    assert first.text == second.text  # the same observation...
+    assert first.images[0] != second.images[0]  # ...but the marked picture carries the ids

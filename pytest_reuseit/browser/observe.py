@@ -126,5 +126,42 @@ async def capture_async(page: AsyncPage, quality: int = 70) -> bytes:
     return await page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")
 
 
+_MARK_JS = """(el, ref) => {
+  const r = el.getBoundingClientRect();
+  if (!r.width || !r.height) return false;
+  const box = document.createElement('div');
+  box.setAttribute('data-reuseit-mark', ref);
+  box.style.cssText = `position:fixed;left:${r.left}px;top:${r.top}px;width:${r.width}px;height:${r.height}px;`
+    + 'outline:2px solid #e0115f;z-index:2147483647;pointer-events:none;';
+  const tag = document.createElement('span');
+  tag.textContent = ref;
+  tag.style.cssText = 'position:absolute;left:0;top:-14px;font:bold 11px monospace;color:#fff;background:#e0115f;padding:0 2px;';
+  box.appendChild(tag);
+  document.documentElement.appendChild(box);
+  return true;
+}"""
+
+
+def capture_marked(page: Page, obs: Observation, quality: int = 70, max_width: int = 1280, limit: int = 60) -> bytes:
+    """A screenshot with the observation's element ids drawn on their elements (set-of-marks), so
+    the model can tie what it sees to the ids it must answer with. The marks are removed after."""
+    settle(page)
+    marked = 0
+    for ref, (role, _) in obs.refs.items():
+        if marked >= limit or role not in INTERACTIVE or role == "heading":
+            continue
+        try:
+            marked += bool(page.locator(f"aria-ref={ref}").evaluate(_MARK_JS, ref, timeout=500))
+        except (PlaywrightError, PlaywrightTimeout):
+            continue
+    try:
+        return capture(page, quality, max_width)
+    finally:
+        try:
+            page.evaluate("document.querySelectorAll('[data-reuseit-mark]').forEach(e => e.remove())")
+        except PlaywrightError:
+            pass
+
+
 def data_url(image: bytes, mime: str = "image/jpeg") -> str:
     return f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"

@@ -17,7 +17,9 @@ from urllib.parse import urljoin
 from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
 
-from ..browser.observe import Observation, capture, capture_async, data_url, observe, observe_async
+from ..browser.observe import (
+    Observation, capture, capture_async, capture_marked, data_url, observe, observe_async,
+)
 from ..browser.session import first_line, host_allowed
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
@@ -37,6 +39,7 @@ class ModelAgent:
         action_timeout_ms: float = 5000, experience: str = "",
         observer: Callable[[AgentAction, ActionRecord, Observation, Any, bytes | None], None] | None = None,
         variant: str = "",
+        marks: bool = False,
     ) -> None:
         self.client = client
         self.usage = usage
@@ -52,6 +55,8 @@ class ModelAgent:
         self.observer = observer
         # Exploration runs of one task must not replay each other's answers from the cache.
         self.variant = variant
+        # Draw the element ids on the screenshot (set-of-marks); costs a call per element.
+        self.marks = marks
 
     def messages(self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation,
                  shot: bytes | None) -> list[dict[str, object]]:
@@ -84,7 +89,7 @@ class ModelAgent:
         records: list[ActionRecord] = []
         for _ in range(self.max_actions):
             obs = observe(page, mask=self.mask)
-            shot = capture(page) if self.screenshot else None
+            shot = (capture_marked(page, obs) if self.marks else capture(page)) if self.screenshot else None
             answer = self._ask(instruction, goal, failure, done, obs, shot)
             if answer.action in ("done", "fail"):
                 return self._finish(answer, records)
