@@ -161,3 +161,17 @@ def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
         main([])
     assert info.value.code == 2
     assert "usage: reuseit" in capsys.readouterr().err
+
+
+def test_the_readme_example_workflow_is_valid() -> None:
+    """The README's example is what users copy first: it must load with the real loader."""
+    import re
+
+    from pytest_reuseit.workflow.loader import parse
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", readme, re.S)
+    assert block, "README.md has no yaml example"
+    loaded = parse(block.group(1), "README.md example")
+    assert [v.id for v in loaded.workflow.all_variations()] == ["original", "attribute"]
+    assert loaded.workflow.steps[0].fallback and loaded.workflow.steps[0].do
