@@ -384,3 +384,33 @@ def test_ambiguous_locator_fails_naming_the_match_count(page, fence, pages_url) 
     assert "matches 2 elements" in result.message
     assert result.analysis is not None and result.analysis.category == "wrong_element_or_value"
     assert events(page) == []
+
+
+def test_a_secret_echoed_by_the_page_stays_out_of_the_log(page, fence, pages_url, caplog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The page shows what was typed; the failing check's text (and so the attempt's log line) holds it."""
+    import logging
+
+    from pytest_reuseit.engine.runner import execute
+    from pytest_reuseit.workflow.loader import parse
+
+    secret = "s3cr3t-in-the-log-42"
+    monkeypatch.setenv("LOG_SECRET", secret)
+    loaded = parse(f"""
+name: echo
+task: type a secret
+start_url: "{pages_url}/model/app.html"
+settings: {{check_timeout: 0.3, retries: 1}}
+steps:
+  - action: Send the secret
+    do:
+      - fill: {{css: "#secret", value: "{{secret.LOG_SECRET}}"}}
+      - click: {{role: button, name: Send}}
+    post:
+      - expect: {{text: {{css: "#echo", equals: "nothing"}}}}
+""", "echo.reuseit.yaml")
+    with caplog.at_level(logging.DEBUG):
+        result = execute(page, loaded, blocked=fence.blocked)
+    assert result.status == "failed"
+    assert "attempt 1 failed" in caplog.text  # the line that would carry it was written
+    assert secret not in caplog.text
+    assert "******" in caplog.text

@@ -351,7 +351,7 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
         att.screenshot = pictured or _shot(ctx, f"step {sr.index} attempt {n}", always=True)
         if att.ok:
             return True
-        log.info("step %s %s attempt %s failed: %s", sr.index, phase, n, att.note or reason)
+        log.info("step %s %s attempt %s failed: %s", sr.index, phase, n, ctx.values.mask(att.note or reason))
     return False
 
 
