@@ -18,7 +18,7 @@ from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as 
 
 from ..errors import BrokenRun, ReuseitError
 from ..workflow.model import (
-    Extract, FillArgs, Locator, Op, PressArgs, ScrollBy, SelectArgs, WaitArgs, describe_op,
+    Extract, FillArgs, Op, PressArgs, ScrollBy, SelectArgs, WaitArgs, describe_op,
 )
 from .locators import describe, resolve
 from .session import first_line
@@ -194,6 +194,3 @@ def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")
     return ctx.query(ctx.render(ex.query))
 
-
-def locator_text(loc: Locator, render: Callable[[str], str]) -> str:
-    return describe(loc, render)
