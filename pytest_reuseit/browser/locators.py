@@ -48,16 +48,6 @@ def resolve(page: Page, loc: Locator, render: Render = _same) -> PwLocator:
     return result
 
 
-def as_locator(obj: Locator) -> Locator:
-    """The plain locator part of an op's or assertion's arguments (which extend Locator)."""
-    if type(obj) is Locator:
-        return obj
-    fields = {k: v for k, v in obj.model_dump(exclude_none=True).items() if k in Locator.model_fields}
-    if obj.within is not None:
-        fields["within"] = obj.within
-    return Locator.model_validate(fields)
-
-
 def describe(loc: Locator, render: Render = _same) -> str:
     """Readable and replayable form, with placeholders filled."""
-    return render(as_locator(loc).describe())
+    return render(loc.plain().describe())

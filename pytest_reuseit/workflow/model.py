@@ -87,6 +87,14 @@ class Locator(Strict):
             raise PydanticCustomError("name_without_role", "'name' is only used with 'role'", {})
         return self
 
+    def plain(self) -> Locator:
+        """Just the locator of an op's or assertion's arguments (which extend Locator with value, key, ...)."""
+        if type(self) is Locator:
+            return self
+        return Locator.model_validate(
+            {k: v for k, v in self.model_dump(exclude_none=True).items() if k in Locator.model_fields}
+        )
+
     def describe(self) -> str:
         """Short human form for messages: ``role=button[name="Go"]``."""
         kind = next(k for k in LOCATOR_KINDS if getattr(self, k) is not None)
@@ -349,9 +357,7 @@ class Fallback(Strict):
 def describe_op(op: Op) -> str:
     arg = op.arg
     if isinstance(arg, Locator):
-        base = arg.describe() if type(arg) is Locator else Locator.model_validate(
-            {k: v for k, v in arg.model_dump(exclude_none=True).items() if k in Locator.model_fields}
-        ).describe()
+        base = arg.plain().describe()
         extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
         return f"{op.kind} {base}" + ("".join(f" {k}={v!r}" for k, v in extra.items()))
     if isinstance(arg, BaseModel):
