@@ -18,10 +18,9 @@ from playwright.sync_api import Page
 
 from .engine.ports import Models
 from .engine.result import RunResult
-from .engine.runner import RunOptions, execute
+from .engine.runner import execute
 from .runtime import Runtime
 from .settings import ReuseitSettings
-from .sites import SiteServer
 from .workflow.loader import load
 
 
@@ -46,17 +45,18 @@ def run_workflow(
     models: Models | None = None,
     **settings: Any,
 ) -> RunResult:
-    """Run one variation of the workflow at ``path`` and return its result (never raises on failure)."""
+    """Run one variation of the workflow at ``path`` and return its result (never raises on failure).
+
+    With ``page=``, the run uses that page as it is (no artifacts, no trace: the page's owner has them);
+    ``models`` then replaces the ones the settings would give.
+    """
     loaded = load(path)
-    if page is not None:
-        with SiteServer() as sites:
-            builtins = {"demo_url": sites.demo_url, "miniwob_url": sites.miniwob_url}
-            if base_url:
-                builtins["base_url"] = base_url.rstrip("/")
-            return execute(page, loaded, variation, builtins=builtins, extra_params=dict(params or {}),
-                           options=RunOptions(screenshots=settings.get("screenshots", "steps")), models=models)
     runtime = Runtime(default_settings(params=dict(params or {}), base_url=base_url.rstrip("/"), **settings), Path.cwd())
     try:
+        if page is not None:
+            return execute(page, loaded, variation, builtins=runtime.builtins(), extra_params=dict(runtime.settings.params),
+                           options=runtime.run_options(),
+                           models=models if models is not None else runtime.models(loaded, variation))
         return runtime.run(loaded, variation, f"{Path(path).name}-{variation or 'default'}")
     finally:
         runtime.close()

@@ -60,6 +60,11 @@ class Runtime:
             self._sites = SiteServer()
         return self._sites
 
+    def run_options(self) -> RunOptions:
+        s = self.settings
+        return RunOptions(screenshots=s.screenshots, jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
+                          max_width=s.screenshot_width, page_text_chars=s.page_text)
+
     def builtins(self) -> dict[str, str]:
         values = {"demo_url": self.sites.demo_url, "miniwob_url": self.sites.miniwob_url}
         if self.settings.base_url:
@@ -164,8 +169,7 @@ class Runtime:
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
             result = execute(
                 page, loaded, variation, builtins=self.builtins(), extra_params=dict(s.params),
-                options=RunOptions(screenshots=s.screenshots, jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
-                                   max_width=s.screenshot_width, page_text_chars=s.page_text),
+                options=self.run_options(),
                 models=self.models(loaded, variation), blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")

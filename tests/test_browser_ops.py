@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 import pytest
+from pathlib import Path
 import yaml
 
 from pytest_reuseit.engine.ports import Models
@@ -496,3 +497,14 @@ def test_unset_secret_is_broken_and_names_it(page, fence, pages_url, monkeypatch
     assert result.status == "broken"
     assert "secret 'REUSEIT_TEST_PW' is not set" in result.message
     assert page.evaluate("document.getElementById('echo-in').value") == ""
+
+
+def test_python_api_runs_a_workflow_file_on_the_callers_page(page) -> None:  # type: ignore[no-untyped-def]
+    """`run_workflow(path, page=...)`: built-ins ({demo_url}) and parameters come from the same runtime as pytest's."""
+    from pytest_reuseit.api import run_workflow
+
+    root = Path(__file__).parent.parent
+    result = run_workflow(root / "workflows" / "demo" / "search.reuseit.yaml", "category", page=page)
+    assert result.status == "passed", result.message
+    assert result.start_url.startswith("http://127.0.0.1:") and "/demo/" in result.start_url
+    assert page.url.startswith("http://127.0.0.1:")  # it ran on this page, not a browser of its own
