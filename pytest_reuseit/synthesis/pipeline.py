@@ -86,7 +86,6 @@ class Synthesizer:
         self.usage = ModelUsage()
         # Keyed by the URL as written, so a resumed call finds its runs even if a local port changed.
         self.dir = options.work_dir / synthesis_id(options.task, options.start_url_template or options.start_url)
-        self._records: list[RunRecord] = []
         # Which runs each synthesized check or fallback came from, for the file's comments.
         self._sources: dict[str, dict[str, list[str]]] = {"pre": {}, "post": {}, "fallback": {}}
 
@@ -186,7 +185,6 @@ class Synthesizer:
         records = explore(instances, opt.runs, opt.start_url, self.dir, self.client, allowed=(host,) if host else (),
                           concurrency=opt.concurrency, browser=opt.browser, max_actions=opt.max_actions,
                           experience=opt.experience, progress=explore_progress)
-        self._records = records
         for r in records:
             self.usage.add(ModelUsage(**{k: type(getattr(ModelUsage(), k))(v) for k, v in r.usage.items()}))
         for r in records:
@@ -213,7 +211,7 @@ class Synthesizer:
                         len(guarded.steps), len(structure.steps))
         n_compiled = sum(1 for ops, _ in compiled if ops)
         self.say(f"6/7 compiled: {n_compiled} of {len(structure.steps)} steps replay without a model")
-        text = self.write_yaml(variations, instances, guarded, compiled)
+        text = self.write_yaml(variations, instances, guarded, compiled, len(records))
         path = opt.output or Path(f"{self.dir.name}.reuseit.yaml")
         parse(text, str(path))  # never write a file the loader would reject
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -224,7 +222,7 @@ class Synthesizer:
                                rules=learnt_rules(list(guarded.steps), self.dir.name))
 
     def write_yaml(self, variations: TaskVariations, instances: list[TaskInstance], guarded: GuardedWorkflow,
-                   compiled: list[tuple[list[dict[str, Any]] | None, list[str]]]) -> str:
+                   compiled: list[tuple[list[dict[str, Any]] | None, list[str]]], n_runs: int) -> str:
         opt = self.opt
         original = instances[0].params
         doc = CommentedMap()
@@ -270,7 +268,7 @@ class Synthesizer:
                 steps.append(item)
         doc["steps"] = steps
         doc.yaml_set_start_comment(
-            f"Synthesized by `reuseit synthesize` from {len(self._records)} exploration runs "
+            f"Synthesized by `reuseit synthesize` from {n_runs} exploration runs "
             f"in {self.dir}.\nReview the checks and fallbacks, then run it with pytest."
         )
         yaml = YAML()
