@@ -167,6 +167,7 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(tmp_pat
     text = path.read_text()
     assert re.search(r"# pre 'No cookie banner or dialog covers the page' from runs (original|attribute)-\d", text)
     assert "# do: compiled from successful runs" in text
+    assert text.startswith("# Synthesized by `reuseit synthesize` from 4 exploration runs")
     # What the failures taught is kept as experience for the site and given to later agents.
     assert "experience: 3 new rule(s) for 127.0.0.1" in out
     rules = (tmp_path / ".reuseit" / "experience" / "127.0.0.1.json").read_text()
