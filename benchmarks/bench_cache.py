@@ -42,12 +42,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.support.llm_server import FakeLLM  # noqa: E402
-
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
+from tests.support.llm_server import FakeLLM  # noqa: E402
 
 WORKFLOW = HERE / "workflows" / "cached.reuseit.yaml"
 DUMP: Path | None = None  # --dump DIR: write the screenshots of cache misses there
@@ -55,7 +54,9 @@ DUMP: Path | None = None  # --dump DIR: write the screenshots of cache misses th
 
 def overhead_workflow(n: int) -> str:
     """One step on the product page: a trivial action and ``n`` different checks in words."""
-    checks = "\n".join(f"      - (check {i + 1} of {n}) the product page of the Trail Hiking Shoes is shown" for i in range(n))
+    checks = "\n".join(
+        f"      - (check {i + 1} of {n}) the product page of the Trail Hiking Shoes is shown" for i in range(n)
+    )
     return f"""name: Benchmark - {n} model checks on one page
 task: Look at the product page of the Trail Hiking Shoes
 start_url: "{{demo_url}}/product.html?id=p2&cookies=never"
@@ -110,7 +111,9 @@ def explain_misses(cold: list[Any], warm: list[Any]) -> list[str]:
         if not same_text:
             import difflib
 
-            diff = difflib.unified_diff(page_text(before).splitlines(), page_text(req).splitlines(), "cold", "warm", n=0, lineterm="")
+            diff = difflib.unified_diff(
+                page_text(before).splitlines(), page_text(req).splitlines(), "cold", "warm", n=0, lineterm=""
+            )
             lines.extend("      " + d for d in list(diff)[:12])
         if DUMP and not same_image:
             DUMP.mkdir(parents=True, exist_ok=True)
@@ -118,8 +121,10 @@ def explain_misses(cold: list[Any], warm: list[Any]) -> list[str]:
                 for k, img in enumerate(r.images):
                     (DUMP / f"{hashlib.sha256(cond.encode()).hexdigest()[:8]}-{tag}-{k}.jpg").write_bytes(img)
         digest = lambda imgs: ",".join(hashlib.sha256(i).hexdigest()[:10] for i in imgs)  # noqa: E731
-        lines.append(f"  {cond!r}: image {'same' if same_image else f'differs ({digest(before.images)} vs {digest(req.images)})'}, "
-                     f"page text {'same' if same_text else 'differs'}")
+        lines.append(
+            f"  {cond!r}: image {'same' if same_image else f'differs ({digest(before.images)} vs {digest(req.images)})'}, "
+            f"page text {'same' if same_text else 'differs'}"
+        )
     return lines
 
 
@@ -160,9 +165,12 @@ def main(argv: list[str] | None = None) -> int:
                 warm_requests = fake.requests[before:]
                 _, off_wall = run(runtime, loaded, f"off-{p}", cache=cache, llm="off")
                 pairs.append((cold, cold_wall, warm, warm_wall, len(cold_requests), len(warm_requests), off_wall))
-                print(f"pair {p + 1}: cold {cold_wall:.2f} s ({cold.usage.calls} calls), "
-                      f"warm {warm_wall:.2f} s ({warm.usage.calls} calls, {warm.usage.cache_hits} hits), "
-                      f"no model {off_wall:.2f} s", file=sys.stderr)
+                print(
+                    f"pair {p + 1}: cold {cold_wall:.2f} s ({cold.usage.calls} calls), "
+                    f"warm {warm_wall:.2f} s ({warm.usage.calls} calls, {warm.usage.cache_hits} hits), "
+                    f"no model {off_wall:.2f} s",
+                    file=sys.stderr,
+                )
                 if warm_requests:
                     print(f"pair {p + 1}: the warm run missed the cache {len(warm_requests)} times:", file=sys.stderr)
                     for line in explain_misses(cold_requests, warm_requests):
@@ -177,38 +185,54 @@ def main(argv: list[str] | None = None) -> int:
             runtime.close()
 
     load_end = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start "
-          f"{', '.join(f'{x:.1f}' for x in load_start)}, at the end {', '.join(f'{x:.1f}' for x in load_end)}")
+    print(
+        f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start "
+        f"{', '.join(f'{x:.1f}' for x in load_start)}, at the end {', '.join(f'{x:.1f}' for x in load_end)}"
+    )
     cold_walls = [p[1] for p in pairs]
     warm_walls = [p[3] for p in pairs]
-    print(f"\ncold vs warm: {WORKFLOW.name} ({n_checks} checks in words), FakeLLM latency {args.latency:g} s, "
-          f"{args.pairs} pairs, medians\n")
+    print(
+        f"\ncold vs warm: {WORKFLOW.name} ({n_checks} checks in words), FakeLLM latency {args.latency:g} s, "
+        f"{args.pairs} pairs, medians\n"
+    )
     print("| run | model calls | cache hits | wall time |")
     print("|---|---:|---:|---:|")
-    print(f"| cold (empty cache) | {statistics.median(p[0].usage.calls for p in pairs):.0f} "
-          f"| {statistics.median(p[0].usage.cache_hits for p in pairs):.0f} | {statistics.median(cold_walls):.2f} s |")
-    print(f"| warm (same page, llm=auto) | {statistics.median(p[2].usage.calls for p in pairs):.0f} "
-          f"| {statistics.median(p[2].usage.cache_hits for p in pairs):.0f} | {statistics.median(warm_walls):.2f} s |")
+    print(
+        f"| cold (empty cache) | {statistics.median(p[0].usage.calls for p in pairs):.0f} "
+        f"| {statistics.median(p[0].usage.cache_hits for p in pairs):.0f} | {statistics.median(cold_walls):.2f} s |"
+    )
+    print(
+        f"| warm (same page, llm=auto) | {statistics.median(p[2].usage.calls for p in pairs):.0f} "
+        f"| {statistics.median(p[2].usage.cache_hits for p in pairs):.0f} | {statistics.median(warm_walls):.2f} s |"
+    )
     off_walls = [p[6] for p in pairs]
     print(f"| no model (llm=off: checks not judged, no screenshots) | 0 | 0 | {statistics.median(off_walls):.2f} s |")
-    ratios = [c / w for c, w in zip(cold_walls, warm_walls)]
-    print(f"\ncold/warm wall time: {statistics.median(cold_walls) / statistics.median(warm_walls):.1f}x "
-          f"(per pair: {', '.join(f'{x:.1f}x' for x in ratios)}); requests the fake received: "
-          f"cold {statistics.median(p[4] for p in pairs):.0f}, warm {statistics.median(p[5] for p in pairs):.0f}")
+    ratios = [c / w for c, w in zip(cold_walls, warm_walls, strict=False)]
+    print(
+        f"\ncold/warm wall time: {statistics.median(cold_walls) / statistics.median(warm_walls):.1f}x "
+        f"(per pair: {', '.join(f'{x:.1f}x' for x in ratios)}); requests the fake received: "
+        f"cold {statistics.median(p[4] for p in pairs):.0f}, warm {statistics.median(p[5] for p in pairs):.0f}"
+    )
     hit = (statistics.median(warm_walls) - statistics.median(off_walls)) / n_checks
-    print(f"a cache hit costs about {hit * 1000:.0f} ms (warm - no model, per check: screenshot, page text, key, "
-          f"file); the warm run cannot beat the no-model run, so cold/warm is at most "
-          f"{statistics.median(cold_walls) / statistics.median(off_walls):.1f}x here")
+    print(
+        f"a cache hit costs about {hit * 1000:.0f} ms (warm - no model, per check: screenshot, page text, key, "
+        f"file); the warm run cannot beat the no-model run, so cold/warm is at most "
+        f"{statistics.median(cold_walls) / statistics.median(off_walls):.1f}x here"
+    )
 
     n, lat = args.checks, args.latency
     per_check = [(d - n * lat) / n for d, _, _ in overheads]
     per_check_run = [(w - n * lat) / n for _, w, _ in overheads]
     print(f"\nper-check overhead beyond the model latency: {n} checks at {lat:g} s, {args.repeats} runs")
-    print(f"  step wall (checks + eval action): median {statistics.median(d for d, _, _ in overheads):.2f} s "
-          f"-> (wall - N x L) / N = {statistics.median(per_check) * 1000:.0f} ms per check "
-          f"(runs: {', '.join(f'{x * 1000:.0f}' for x in per_check)} ms; calls per run: {overheads[0][2]})")
-    print(f"  whole run (context, page, goto, the step, close): median {statistics.median(w for _, w, _ in overheads):.2f} s "
-          f"-> {statistics.median(per_check_run) * 1000:.0f} ms per check")
+    print(
+        f"  step wall (checks + eval action): median {statistics.median(d for d, _, _ in overheads):.2f} s "
+        f"-> (wall - N x L) / N = {statistics.median(per_check) * 1000:.0f} ms per check "
+        f"(runs: {', '.join(f'{x * 1000:.0f}' for x in per_check)} ms; calls per run: {overheads[0][2]})"
+    )
+    print(
+        f"  whole run (context, page, goto, the step, close): median {statistics.median(w for _, w, _ in overheads):.2f} s "
+        f"-> {statistics.median(per_check_run) * 1000:.0f} ms per check"
+    )
     return 0
 
 

@@ -30,10 +30,11 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -64,8 +65,12 @@ VARIANTS = (
 )
 INVESTIGATE = (
     Variant("[investigation] trace=off, no navigation fence", "failures", "off", fence=False),
-    Variant("[investigation] defaults, trace without screencast frames", "failures", "retain-on-failure",
-            trace_screenshots=False),
+    Variant(
+        "[investigation] defaults, trace without screencast frames",
+        "failures",
+        "retain-on-failure",
+        trace_screenshots=False,
+    ),
 )
 
 
@@ -125,8 +130,15 @@ class Phases:
 
 
 # Playwright calls both sides make (compared), then engine functions only reuseit has (nested in execute).
-SHARED = ("browser.new_context", "context.route (fence)", "tracing.start", "context.new_page", "page.goto",
-          "tracing.stop", "context.close")
+SHARED = (
+    "browser.new_context",
+    "context.route (fence)",
+    "tracing.start",
+    "context.new_page",
+    "page.goto",
+    "tracing.stop",
+    "context.close",
+)
 ENGINE = ("engine: execute (goto + steps)", "engine: do ops", "engine: expect checks", "engine: screenshots")
 
 
@@ -148,11 +160,17 @@ def install_profiler() -> None:
         setattr(owner, attr, staticmethod(wrapper) if static else wrapper)
 
     for owner, attr, name in (
-        (Browser, "new_context", SHARED[0]), (BrowserContext, "route", SHARED[1]), (Tracing, "start", SHARED[2]),
-        (BrowserContext, "new_page", SHARED[3]), (Page, "goto", SHARED[4]), (Tracing, "stop", SHARED[5]),
+        (Browser, "new_context", SHARED[0]),
+        (BrowserContext, "route", SHARED[1]),
+        (Tracing, "start", SHARED[2]),
+        (BrowserContext, "new_page", SHARED[3]),
+        (Page, "goto", SHARED[4]),
+        (Tracing, "stop", SHARED[5]),
         (BrowserContext, "close", SHARED[6]),
-        (rt_mod, "execute", ENGINE[0]), (runner_mod, "_run_ops", ENGINE[1]),
-        (runner_mod, "check_expect", ENGINE[2]), (runner_mod, "_capture", ENGINE[3]),
+        (rt_mod, "execute", ENGINE[0]),
+        (runner_mod, "_run_ops", ENGINE[1]),
+        (runner_mod, "check_expect", ENGINE[2]),
+        (runner_mod, "_capture", ENGINE[3]),
     ):
         wrap(owner, attr, name)
 
@@ -199,7 +217,9 @@ def print_profile(label: str, a: Phases, b: Phases) -> None:
     print(f"  {'steps (ops, expects, shots)':<32} {reuse_rest:9.1f} {hand_rest:12.1f} {reuse_rest - hand_rest:+11.1f}")
     for name in ENGINE[1:]:
         print(f"    {name:<30} {a.per_run_ms(name):9.1f}")
-    other = a.per_run_ms("whole run") - a.per_run_ms(ENGINE[0]) - sum(a.per_run_ms(k) for k in SHARED if k != "page.goto")
+    other = (
+        a.per_run_ms("whole run") - a.per_run_ms(ENGINE[0]) - sum(a.per_run_ms(k) for k in SHARED if k != "page.goto")
+    )
     print(f"  {'reuseit outside execute, else':<32} {other:9.1f}")
 
 
@@ -255,18 +275,26 @@ def main(argv: list[str] | None = None) -> int:
             runtime.close()
 
     load_end = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start "
-          f"{', '.join(f'{x:.1f}' for x in load_start)}, at the end {', '.join(f'{x:.1f}' for x in load_end)}")
-    print(f"\nper-run wall time in ms: {args.runs} runs of each side per variant after {args.warmup} warm-ups, "
-          f"alternating a/b ({time.monotonic() - started:.0f} s in all)\n")
-    print("| settings | reuseit median | reuseit mean | handwritten median | handwritten mean | ratio of medians "
-          "| median of per-round ratios |")
+    print(
+        f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start "
+        f"{', '.join(f'{x:.1f}' for x in load_start)}, at the end {', '.join(f'{x:.1f}' for x in load_end)}"
+    )
+    print(
+        f"\nper-run wall time in ms: {args.runs} runs of each side per variant after {args.warmup} warm-ups, "
+        f"alternating a/b ({time.monotonic() - started:.0f} s in all)\n"
+    )
+    print(
+        "| settings | reuseit median | reuseit mean | handwritten median | handwritten mean | ratio of medians "
+        "| median of per-round ratios |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for v in variants:
         am, bm = statistics.median(a[v]), statistics.median(b[v])
-        pairs = statistics.median(x / y for x, y in zip(a[v], b[v]))
-        print(f"| {v.label} | {am * 1000:.0f} | {statistics.mean(a[v]) * 1000:.0f} | {bm * 1000:.0f} | "
-              f"{statistics.mean(b[v]) * 1000:.0f} | {am / bm:.2f}x | {pairs:.2f}x |")
+        pairs = statistics.median(x / y for x, y in zip(a[v], b[v], strict=False))
+        print(
+            f"| {v.label} | {am * 1000:.0f} | {statistics.mean(a[v]) * 1000:.0f} | {bm * 1000:.0f} | "
+            f"{statistics.mean(b[v]) * 1000:.0f} | {am / bm:.2f}x | {pairs:.2f}x |"
+        )
     if args.profile:
         for v in variants:
             print_profile(v.label, prof_a[v], prof_b[v])  # type: ignore[arg-type]

@@ -16,8 +16,8 @@ import json
 import os
 import shutil
 import socket
-import subprocess
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,11 +33,21 @@ from pytest_reuseit.llm.client import LlmClient, LlmConfig  # noqa: E402
 from pytest_reuseit.sites import SiteServer  # noqa: E402
 from pytest_reuseit.synthesis.explore import TaskInstance, explore  # noqa: E402
 
-
 RULES = [  # the last matching rule wins
-    {"schema": "agent_action", "answer": {"thought": "", "action": "fill", "element": "e16", "value": "trail shoes", "message": ""}},
-    {"schema": "agent_action", "when": "agent: fill", "answer": {"thought": "", "action": "click", "element": "e17", "value": "", "message": ""}},
-    {"schema": "agent_action", "when": "agent: click", "answer": {"thought": "", "action": "done", "element": "", "value": "", "message": "results shown"}},
+    {
+        "schema": "agent_action",
+        "answer": {"thought": "", "action": "fill", "element": "e16", "value": "trail shoes", "message": ""},
+    },
+    {
+        "schema": "agent_action",
+        "when": "agent: fill",
+        "answer": {"thought": "", "action": "click", "element": "e17", "value": "", "message": ""},
+    },
+    {
+        "schema": "agent_action",
+        "when": "agent: click",
+        "answer": {"thought": "", "action": "done", "element": "", "value": "", "message": "results shown"},
+    },
 ]
 
 
@@ -50,8 +60,22 @@ def model_server(latency: float) -> Iterator[str]:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             port = sock.getsockname()[1]
-        proc = subprocess.Popen([sys.executable, "-m", "tests.support.llm_server", "--port", str(port), "--latency",
-                                 str(latency), "--script", str(script)], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "tests.support.llm_server",
+                "--port",
+                str(port),
+                "--latency",
+                str(latency),
+                "--script",
+                str(script),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             assert proc.stdout is not None and "serving" in proc.stdout.readline()
             yield f"http://127.0.0.1:{port}/v1"
@@ -66,8 +90,16 @@ def one_batch(n: int, site: SiteServer) -> float:
         client = LlmClient(LlmConfig(model="bench", mode="auto", cache_dir=str(work / "cache"), retries=0))
         inst = TaskInstance("original", "original", "Search the demo shop for trail shoes", {"product": "trail shoes"})
         started = time.perf_counter()
-        records = explore([inst], n, f"{site.demo_url}/index.html?cookies=never&delay=0", work / "runs", client,
-                          allowed=("127.0.0.1",), concurrency=n, browser=BrowserConfig())
+        records = explore(
+            [inst],
+            n,
+            f"{site.demo_url}/index.html?cookies=never&delay=0",
+            work / "runs",
+            client,
+            allowed=("127.0.0.1",),
+            concurrency=n,
+            browser=BrowserConfig(),
+        )
         elapsed = time.perf_counter() - started
         assert len(records) == n and all(r.done for r in records), [r.final_message or r.error for r in records]
         return elapsed

@@ -26,11 +26,31 @@ from .workflow.loader import load
 
 def default_settings(**overrides: Any) -> ReuseitSettings:
     base = ReuseitSettings(
-        browser_path="", connect="", output="reuseit-output", artifacts="on-failure", screenshots="steps",
-        trace="off", llm="off", model="gpt-4o-mini", cache=".reuseit/cache", slow_mo=0, strict=False, learn=False, agent_marks=False,
-        llm_timeout=60, llm_retries=3, llm_backoff=1, prices="",
-        screenshot_width=1280, jpeg_quality=70, image_detail="auto", page_text=4000,
-        headed=False, base_url="", params={}, files=("*.reuseit.yaml", "*.reuseit.yml"),
+        browser_path="",
+        connect="",
+        output="reuseit-output",
+        artifacts="on-failure",
+        screenshots="steps",
+        trace="off",
+        llm="off",
+        model="gpt-4o-mini",
+        cache=".reuseit/cache",
+        slow_mo=0,
+        strict=False,
+        learn=False,
+        agent_marks=False,
+        llm_timeout=60,
+        llm_retries=3,
+        llm_backoff=1,
+        prices="",
+        screenshot_width=1280,
+        jpeg_quality=70,
+        image_detail="auto",
+        page_text=4000,
+        headed=False,
+        base_url="",
+        params={},
+        files=("*.reuseit.yaml", "*.reuseit.yml"),
     )
     return replace(base, **overrides)
 
@@ -51,12 +71,20 @@ def run_workflow(
     ``models`` then replaces the ones the settings would give.
     """
     loaded = load(path)
-    runtime = Runtime(default_settings(params=dict(params or {}), base_url=base_url.rstrip("/"), **settings), Path.cwd())
+    runtime = Runtime(
+        default_settings(params=dict(params or {}), base_url=base_url.rstrip("/"), **settings), Path.cwd()
+    )
     try:
         if page is not None:
-            return execute(page, loaded, variation, builtins=runtime.builtins(), extra_params=dict(runtime.settings.params),
-                           options=runtime.run_options(),
-                           models=models if models is not None else runtime.models(loaded, variation))
+            return execute(
+                page,
+                loaded,
+                variation,
+                builtins=runtime.builtins(),
+                extra_params=dict(runtime.settings.params),
+                options=runtime.run_options(),
+                models=models if models is not None else runtime.models(loaded, variation),
+            )
         return runtime.run(loaded, variation, f"{Path(path).name}-{variation or 'default'}")
     finally:
         runtime.close()

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
-from .report import allure_adapter, run_context, text
 from .llm.client import load_prices
-from .synthesis.experience import learn_from_result
+from .report import allure_adapter, run_context, text
 from .runtime import Runtime
+from .synthesis.experience import learn_from_result
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,9 @@ class WorkflowItem(pytest.Item):
         self.loaded = loaded
         self.variation = variation
         var = next(v for v in loaded.workflow.all_variations() if v.id == variation)
-        self.line = loaded.source.line("variations", loaded.workflow.variations.index(var)) if loaded.workflow.variations else 1
+        self.line = (
+            loaded.source.line("variations", loaded.workflow.variations.index(var)) if loaded.workflow.variations else 1
+        )
 
     def runtest(self) -> None:
         runtime = self.config.stash[RUNTIME]
@@ -124,7 +126,9 @@ class WorkflowItem(pytest.Item):
         if runtime.settings.strict:
             reasons = []
             if result.label in ("recovered", "healed"):
-                reasons.append(f"the run was {result.label} (--reuseit-strict): " + "; ".join(text.recovered_text(result)))
+                reasons.append(
+                    f"the run was {result.label} (--reuseit-strict): " + "; ".join(text.recovered_text(result))
+                )
             if result.not_judged:
                 reasons.append("checks were not judged (no model): " + "; ".join(v.check for v in result.not_judged))
             if reasons:
@@ -173,16 +177,32 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if call.when == "call" and result is not None:
         # A plain dict survives xdist's report serialisation, so the controller can summarise.
         report.reuseit = {
-            "label": result.label, "workflow": result.workflow, "variation": result.variation,
-            "file": result.file, "line": result.line,
+            "label": result.label,
+            "workflow": result.workflow,
+            "variation": result.variation,
+            "file": result.file,
+            "line": result.line,
             "category": result.analysis.category if result.analysis else "",
             "why": result.analysis.why if result.analysis else result.message,
             "recovered": text.recovered_text(result),
             "not_judged": [f"step check: {v.check}" for v in result.not_judged],
-            "healing": [{"file": result.file, "line": h.line, "step": h.step, "op_index": h.op_index,
-                         "broken": h.broken, "replacement": h.replacement} for h in result.healing],
-            "usage": {"calls": result.usage.calls, "cache_hits": result.usage.cache_hits,
-                      "tokens": result.usage.prompt_tokens + result.usage.completion_tokens, "cost": result.usage.cost},
+            "healing": [
+                {
+                    "file": result.file,
+                    "line": h.line,
+                    "step": h.step,
+                    "op_index": h.op_index,
+                    "broken": h.broken,
+                    "replacement": h.replacement,
+                }
+                for h in result.healing
+            ],
+            "usage": {
+                "calls": result.usage.calls,
+                "cache_hits": result.usage.cache_hits,
+                "tokens": result.usage.prompt_tokens + result.usage.completion_tokens,
+                "cost": result.usage.cost,
+            },
         }
 
 
@@ -238,8 +258,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             write(f"NOT JUDGED {nodeid}: {line}")
     elif unjudged:
         n_runs = len({nodeid for nodeid, _ in unjudged})
-        write(f"NOT JUDGED: {len(unjudged)} model-only checks in {n_runs} runs (no model; -v lists them, "
-              "--reuseit-strict fails them)")
+        write(
+            f"NOT JUDGED: {len(unjudged)} model-only checks in {n_runs} runs (no model; -v lists them, "
+            "--reuseit-strict fails them)"
+        )
 
 
 # --------------------------------------------------------------------------- Python API fixture

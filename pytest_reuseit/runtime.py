@@ -26,7 +26,8 @@ from .llm.judge import ModelJudge, ModelReader
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import SiteServer
-from .synthesis.experience import DEFAULT_DIR as EXPERIENCE_DIR, ExperienceStore
+from .synthesis.experience import DEFAULT_DIR as EXPERIENCE_DIR
+from .synthesis.experience import ExperienceStore
 from .workflow.loader import LoadedWorkflow
 from .workflow.placeholders import Values
 
@@ -49,9 +50,14 @@ class Runtime:
     def session(self) -> BrowserSession:
         if self._session is None:
             s = self.settings
-            self._session = BrowserSession(BrowserConfig(
-                executable_path=s.browser_path or None, headed=s.headed, connect=s.connect or None, slow_mo=s.slow_mo,
-            ))
+            self._session = BrowserSession(
+                BrowserConfig(
+                    executable_path=s.browser_path or None,
+                    headed=s.headed,
+                    connect=s.connect or None,
+                    slow_mo=s.slow_mo,
+                )
+            )
         return self._session
 
     @property
@@ -62,8 +68,12 @@ class Runtime:
 
     def run_options(self) -> RunOptions:
         s = self.settings
-        return RunOptions(screenshots=s.screenshots, jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
-                          max_width=s.screenshot_width, page_text_chars=s.page_text)
+        return RunOptions(
+            screenshots=s.screenshots,
+            jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
+            max_width=s.screenshot_width,
+            page_text_chars=s.page_text,
+        )
 
     def builtins(self) -> dict[str, str]:
         values = {"demo_url": self.sites.demo_url, "miniwob_url": self.sites.miniwob_url}
@@ -80,10 +90,17 @@ class Runtime:
     def llm_client(self) -> LlmClient:
         if self._llm is None:
             s = self.settings
-            self._llm = LlmClient(LlmConfig(
-                model=s.model, mode=s.llm, cache_dir=str(self.root / s.cache), timeout=s.llm_timeout,
-                retries=s.llm_retries, backoff=s.llm_backoff, prices=load_prices(s.prices),
-            ))
+            self._llm = LlmClient(
+                LlmConfig(
+                    model=s.model,
+                    mode=s.llm,
+                    cache_dir=str(self.root / s.cache),
+                    timeout=s.llm_timeout,
+                    retries=s.llm_retries,
+                    backoff=s.llm_backoff,
+                    prices=load_prices(s.prices),
+                )
+            )
         return self._llm
 
     def models(self, loaded: LoadedWorkflow, variation: str | None = None) -> Models:
@@ -97,7 +114,11 @@ class Runtime:
         models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail)
         models.reader = ModelReader(client, usage, models.mask, model=model)
         models.agent = ModelAgent(
-            client, usage, reveal=models.reveal, mask=models.mask, model=model,
+            client,
+            usage,
+            reveal=models.reveal,
+            mask=models.mask,
+            model=model,
             allowed_domains=self.allowed_domains(loaded, variation),
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
             experience=self.experience.text(host) if (host := self.start_host(loaded, variation)) else "",
@@ -168,9 +189,14 @@ class Runtime:
             page.set_default_timeout(wf.settings.action_timeout * 1000)
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
             result = execute(
-                page, loaded, variation, builtins=self.builtins(), extra_params=dict(s.params),
+                page,
+                loaded,
+                variation,
+                builtins=self.builtins(),
+                extra_params=dict(s.params),
                 options=self.run_options(),
-                models=self.models(loaded, variation), blocked=fence.blocked,
+                models=self.models(loaded, variation),
+                blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):

@@ -7,8 +7,9 @@ variable ``REUSEIT_X``. The plugin registers them (``add_options``); :func:`reso
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -22,16 +23,32 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
     "output": ("folder for screenshots, traces and result files", None, "reuseit-output"),
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
-    "screenshots": ("which screenshots to take: before/after every step, only at failures, none", ("steps", "failures", "off"), "failures"),
-    "trace": ("Playwright trace: kept for failed runs, always, or not recorded", ("retain-on-failure", "on", "off"), "retain-on-failure"),
-    "llm": ("model use: auto (cache, then live), live, replay (cache only), refresh, off", ("auto", "live", "replay", "refresh", "off"), "auto"),
+    "screenshots": (
+        "which screenshots to take: before/after every step, only at failures, none",
+        ("steps", "failures", "off"),
+        "failures",
+    ),
+    "trace": (
+        "Playwright trace: kept for failed runs, always, or not recorded",
+        ("retain-on-failure", "on", "off"),
+        "retain-on-failure",
+    ),
+    "llm": (
+        "model use: auto (cache, then live), live, replay (cache only), refresh, off",
+        ("auto", "live", "replay", "refresh", "off"),
+        "auto",
+    ),
     "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
     "cache": ("folder of the model response cache", None, ".reuseit/cache"),
     "llm_timeout": ("seconds to wait for one model answer", None, "60"),
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
-    "screenshot_width": ("screenshots wider than this many pixels are scaled down (model images and reports)", None, "1280"),
+    "screenshot_width": (
+        "screenshots wider than this many pixels are scaled down (model images and reports)",
+        None,
+        "1280",
+    ),
     "jpeg_quality": ("JPEG quality of screenshots, 1-100", None, "70"),
     "image_detail": ("the 'detail' of images sent to the model", ("auto", "low", "high"), "auto"),
     "page_text": ("characters of page text sent with each model check (0: none)", None, "4000"),
@@ -77,14 +94,25 @@ def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("reuseit", "guarded web workflows (pytest-reuseit)")
     for name, (help_text, choices, default) in OPTIONS.items():
         flag = "--reuseit-" + name.replace("_", "-")
-        group.addoption(flag, dest=f"reuseit_{name}", default=None, choices=choices,
-                        help=f"{help_text} [default: {default or 'none'}]")
+        group.addoption(
+            flag,
+            dest=f"reuseit_{name}",
+            default=None,
+            choices=choices,
+            help=f"{help_text} [default: {default or 'none'}]",
+        )
         parser.addini(f"reuseit_{name}", help_text, default=None)
     for name, help_text in BOOL_OPTIONS.items():
         group.addoption("--reuseit-" + name, dest=f"reuseit_{name}", action="store_true", default=None, help=help_text)
         parser.addini(f"reuseit_{name}", help_text, type="bool", default=None)
-    group.addoption("--reuseit-param", dest="reuseit_param", action="append", default=[], metavar="NAME=VALUE",
-                    help="override a workflow parameter for every run (repeatable)")
+    group.addoption(
+        "--reuseit-param",
+        dest="reuseit_param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a workflow parameter for every run (repeatable)",
+    )
     parser.addini("reuseit_files", "glob patterns of workflow files", type="args", default=DEFAULT_FILES.split())
     # Flags other plugins may own too (pytest-playwright, pytest-base-url): add them only if free.
     for flag, dest, kwargs in (

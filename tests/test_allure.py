@@ -92,7 +92,11 @@ def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     env["REUSEIT_LLM"] = "off"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--alluredir", "results", str(root)],
-        cwd=root, env=env, capture_output=True, text=True, timeout=300,
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     results = [json.loads(p.read_text()) for p in (root / "results").glob("*-result.json")]
     return {"root": root, "proc": proc, "by_name": {r["name"]: r for r in results}, "results": results}
@@ -101,8 +105,13 @@ def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str, Any]) -> None:
     by_name = allure_run["by_name"]
     assert allure_run["proc"].returncode == 1, allure_run["proc"].stdout
-    assert set(by_name) == {"Two variations [first]", "Two variations [second]", "Banner in the way [default]",
-                            "Price is right [default]", "Site down [default]"}
+    assert set(by_name) == {
+        "Two variations [first]",
+        "Two variations [second]",
+        "Banner in the way [default]",
+        "Price is right [default]",
+        "Site down [default]",
+    }
     assert len({r["historyId"] for r in allure_run["results"]}) == 5
     first = by_name["Two variations [first]"]
     labels = {(lab["name"], lab["value"]) for lab in first["labels"]}
@@ -111,7 +120,9 @@ def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str,
     assert ("story", "first (original)") in labels
     assert ("severity", "critical") in labels
     assert ("tag", "smoke") in labels
-    assert ("story", "second (attribute)") in {(lab["name"], lab["value"]) for lab in by_name["Two variations [second]"]["labels"]}
+    assert ("story", "second (attribute)") in {
+        (lab["name"], lab["value"]) for lab in by_name["Two variations [second]"]["labels"]
+    }
     params = {p["name"]: p["value"] for p in first["parameters"]}
     assert params["variation"] == "'first'"
     assert "<ol><li>Search {product}</li></ol>" in first["descriptionHtml"]
@@ -149,7 +160,8 @@ def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str,
     # The attempt's picture is the one its failing check took (attached once, in that check's sub-step).
     attempt_shots = [a for _, st in _walk([attempt]) for a in st.get("attachments", []) if a["type"] == "image/jpg"]
     assert attempt["status"] == "failed" and [a["name"] for a in attempt_shots] == [
-        "post check failed (attempt 1): The Daypack 18L costs $49.99"]
+        "post check failed (attempt 1): The Daypack 18L costs $49.99"
+    ]
     kinds = {a["name"]: a for a in failing["attachments"]}
     analysis = kinds["challenge analysis [wrong_element_or_value]"]
     assert analysis["type"] == "text/html"
@@ -178,7 +190,9 @@ def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
     results = allure_run["root"] / "results"
     env = (results / "environment.properties").read_text()
     assert "browser=" in env and "pytest-reuseit=" in env and "model=off" in env
-    everything = "".join(p.read_text(errors="ignore") for p in results.iterdir() if p.suffix in (".json", ".properties", ".html", ".txt"))
+    everything = "".join(
+        p.read_text(errors="ignore") for p in results.iterdir() if p.suffix in (".json", ".properties", ".html", ".txt")
+    )
     assert "sk-never-in-a-report-123" not in everything
 
 
@@ -186,16 +200,26 @@ def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
 def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_session: Any) -> None:
     """Generate the single-file report, open it offline in Chromium, reach the failure's analysis."""
     root: Path = allure_run["root"]
-    proc = subprocess.run([sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
-                          cwd=root, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     index = root / "report" / "index.html"
     assert index.exists() and f"report: {index.resolve()}" in proc.stdout
     # History is kept beside the single file, and the next report adds a trend point to it.
     trend = root / "report" / "history" / "history-trend.json"
     assert len(json.loads(trend.read_text())) == 1
-    again = subprocess.run([sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
-                           cwd=root, capture_output=True, text=True, timeout=300)
+    again = subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert again.returncode == 0, again.stderr
     assert len(json.loads(trend.read_text())) == 2
     context = browser_session.new_context({"viewport": {"width": 1400, "height": 1100}}, None)

@@ -19,8 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.support.browser_server import BrowserServer
 import yaml
 
 from pytest_reuseit.api import default_settings
@@ -30,6 +28,7 @@ from pytest_reuseit.engine.runner import RunOptions, execute
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
+from tests.support.browser_server import BrowserServer
 
 pytestmark = pytest.mark.browser
 
@@ -91,8 +90,14 @@ def closed_port() -> int:
 
 
 def workflow(steps: list[dict[str, Any]], *, start: str, settings: dict[str, Any] | None = None, **top: Any) -> str:
-    doc = {"name": "broken", "task": "survive the infrastructure", "start_url": start,
-           "settings": {**FAST, **(settings or {})}, "steps": steps, **top}
+    doc = {
+        "name": "broken",
+        "task": "survive the infrastructure",
+        "start_url": start,
+        "settings": {**FAST, **(settings or {})},
+        "steps": steps,
+        **top,
+    }
     return yaml.safe_dump(doc, sort_keys=False)
 
 
@@ -101,11 +106,19 @@ def load(text: str) -> LoadedWorkflow:
 
 
 def run(page, fence, pages_url: str, text: str, models: Models | None = None) -> RunResult:  # type: ignore[no-untyped-def]
-    return execute(page, load(text), builtins={"base_url": pages_url}, options=RunOptions(screenshots="off"),
-                   models=models or Models(), blocked=fence.blocked)
+    return execute(
+        page,
+        load(text),
+        builtins={"base_url": pages_url},
+        options=RunOptions(screenshots="off"),
+        models=models or Models(),
+        blocked=fence.blocked,
+    )
 
 
-PRESS_A = [{"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}]}]
+PRESS_A = [
+    {"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}]}
+]
 
 
 # --------------------------------------------------------------------------- unreachable / erroring start_url
@@ -174,10 +187,16 @@ def test_goto_outside_allowed_domains_is_blocked(page, fence, pages_url, recorde
 @pytest.mark.parametrize("target", ["recorder", "example.invalid"])
 def test_link_to_another_host_is_blocked(page, fence, pages_url, recorder, target) -> None:  # type: ignore[no-untyped-def]
     url = f"{recorder.url}/linked" if target == "recorder" else "http://example.invalid/"
-    steps = [{"action": "Follow the external link",
-              "do": [{"eval": f"document.getElementById('away').href = {url!r}"}, {"click": "#away"}],
-              "post": [{"expect": {"url": {"contains": "/linked" if target == "recorder" else "example.invalid"}}}]}]
-    result = run(page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html", settings={"check_timeout": 0.5}))
+    steps = [
+        {
+            "action": "Follow the external link",
+            "do": [{"eval": f"document.getElementById('away').href = {url!r}"}, {"click": "#away"}],
+            "post": [{"expect": {"url": {"contains": "/linked" if target == "recorder" else "example.invalid"}}}],
+        }
+    ]
+    result = run(
+        page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html", settings={"check_timeout": 0.5})
+    )
     assert result.status == "failed" and result.failed_phase == "post"
     assert result.blocked_navigation == [url] and fence.blocked == [url]
     assert recorder.requests == []
@@ -354,7 +373,9 @@ def test_connect_runs_on_a_remote_browser_server(browser_server, tmp_path, pages
         with pytest.raises(BrokenRun) as err:
             rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "connect-gone")
         assert time.monotonic() - started < 10
-        assert browser_server.endpoint in str(err.value) and "is the browser server running and reachable?" in str(err.value)
+        assert browser_server.endpoint in str(err.value) and "is the browser server running and reachable?" in str(
+            err.value
+        )
     finally:
         rt.close()
 
@@ -384,8 +405,17 @@ def test_connect_with_xdist_workers_runs_every_variation_on_the_remote_browser(
         "steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n"
     )
     # A Chromium path that cannot be launched: passing proves nothing was launched locally.
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--reuseit-llm", "off",
-                                           "--reuseit-connect", browser_server.endpoint,
-                                           "--reuseit-browser-path", "/nonexistent/chromium")
+    result = pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "2",
+        "--reuseit-llm",
+        "off",
+        "--reuseit-connect",
+        browser_server.endpoint,
+        "--reuseit-browser-path",
+        "/nonexistent/chromium",
+    )
     result.assert_outcomes(passed=4)
     assert "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken" in result.stdout.str()

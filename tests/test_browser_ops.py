@@ -8,10 +8,10 @@ Failing assertions are checked for the expected/actual words the report will sho
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from pathlib import Path
 import yaml
 
 from pytest_reuseit.engine.ports import Models
@@ -25,22 +25,33 @@ pytestmark = pytest.mark.browser
 FAST = {"retries": 0, "check_timeout": 5, "action_timeout": 5}
 
 
-def workflow(steps: list[dict[str, Any]], *, start: str = "ops.html", settings: dict[str, Any] | None = None,
-             **top: Any) -> str:
+def workflow(
+    steps: list[dict[str, Any]], *, start: str = "ops.html", settings: dict[str, Any] | None = None, **top: Any
+) -> str:
     doc = {
-        "name": "ops", "task": "exercise the ops", "start_url": "{base_url}/" + start,
-        "settings": {**FAST, **(settings or {})}, "steps": steps, **top,
+        "name": "ops",
+        "task": "exercise the ops",
+        "start_url": "{base_url}/" + start,
+        "settings": {**FAST, **(settings or {})},
+        "steps": steps,
+        **top,
     }
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def run(page, fence, pages_url: str, text: str, options: RunOptions = RunOptions(screenshots="off"),
-        **kw: Any) -> RunResult:  # type: ignore[no-untyped-def]
+def run(
+    page, fence, pages_url: str, text: str, options: RunOptions = RunOptions(screenshots="off"), **kw: Any
+) -> RunResult:  # type: ignore[no-untyped-def]
     """Screenshots off by default: they cost time and these tests judge the page, not the pictures."""
     loaded = parse(text, "ops.reuseit.yaml")
     return execute(
-        page, loaded, builtins={"base_url": pages_url}, options=options,
-        models=Models(), blocked=fence.blocked, **kw,
+        page,
+        loaded,
+        builtins={"base_url": pages_url},
+        options=options,
+        models=Models(),
+        blocked=fence.blocked,
+        **kw,
     )
 
 
@@ -60,27 +71,61 @@ def passed(result: RunResult) -> RunResult:
 OPS = [
     pytest.param({"click": "#press"}, "window.events", ["press"], id="click"),
     pytest.param({"dblclick": "#dbl"}, "window.events", ["double"], id="dblclick"),
-    pytest.param({"hover": "#hov"}, "[document.getElementById('hov').matches(':hover'), window.events.includes('hovered')]",
-                 [True, True], id="hover"),
+    pytest.param(
+        {"hover": "#hov"},
+        "[document.getElementById('hov').matches(':hover'), window.events.includes('hovered')]",
+        [True, True],
+        id="hover",
+    ),
     pytest.param({"check": "#agree"}, "document.getElementById('agree').checked", True, id="check"),
     pytest.param({"uncheck": "#news"}, "document.getElementById('news').checked", False, id="uncheck"),
-    pytest.param({"focus": "#name"}, "[document.activeElement.id, window.events]", ["name", ["focus:name"]], id="focus"),
-    pytest.param({"fill": {"css": "#name", "value": "Ada Lovelace"}}, "document.getElementById('name').value",
-                 "Ada Lovelace", id="fill"),
+    pytest.param(
+        {"focus": "#name"}, "[document.activeElement.id, window.events]", ["name", ["focus:name"]], id="focus"
+    ),
+    pytest.param(
+        {"fill": {"css": "#name", "value": "Ada Lovelace"}},
+        "document.getElementById('name').value",
+        "Ada Lovelace",
+        id="fill",
+    ),
     # fill sets the value at once; type presses key by key (the page counts the keydowns).
-    pytest.param({"fill": {"css": "#typed", "value": "abc"}}, "[document.getElementById('typed').value, window.typedKeydowns]",
-                 ["abc", 0], id="fill-no-keys"),
-    pytest.param({"type": {"css": "#typed", "value": "abc"}}, "[document.getElementById('typed').value, window.typedKeydowns]",
-                 ["abc", 3], id="type-key-by-key"),
-    pytest.param({"select": {"css": "#color", "option": "Green"}}, "document.getElementById('color').value", "g",
-                 id="select-by-label"),
-    pytest.param({"select": {"css": "#color", "option": "b"}}, "document.getElementById('color').value", "b",
-                 id="select-by-value"),
+    pytest.param(
+        {"fill": {"css": "#typed", "value": "abc"}},
+        "[document.getElementById('typed').value, window.typedKeydowns]",
+        ["abc", 0],
+        id="fill-no-keys",
+    ),
+    pytest.param(
+        {"type": {"css": "#typed", "value": "abc"}},
+        "[document.getElementById('typed').value, window.typedKeydowns]",
+        ["abc", 3],
+        id="type-key-by-key",
+    ),
+    pytest.param(
+        {"select": {"css": "#color", "option": "Green"}},
+        "document.getElementById('color').value",
+        "g",
+        id="select-by-label",
+    ),
+    pytest.param(
+        {"select": {"css": "#color", "option": "b"}},
+        "document.getElementById('color').value",
+        "b",
+        id="select-by-value",
+    ),
     pytest.param({"press": "x"}, "window.events", ["key:x@body"], id="press-global"),
-    pytest.param({"press": {"css": "#keys", "key": "Enter"}}, "window.events", ["focus:keys", "key:Enter@keys"],
-                 id="press-loc-key"),
-    pytest.param({"eval": "document.getElementById('out').textContent = 'from eval'"},
-                 "document.getElementById('out').textContent", "from eval", id="eval"),
+    pytest.param(
+        {"press": {"css": "#keys", "key": "Enter"}},
+        "window.events",
+        ["focus:keys", "key:Enter@keys"],
+        id="press-loc-key",
+    ),
+    pytest.param(
+        {"eval": "document.getElementById('out').textContent = 'from eval'"},
+        "document.getElementById('out').textContent",
+        "from eval",
+        id="eval",
+    ),
 ]
 
 
@@ -95,15 +140,21 @@ def test_op_changes_the_page(page, fence, pages_url, op, probe, expected) -> Non
 
 
 def test_select_several_options(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    page_ops = [{"eval": "document.getElementById('color').multiple = true"},
-                {"select": {"css": "#color", "option": ["Red", "b"]}}]
+    page_ops = [
+        {"eval": "document.getElementById('color').multiple = true"},
+        {"select": {"css": "#color", "option": ["Red", "b"]}},
+    ]
     passed(run(page, fence, pages_url, workflow(one_step(page_ops))))
     assert page.evaluate("[...document.getElementById('color').selectedOptions].map(o => o.value)") == ["r", "b"]
 
 
 def test_select_unknown_option_fails(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow(one_step([{"select": {"css": "#color", "option": "Purple"}}]),
-                                                  settings={"action_timeout": 0.5}))
+    result = run(
+        page,
+        fence,
+        pages_url,
+        workflow(one_step([{"select": {"css": "#color", "option": "Purple"}}]), settings={"action_timeout": 0.5}),
+    )
     assert result.status == "failed" and result.failed_phase == "action"
     assert "select" in result.message
     assert page.evaluate("document.getElementById('color').value") == "r"
@@ -139,8 +190,10 @@ def test_scroll_by_pixels(page, fence, pages_url) -> None:  # type: ignore[no-un
 
 
 def test_scroll_into_view(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    in_view = ("(() => { const r = document.getElementById('bottom').getBoundingClientRect();"
-               " return r.top >= 0 && r.bottom <= window.innerHeight; })()")
+    in_view = (
+        "(() => { const r = document.getElementById('bottom').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= window.innerHeight; })()"
+    )
     passed(run(page, fence, pages_url, workflow(one_step([{"scroll": "#bottom"}]))))
     assert page.evaluate(in_view) is True
     assert page.evaluate("window.scrollY") > 2000
@@ -155,11 +208,22 @@ def test_wait_milliseconds(page, fence, pages_url) -> None:  # type: ignore[no-u
 WAITS = [
     # trigger, wait target, state, probe after the wait (no waiting of its own)
     pytest.param("#show-late", "#late", "visible", "!!document.getElementById('late')", True, id="visible"),
-    pytest.param("#hide-soon-btn", "#soon", "hidden", "getComputedStyle(document.getElementById('soon')).display", "none",
-                 id="hidden"),
-    pytest.param("#attach-btn", "#ghost", "attached",
-                 "[!!document.getElementById('ghost'), document.getElementById('ghost') && document.getElementById('ghost').hidden]",
-                 [True, True], id="attached"),
+    pytest.param(
+        "#hide-soon-btn",
+        "#soon",
+        "hidden",
+        "getComputedStyle(document.getElementById('soon')).display",
+        "none",
+        id="hidden",
+    ),
+    pytest.param(
+        "#attach-btn",
+        "#ghost",
+        "attached",
+        "[!!document.getElementById('ghost'), document.getElementById('ghost') && document.getElementById('ghost').hidden]",
+        [True, True],
+        id="attached",
+    ),
     pytest.param("#detach-btn", "#doomed", "detached", "!!document.getElementById('doomed')", False, id="detached"),
 ]
 
@@ -174,8 +238,12 @@ def test_wait_for_state(page, fence, pages_url, trigger, target, state, probe, e
 
 
 def test_wait_for_state_times_out(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow(one_step([{"wait": {"css": "#never", "state": "visible"}}]),
-                                                  settings={"action_timeout": 0.5}))
+    result = run(
+        page,
+        fence,
+        pages_url,
+        workflow(one_step([{"wait": {"css": "#never", "state": "visible"}}]), settings={"action_timeout": 0.5}),
+    )
     assert result.status == "failed" and result.failed_phase == "action"
     assert "timed out" in result.message and "#never" in result.message
     assert result.steps[0].actions[0].ok is False
@@ -217,13 +285,22 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
     assert result.extracted == {"c": "XK-4471"}  # reported like a step-level extract
 
 
-@pytest.mark.parametrize(("spec", "words"), [
-    pytest.param({"into": "v", "text": "#docs", "attribute": "data-nothing"}, "has no attribute 'data-nothing'", id="attribute"),
-    pytest.param({"into": "v", "js": "null"}, "returned nothing", id="js-null"),
-    pytest.param({"into": "v", "text": "#missing"}, "timed out", id="missing-element"),
-])
+@pytest.mark.parametrize(
+    ("spec", "words"),
+    [
+        pytest.param(
+            {"into": "v", "text": "#docs", "attribute": "data-nothing"},
+            "has no attribute 'data-nothing'",
+            id="attribute",
+        ),
+        pytest.param({"into": "v", "js": "null"}, "returned nothing", id="js-null"),
+        pytest.param({"into": "v", "text": "#missing"}, "timed out", id="missing-element"),
+    ],
+)
 def test_extract_failures(page, fence, pages_url, spec, words) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow(one_step([{"wait": 0}], extract=spec), settings={"action_timeout": 0.5}))
+    result = run(
+        page, fence, pages_url, workflow(one_step([{"wait": 0}], extract=spec), settings={"action_timeout": 0.5})
+    )
     assert result.status == "failed" and result.failed_phase == "extract" and result.failed_step == 1
     assert words in result.message
     assert result.extracted == {}
@@ -275,11 +352,14 @@ def test_locator_kinds_fill_the_right_input(page, fence, pages_url, loc) -> None
     assert page.evaluate("document.getElementById('typed').value") == ""
 
 
-@pytest.mark.parametrize(("loc", "n"), [
-    pytest.param({"text": "Item"}, 2, id="text-without-exact"),
-    pytest.param({"role": "button", "name": "Edit"}, 2, id="role-without-within"),
-    pytest.param({"css": ".row"}, 3, id="css-without-nth"),
-])
+@pytest.mark.parametrize(
+    ("loc", "n"),
+    [
+        pytest.param({"text": "Item"}, 2, id="text-without-exact"),
+        pytest.param({"role": "button", "name": "Edit"}, 2, id="role-without-within"),
+        pytest.param({"css": ".row"}, 3, id="css-without-nth"),
+    ],
+)
 def test_ambiguous_locator_fails_and_clicks_nothing(page, fence, pages_url, loc, n) -> None:  # type: ignore[no-untyped-def]
     result = run(page, fence, pages_url, workflow(one_step([{"click": loc}])))
     assert result.status == "failed" and result.failed_phase == "action"
@@ -287,11 +367,14 @@ def test_ambiguous_locator_fails_and_clicks_nothing(page, fence, pages_url, loc,
     assert page.evaluate("window.events") == []
 
 
-@pytest.mark.parametrize(("loc", "why"), [
-    pytest.param("#off", "element is not enabled", id="disabled"),
-    pytest.param("#not-shown", "element is not visible", id="hidden"),
-    pytest.param("#nowhere", 'waiting for locator("#nowhere")', id="absent"),
-])
+@pytest.mark.parametrize(
+    ("loc", "why"),
+    [
+        pytest.param("#off", "element is not enabled", id="disabled"),
+        pytest.param("#not-shown", "element is not visible", id="hidden"),
+        pytest.param("#nowhere", 'waiting for locator("#nowhere")', id="absent"),
+    ],
+)
 def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> None:  # type: ignore[no-untyped-def]
     result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": 0.5}))
     assert result.status == "failed" and result.failed_phase == "action"
@@ -301,15 +384,21 @@ def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> 
 
 
 def test_exact_text_does_not_match_a_substring(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow(one_step([{"click": {"text": "Plain text", "exact": True}}]),
-                                                  settings={"action_timeout": 0.5}))
+    result = run(
+        page,
+        fence,
+        pages_url,
+        workflow(one_step([{"click": {"text": "Plain text", "exact": True}}]), settings={"action_timeout": 0.5}),
+    )
     assert result.status == "failed" and "timed out" in result.message
     assert page.evaluate("window.events") == []
 
 
 def test_locator_placeholders_are_filled(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    text = workflow(one_step([{"click": {"role": "button", "name": "{label}", "within": "#card-{card}"}}]),
-                    params={"label": "Edit", "card": "b"})
+    text = workflow(
+        one_step([{"click": {"role": "button", "name": "{label}", "within": "#card-{card}"}}]),
+        params={"label": "Edit", "card": "b"},
+    )
     passed(run(page, fence, pages_url, text))
     assert page.evaluate("window.events") == ["edit-b"]
 
@@ -364,24 +453,50 @@ def test_assertion_holds(page, fence, pages_url, expect) -> None:  # type: ignor
 FAILING = [
     # expect, words in verdict.expected, words in verdict.actual
     pytest.param({"visible": "#not-shown"}, "selector='#not-shown' to be visible", "not visible", id="visible"),
-    pytest.param({"visible": "#missing"}, "selector='#missing' to be visible", "no element matches", id="visible-absent"),
+    pytest.param(
+        {"visible": "#missing"}, "selector='#missing' to be visible", "no element matches", id="visible-absent"
+    ),
     pytest.param({"hidden": "#shown"}, "selector='#shown' to be hidden", "not hidden", id="hidden"),
     pytest.param({"enabled": "#off"}, "selector='#off' to be enabled", "not enabled", id="enabled"),
     pytest.param({"disabled": "#on"}, "selector='#on' to be disabled", "not disabled", id="disabled"),
     pytest.param({"checked": "#unticked"}, "selector='#unticked' to be checked", "not checked", id="checked"),
     pytest.param({"unchecked": "#ticked"}, "selector='#ticked' to be unchecked", "not unchecked", id="unchecked"),
-    pytest.param({"text": {"css": "#price", "equals": "Price: $1.00"}}, "text of css='#price' to equal 'Price: $1.00'",
-                 "'Price: $42.00'", id="text-equals"),
-    pytest.param({"text": {"css": "#price", "contains": "€"}}, "text of css='#price' to contain '€'",
-                 "'Price: $42.00'", id="text-contains"),
-    pytest.param({"text": {"css": "#price", "matches": r"^\d+$"}}, r"text of css='#price' to match /^\d+$/",
-                 "'Price: $42.00'", id="text-matches"),
-    pytest.param({"text": {"css": "#missing", "equals": "x"}}, "text of css='#missing' to equal 'x'",
-                 "(no such element)", id="text-absent"),
-    pytest.param({"value": {"css": "#qty", "equals": "4"}}, "value of css='#qty' to equal '4'", "'3'", id="value-equals"),
-    pytest.param({"value": {"css": "#qty", "contains": "9"}}, "value of css='#qty' to contain '9'", "'3'", id="value-contains"),
-    pytest.param({"value": {"css": "#qty", "matches": "^[a-z]+$"}}, "value of css='#qty' to match /^[a-z]+$/", "'3'",
-                 id="value-matches"),
+    pytest.param(
+        {"text": {"css": "#price", "equals": "Price: $1.00"}},
+        "text of css='#price' to equal 'Price: $1.00'",
+        "'Price: $42.00'",
+        id="text-equals",
+    ),
+    pytest.param(
+        {"text": {"css": "#price", "contains": "€"}},
+        "text of css='#price' to contain '€'",
+        "'Price: $42.00'",
+        id="text-contains",
+    ),
+    pytest.param(
+        {"text": {"css": "#price", "matches": r"^\d+$"}},
+        r"text of css='#price' to match /^\d+$/",
+        "'Price: $42.00'",
+        id="text-matches",
+    ),
+    pytest.param(
+        {"text": {"css": "#missing", "equals": "x"}},
+        "text of css='#missing' to equal 'x'",
+        "(no such element)",
+        id="text-absent",
+    ),
+    pytest.param(
+        {"value": {"css": "#qty", "equals": "4"}}, "value of css='#qty' to equal '4'", "'3'", id="value-equals"
+    ),
+    pytest.param(
+        {"value": {"css": "#qty", "contains": "9"}}, "value of css='#qty' to contain '9'", "'3'", id="value-contains"
+    ),
+    pytest.param(
+        {"value": {"css": "#qty", "matches": "^[a-z]+$"}},
+        "value of css='#qty' to match /^[a-z]+$/",
+        "'3'",
+        id="value-matches",
+    ),
     pytest.param({"count": {"css": ".item", "equals": 5}}, "count of css='.item' == 5", "3", id="count-equals"),
     pytest.param({"count": {"css": ".item", "min": 4}}, "count of css='.item' >= 4", "3", id="count-min"),
     pytest.param({"count": {"css": ".item", "max": 2}}, "count of css='.item' <= 2", "3", id="count-max"),
@@ -394,8 +509,12 @@ FAILING = [
     pytest.param({"js": "window.ready === false"}, "js window.ready === false to be truthy", "False", id="js"),
     pytest.param({"visible": ".item"}, "selector='.item' to be visible", "3 elements match", id="visible-ambiguous"),
     pytest.param({"visible": "#shown", "hidden": "#on"}, "selector='#on' to be hidden", "not hidden", id="second-key"),
-    pytest.param([{"visible": "#shown"}, {"count": {"css": ".item", "equals": 1}}], "count of css='.item' == 1", "3",
-                 id="second-mapping"),
+    pytest.param(
+        [{"visible": "#shown"}, {"count": {"css": ".item", "equals": 1}}],
+        "count of css='.item' == 1",
+        "3",
+        id="second-mapping",
+    ),
 ]
 
 
@@ -443,13 +562,17 @@ SECRET = "s3cr3t-Vz9-7781"
 
 def test_secret_is_typed_but_never_reported(page, fence, pages_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("REUSEIT_TEST_PW", SECRET)
-    steps = [{
-        "action": "Type the password {pw}",
-        "do": [{"fill": {"css": "#echo-in", "value": "{secret.REUSEIT_TEST_PW}"}},
-               {"type": {"css": "#typed", "value": "{pw}"}}],
-        # secrets are never substituted into checks (only typed), so check the echo by its length
-        "post": [{"expect": {"js": f"document.getElementById('echo').textContent.length === {len(SECRET)}"}}],
-    }]
+    steps = [
+        {
+            "action": "Type the password {pw}",
+            "do": [
+                {"fill": {"css": "#echo-in", "value": "{secret.REUSEIT_TEST_PW}"}},
+                {"type": {"css": "#typed", "value": "{pw}"}},
+            ],
+            # secrets are never substituted into checks (only typed), so check the echo by its length
+            "post": [{"expect": {"js": f"document.getElementById('echo').textContent.length === {len(SECRET)}"}}],
+        }
+    ]
     text = workflow(steps, params={"pw": "{secret.REUSEIT_TEST_PW}"})
     result = passed(run(page, fence, pages_url, text))
     # the real value reached the page ...
@@ -473,7 +596,10 @@ def test_secret_shown_by_the_page_is_masked_in_a_failure(page, fence, pages_url,
     monkeypatch.setenv("REUSEIT_TEST_PW", SECRET)
     # The check fails and the actual text the page shows IS the secret (the page echoes the input).
     failing = {"expect": {"text": {"css": "#echo", "equals": "something else"}}}
-    step: dict[str, Any] = {"action": "Type the password", "do": [{"fill": {"css": "#echo-in", "value": "{secret.REUSEIT_TEST_PW}"}}]}
+    step: dict[str, Any] = {
+        "action": "Type the password",
+        "do": [{"fill": {"css": "#echo-in", "value": "{secret.REUSEIT_TEST_PW}"}}],
+    }
     top: dict[str, Any] = {}
     if phase == "post":
         step.update(post=[failing], retries=1)
@@ -483,7 +609,7 @@ def test_secret_shown_by_the_page_is_masked_in_a_failure(page, fence, pages_url,
     assert result.status == "failed" and result.failed_phase == phase
     assert page.evaluate("document.getElementById('echo').textContent") == SECRET
     dumped = json.dumps(result.to_dict())
-    assert SECRET not in dumped, dumped[max(0, dumped.find(SECRET) - 300):dumped.find(SECRET) + 50]
+    assert SECRET not in dumped, dumped[max(0, dumped.find(SECRET) - 300) : dumped.find(SECRET) + 50]
     assert "actual: '******'" in result.message
     verdict = result.steps[0].post[0] if phase == "post" else result.outcome[0]
     assert verdict.actual == "'******'"

@@ -34,28 +34,55 @@ class ScriptedAgent:
         self.calls: list[dict[str, Any]] = []
 
     def perform(self, page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:  # type: ignore[no-untyped-def]
-        self.calls.append({"instruction": instruction, "goal": goal, "failure": failure,
-                           "history": [(h.by, h.description, h.ok) for h in history]})
+        self.calls.append(
+            {
+                "instruction": instruction,
+                "goal": goal,
+                "failure": failure,
+                "history": [(h.by, h.description, h.ok) for h in history],
+            }
+        )
         if not self.done:
             return AgentOutcome(False, [], "I could not find it")
         page.locator(self.selector).click(timeout=2000)
-        record = ActionRecord(description=f"click {self.selector}", by="agent", ok=True, locator=self.selector,
-                              message=self.message)
+        record = ActionRecord(
+            description=f"click {self.selector}", by="agent", ok=True, locator=self.selector, message=self.message
+        )
         return AgentOutcome(True, [record], self.message)
 
 
-def workflow(steps: list[dict[str, Any]], *, start: str = "recovery.html", settings: dict[str, Any] | None = None,
-             **top: Any) -> str:
-    doc = {"name": "recovery", "task": "recover from trouble", "start_url": "{base_url}/" + start,
-           "settings": {**FAST, **(settings or {})}, "steps": steps, **top}
+def workflow(
+    steps: list[dict[str, Any]], *, start: str = "recovery.html", settings: dict[str, Any] | None = None, **top: Any
+) -> str:
+    doc = {
+        "name": "recovery",
+        "task": "recover from trouble",
+        "start_url": "{base_url}/" + start,
+        "settings": {**FAST, **(settings or {})},
+        "steps": steps,
+        **top,
+    }
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def run(page, fence, pages_url: str, text: str, *, agent: ScriptedAgent | None = None,  # type: ignore[no-untyped-def]
-        screenshots: str = "off") -> RunResult:
+def run(
+    page,
+    fence,
+    pages_url: str,
+    text: str,
+    *,
+    agent: ScriptedAgent | None = None,  # type: ignore[no-untyped-def]
+    screenshots: str = "off",
+) -> RunResult:
     loaded = parse(text, "recovery.reuseit.yaml")
-    return execute(page, loaded, builtins={"base_url": pages_url}, options=RunOptions(screenshots=screenshots),  # type: ignore[arg-type]
-                   models=Models(agent=agent), blocked=fence.blocked)
+    return execute(
+        page,
+        loaded,
+        builtins={"base_url": pages_url},
+        options=RunOptions(screenshots=screenshots),  # type: ignore[arg-type]
+        models=Models(agent=agent),
+        blocked=fence.blocked,
+    )
 
 
 def events(page) -> list[str]:  # type: ignore[no-untyped-def]
@@ -74,8 +101,14 @@ NEVER = {"expect": {"text": {"css": "#status", "equals": "never"}}}
 
 
 def test_passed_needs_no_attempt(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}],
-              "fallback": [{"do": [{"click": "#fb"}]}]}]
+    steps = [
+        {
+            "action": "Press A",
+            "do": [{"click": "#fa"}],
+            "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}],
+            "fallback": [{"do": [{"click": "#fb"}]}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert (result.status, result.label, result.recovered) == ("passed", "passed", False)
     (step,) = result.steps
@@ -85,8 +118,14 @@ def test_passed_needs_no_attempt(page, fence, pages_url) -> None:  # type: ignor
 
 
 def test_post_check_recovered_by_do_fallback_with_redo(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED],
-              "fallback": [{"do": [{"check": "#enable"}], "redo": True}]}]
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [STATUS_LOADED],
+            "fallback": [{"do": [{"check": "#enable"}], "redo": True}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "passed" and result.label == "recovered" and result.recovered
     (step,) = result.steps
@@ -96,27 +135,45 @@ def test_post_check_recovered_by_do_fallback_with_redo(page, fence, pages_url) -
     assert (att.number, att.phase, att.ok) == (1, "post", True)
     assert att.fallback == "do: check selector='#enable' then redo the action"
     assert [(a.by, a.description, a.ok) for a in att.actions] == [
-        ("fallback", "check selector='#enable'", True), ("do", "click selector='#load'", True)]
+        ("fallback", "check selector='#enable'", True),
+        ("do", "click selector='#load'", True),
+    ]
     assert [v.ok for v in att.verdicts] == [True]
     assert [a.description for a in step.actions] == ["click selector='#load'"]  # the redo belongs to the attempt
     assert events(page) == ["load", "load"] and text_of(page, "#status") == "loaded"
 
 
 def test_fallbacks_are_used_in_order_and_cycle(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [NEVER], "retries": 3,
-              "fallback": [{"do": [{"click": "#fa"}]}, {"do": [{"click": "#fb"}]}]}]
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [NEVER],
+            "retries": 3,
+            "fallback": [{"do": [{"click": "#fa"}]}, {"do": [{"click": "#fb"}]}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed"
     atts = result.steps[0].attempts
     assert [a.number for a in atts] == [1, 2, 3]
-    assert [a.fallback for a in atts] == ["do: click selector='#fa'", "do: click selector='#fb'", "do: click selector='#fa'"]
+    assert [a.fallback for a in atts] == [
+        "do: click selector='#fa'",
+        "do: click selector='#fb'",
+        "do: click selector='#fa'",
+    ]
     assert [a.ok for a in atts] == [False, False, False]
     assert events(page) == ["load", "A", "B", "A"]  # they really ran, in that order, with no redo
 
 
 def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Press the flaky button", "do": [{"click": "#flaky"}],
-              "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}]}]
+    steps = [
+        {
+            "action": "Press the flaky button",
+            "do": [{"click": "#flaky"}],
+            "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "passed" and result.label == "recovered"
     (step,) = result.steps
@@ -128,8 +185,14 @@ def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) 
 
 
 def test_retries_zero_fails_at_once(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Press the flaky button", "do": [{"click": "#flaky"}], "retries": 0,
-              "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}]}]
+    steps = [
+        {
+            "action": "Press the flaky button",
+            "do": [{"click": "#flaky"}],
+            "retries": 0,
+            "post": [{"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed" and result.failed_phase == "post"
     assert result.steps[0].attempts == []
@@ -137,9 +200,15 @@ def test_retries_zero_fails_at_once(page, fence, pages_url) -> None:  # type: ig
 
 
 def test_click_intercepted_by_overlay_recovered_by_fallback(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Buy the product", "do": [{"click": {"role": "button", "name": "Buy now"}}], "action_timeout": 1,
-              "post": [{"expect": {"text": {"css": "#out", "equals": "bought"}}}],
-              "fallback": [{"do": [{"click": {"role": "button", "name": "Accept"}}], "redo": True}]}]
+    steps = [
+        {
+            "action": "Buy the product",
+            "do": [{"click": {"role": "button", "name": "Buy now"}}],
+            "action_timeout": 1,
+            "post": [{"expect": {"text": {"css": "#out", "equals": "bought"}}}],
+            "fallback": [{"do": [{"click": {"role": "button", "name": "Accept"}}], "redo": True}],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps, start="overlay.html"))
     assert result.status == "passed" and result.label == "recovered", result.message
     (step,) = result.steps
@@ -177,10 +246,14 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
     assert (result.status, result.label) == ("failed", "failed")
     assert (result.failed_step, result.failed_phase) == (2, "post")
     assert [s.status for s in result.steps] == ["passed", "failed"]  # step 3 never started
-    assert result.message == ("post check failed: text css='#status': expected text of css='#status' to equal 'loaded'; "
-                              "actual: 'idle'")
+    assert result.message == (
+        "post check failed: text css='#status': expected text of css='#status' to equal 'loaded'; actual: 'idle'"
+    )
     step = result.steps[1]
-    assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [(1, "redo the action", False), (2, "redo the action", False)]
+    assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [
+        (1, "redo the action", False),
+        (2, "redo the action", False),
+    ]
     for att in step.attempts:
         assert att.screenshot is not None and att.screenshot.data[:2] == b"\xff\xd8"  # a JPEG per attempt
         assert [v.ok for v in att.verdicts] == [False]
@@ -200,8 +273,14 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
 def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and attempt n
     # waits 0.5 n s before judging again (0.8 s each): a later attempt sees it (typically the second).
-    steps = [{"action": "Press A once the late element is there", "pre": [{"expect": {"visible": "#late"}}],
-              "do": [{"click": "#fa"}], "retries": 6}]
+    steps = [
+        {
+            "action": "Press A once the late element is there",
+            "pre": [{"expect": {"visible": "#late"}}],
+            "do": [{"click": "#fa"}],
+            "retries": 6,
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=2500"))
     assert result.status == "passed" and result.label == "recovered", result.message
     step = result.steps[0]
@@ -222,8 +301,16 @@ def test_pre_check_that_never_holds_stops_before_the_action(page, fence, pages_u
 
 
 def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [NEVER], "retries": 20,
-              "step_timeout": 1.2, "check_timeout": 0.4}]
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [NEVER],
+            "retries": 20,
+            "step_timeout": 1.2,
+            "check_timeout": 0.4,
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed" and result.failed_phase == "post"
     atts = result.steps[0].attempts
@@ -242,14 +329,18 @@ def test_outcome_check_failing_is_a_product_defect(page, fence, pages_url) -> No
     assert [s.status for s in result.steps] == ["passed", "passed"]
     (v,) = result.outcome
     assert v.ok is False and v.phase == "outcome" and v.actual == "'B'"
-    assert result.message == "outcome check failed: text css='#out': expected text of css='#out' to equal 'A'; actual: 'B'"
+    assert (
+        result.message == "outcome check failed: text css='#out': expected text of css='#out' to equal 'A'; actual: 'B'"
+    )
     assert result.analysis is not None and result.analysis.category == "product_defect"
     assert result.analysis.guidance
 
 
 def test_outcome_check_holding_passes(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    text = workflow([{"action": "Press B", "do": [{"click": "#fb"}]}],
-                    outcome=[{"expect": {"text": {"css": "#out", "equals": "B"}}}])
+    text = workflow(
+        [{"action": "Press B", "do": [{"click": "#fb"}]}],
+        outcome=[{"expect": {"text": {"css": "#out", "equals": "B"}}}],
+    )
     result = run(page, fence, pages_url, text)
     assert result.status == "passed" and [v.ok for v in result.outcome] == [True]
 
@@ -257,8 +348,11 @@ def test_outcome_check_holding_passes(page, fence, pages_url) -> None:  # type: 
 def test_extracted_value_feeds_a_later_step(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {"action": "Read the code", "do": [{"wait": 0}], "extract": {"into": "code", "text": "#code"}},
-        {"action": "Type the code {code}", "do": [{"fill": {"css": "#code-in", "value": "{code}"}}],
-         "post": [{"expect": {"value": {"css": "#code-in", "equals": "{code}"}}}]},
+        {
+            "action": "Type the code {code}",
+            "do": [{"fill": {"css": "#code-in", "value": "{code}"}}],
+            "post": [{"expect": {"value": {"css": "#code-in", "equals": "{code}"}}}],
+        },
     ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "passed", result.message
@@ -322,9 +416,14 @@ def test_without_a_model_a_broken_locator_just_fails(page, fence, pages_url) -> 
 
 
 def test_words_fallback_is_handed_to_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Load the data", "do": [{"click": "#load"}],
-              "post": [{"expect": {"text": {"css": "#out", "equals": "real"}}}],
-              "fallback": ["Press the {which} button instead"]}]
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [{"expect": {"text": {"css": "#out", "equals": "real"}}}],
+            "fallback": ["Press the {which} button instead"],
+        }
+    ]
     agent = ScriptedAgent("#real", message="pressed Real button")
     result = run(page, fence, pages_url, workflow(steps, params={"which": "real"}), agent=agent)
     assert result.status == "passed" and result.label == "recovered"
@@ -339,8 +438,15 @@ def test_words_fallback_is_handed_to_the_agent(page, fence, pages_url) -> None: 
 
 
 def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED], "retries": 1,
-              "fallback": ["Tick 'Enable loading' and press Load again"]}]
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [STATUS_LOADED],
+            "retries": 1,
+            "fallback": ["Tick 'Enable loading' and press Load again"],
+        }
+    ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed" and result.failed_phase == "post"
     (att,) = result.steps[0].attempts
@@ -395,7 +501,8 @@ def test_a_secret_echoed_by_the_page_stays_out_of_the_log(page, fence, pages_url
 
     secret = "s3cr3t-in-the-log-42"
     monkeypatch.setenv("LOG_SECRET", secret)
-    loaded = parse(f"""
+    loaded = parse(
+        f"""
 name: echo
 task: type a secret
 start_url: "{pages_url}/model/app.html"
@@ -407,7 +514,9 @@ steps:
       - click: {{role: button, name: Send}}
     post:
       - expect: {{text: {{css: "#echo", equals: "nothing"}}}}
-""", "echo.reuseit.yaml")
+""",
+        "echo.reuseit.yaml",
+    )
     with caplog.at_level(logging.DEBUG):
         result = execute(page, loaded, blocked=fence.blocked)
     assert result.status == "failed"

@@ -99,7 +99,9 @@ def test_validate_every_shipped_workflow(capsys: pytest.CaptureFixture[str]) -> 
     assert "INVALID" not in out
 
 
-def test_validate_bad_file_lists_problems_with_file_and_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_bad_file_lists_problems_with_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = tmp_path / "good.reuseit.yaml"
     bad = tmp_path / "bad.reuseit.yml"
     good.write_text(GOOD, encoding="utf-8")

@@ -158,9 +158,14 @@ def test_full_workflow_loads_every_top_level_key(full: Workflow) -> None:
     assert full.allowed_domains == ("127.0.0.1", "localhost")
     assert full.tags == ("shop", "smoke")
     assert full.severity == "critical"
-    assert full.browser.viewport is not None and (full.browser.viewport.width, full.browser.viewport.height) == (1280, 800)
+    assert full.browser.viewport is not None and (full.browser.viewport.width, full.browser.viewport.height) == (
+        1280,
+        800,
+    )
     assert full.browser.context_kwargs() == {
-        "viewport": {"width": 1280, "height": 800}, "locale": "en-US", "color_scheme": "dark",
+        "viewport": {"width": 1280, "height": 800},
+        "locale": "en-US",
+        "color_scheme": "dark",
     }
     assert full.settings == Settings(retries=2, check_timeout=4, step_timeout=20, action_timeout=7)
     assert full.model == "gpt-4o-mini"
@@ -168,8 +173,18 @@ def test_full_workflow_loads_every_top_level_key(full: Workflow) -> None:
     assert len(full.outcome) == 2
     # Every key the contract lists at the top level is a field of the model (and nothing is dropped).
     contract_keys = {
-        "name", "task", "start_url", "params", "variations", "allowed_domains", "tags", "severity",
-        "browser", "settings", "steps", "outcome",
+        "name",
+        "task",
+        "start_url",
+        "params",
+        "variations",
+        "allowed_domains",
+        "tags",
+        "severity",
+        "browser",
+        "settings",
+        "steps",
+        "outcome",
     }
     assert contract_keys <= set(yaml.safe_load(FULL)) <= set(Workflow.model_fields)
 
@@ -221,8 +236,23 @@ def test_string_checks_fallbacks_and_locators_normalise(full: Workflow) -> None:
     assert ops is not None
     kinds = [op.kind for op in ops]
     assert kinds == [
-        "goto", "click", "dblclick", "hover", "check", "uncheck", "focus", "type", "select", "select",
-        "press", "scroll", "scroll", "wait", "wait", "eval", "extract",
+        "goto",
+        "click",
+        "dblclick",
+        "hover",
+        "check",
+        "uncheck",
+        "focus",
+        "type",
+        "select",
+        "select",
+        "press",
+        "scroll",
+        "scroll",
+        "wait",
+        "wait",
+        "eval",
+        "extract",
     ]
     # A selector string is a Locator(selector=...) for the engine.
     assert ops[1].arg == Locator(selector="#go")
@@ -243,7 +273,18 @@ def test_string_checks_fallbacks_and_locators_normalise(full: Workflow) -> None:
     assert expects is not None and len(expects) == 12
     assert expects[2].enabled == Locator(selector="role=button[name='Go']")
     assert [k for e in expects for k, _ in e.items()] == [
-        "visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count", "url", "title", "js",
+        "visible",
+        "hidden",
+        "enabled",
+        "disabled",
+        "checked",
+        "unchecked",
+        "text",
+        "value",
+        "count",
+        "url",
+        "title",
+        "js",
     ]
     # Outcome strings become checks as well.
     assert full.outcome[0] == Check(check="The cheapest {product} is shown first, at {price}")
@@ -607,7 +648,8 @@ def test_placeholder_missing_in_one_variation_only() -> None:
 
 
 def test_placeholders_that_are_fine() -> None:
-    wf = parse(yml("""
+    wf = parse(
+        yml("""
         name: n
         task: "{{literal}} {env.HOME} {secret.PASSWORD} {later}"
         start_url: "{base_url}/"
@@ -621,7 +663,9 @@ def test_placeholders_that_are_fine() -> None:
             extract: {into: later, js: "1"}
             do:
               - eval: "(() => { return 1; })()"
-    """), FILE).workflow
+    """),
+        FILE,
+    ).workflow
     assert wf.steps[0].action == "pick {color}"
 
 
@@ -738,7 +782,9 @@ def test_non_string_params_are_rendered_as_text() -> None:
 def test_env_placeholder() -> None:
     v = Values(params={}, environ={"SHOP_USER": "alice"})
     assert v.render("user {env.SHOP_USER}") == "user alice"
-    with pytest.raises(PlaceholderError, match=r"environment variable 'NOT_SET' \(used as \{env\.NOT_SET\}\) is not set"):
+    with pytest.raises(
+        PlaceholderError, match=r"environment variable 'NOT_SET' \(used as \{env\.NOT_SET\}\) is not set"
+    ):
         v.render("{env.NOT_SET}")
 
 
@@ -767,7 +813,9 @@ def test_unknown_placeholder_at_run_time_lists_known_names() -> None:
     v = Values(params={"product": "x"}, builtins={"demo_url": "http://d"})
     with pytest.raises(PlaceholderError, match=r"unknown placeholder \{prodcut\}; known names: demo_url, product"):
         v.render("{prodcut}")
-    with pytest.raises(PlaceholderError, match=r"unknown placeholder \{base_url\} \(pass --base-url or set it in params\)"):
+    with pytest.raises(
+        PlaceholderError, match=r"unknown placeholder \{base_url\} \(pass --base-url or set it in params\)"
+    ):
         v.render("{base_url}/")
 
 
@@ -783,7 +831,10 @@ def test_javascript_braces_are_left_alone() -> None:
     v = Values(params={"n": "2"})
     js = "(() => { return 1; })()"
     assert v.render(js) == js
-    assert v.render("(() => { const a = {n: 1}; return a.n + {n}; })()") == "(() => { const a = {n: 1}; return a.n + 2; })()"
+    assert (
+        v.render("(() => { const a = {n: 1}; return a.n + {n}; })()")
+        == "(() => { const a = {n: 1}; return a.n + 2; })()"
+    )
 
 
 def test_cycle_is_an_error() -> None:

@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 from pytest_reuseit.api import default_settings
-from pytest_reuseit.runtime import Runtime
-
 from pytest_reuseit.cli import main
 from pytest_reuseit.engine.result import ActionRecord, Attempt, HealingSuggestion, RunResult, StepResult, Verdict
+from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.synthesis.experience import (
-    ExperienceStore, host_of, learn_from_result, rules_from_result,
+    ExperienceStore,
+    host_of,
+    learn_from_result,
+    rules_from_result,
 )
 from pytest_reuseit.synthesis.guide import messages
 from pytest_reuseit.synthesis.yamledit import WorkflowDoc, YamlEditError
@@ -148,9 +150,11 @@ params: {x: y}
         with pytest.raises(YamlEditError, match="no locator to replace"):
             doc.replace_op_locator(0, j, "role=button")
     new, loaded = doc.validated()
-    assert "      - fill: {selector: 'role=textbox[name=\"Search\"]', value: \"{x}\"}" in new
-    assert "          selector: \"role=combobox[name='Size']\"   # the size menu" in new \
+    assert '      - fill: {selector: \'role=textbox[name="Search"]\', value: "{x}"}' in new
+    assert (
+        "          selector: \"role=combobox[name='Size']\"   # the size menu" in new
         or "          selector: \"role=combobox[name='Size']\" # the size menu" in new
+    )
     assert "          option: XL" in new
     assert "      - wait: {selector: 'text=Loading…', state: hidden}" in new
     assert "      - press: {selector: 'role=textbox[name=\"Search\"]', key: Enter}" in new
@@ -184,10 +188,18 @@ def test_crlf_files_keep_their_line_endings() -> None:
 # --------------------------------------------------------------------------- heal
 
 
-def healing_entry(file: str, step: int, op_index: int, replacement: str, test: str, broken: str = "click x",
-                  line: int = 0) -> dict[str, object]:
-    return {"file": file, "line": line, "step": step, "op_index": op_index, "broken": broken,
-            "replacement": replacement, "test": test}
+def healing_entry(
+    file: str, step: int, op_index: int, replacement: str, test: str, broken: str = "click x", line: int = 0
+) -> dict[str, object]:
+    return {
+        "file": file,
+        "line": line,
+        "step": step,
+        "op_index": op_index,
+        "broken": broken,
+        "replacement": replacement,
+        "test": test,
+    }
 
 
 @pytest.fixture
@@ -202,20 +214,39 @@ def write_healing(root: Path, entries: list[dict[str, object]]) -> Path:
     return write(root / "reuseit-output" / "healing.json", json.dumps(entries))
 
 
-def test_heal_shows_the_diff_and_apply_writes_a_file_that_loads(shop_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_heal_shows_the_diff_and_apply_writes_a_file_that_loads(
+    shop_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     shop = shop_dir / "workflows" / "shop.reuseit.yaml"
-    write_healing(shop_dir, [
-        healing_entry("workflows/shop.reuseit.yaml", 1, 0, 'role=textbox[name="Search"]', "shop::search[original]",
-                      broken="fill selector='#q' value='trail shoes'", line=16),
-        # The same op healed the same way by the other variation: counted once.
-        healing_entry("workflows/shop.reuseit.yaml", 1, 0, 'role=textbox[name="Search"]', "shop::search[jacket]",
-                      broken="fill selector='#q' value='rain jacket'", line=16),
-    ])
+    write_healing(
+        shop_dir,
+        [
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                0,
+                'role=textbox[name="Search"]',
+                "shop::search[original]",
+                broken="fill selector='#q' value='trail shoes'",
+                line=16,
+            ),
+            # The same op healed the same way by the other variation: counted once.
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                0,
+                'role=textbox[name="Search"]',
+                "shop::search[jacket]",
+                broken="fill selector='#q' value='rain jacket'",
+                line=16,
+            ),
+        ],
+    )
     assert main(["heal"]) == 0
     out = capsys.readouterr().out
     assert "step 1 op 1 (line 16): fill {css: '#q'} -> role=textbox[name=\"Search\"]  (2 runs)" in out
     assert '-      - fill: {css: "#q", value: "{product}"}   # the search box' in out
-    assert "+      - fill: {selector: 'role=textbox[name=\"Search\"]', value: \"{product}\"} # the search box" in out
+    assert '+      - fill: {selector: \'role=textbox[name="Search"]\', value: "{product}"} # the search box' in out
     assert out.count("+      - fill:") == 1
     assert "dry run: 1 file(s) would change; add --apply to write them" in out
     assert shop.read_text() == SHOP  # nothing written without --apply
@@ -231,24 +262,50 @@ def test_heal_shows_the_diff_and_apply_writes_a_file_that_loads(shop_dir: Path, 
     healed_text = shop.read_text()
     assert main(["heal", "--apply"]) == 0
     out = capsys.readouterr().out
-    assert "step 1 op 1: already uses role=textbox[name=\"Search\"]" in out and "nothing to change" in out
+    assert 'step 1 op 1: already uses role=textbox[name="Search"]' in out and "nothing to change" in out
     assert shop.read_text() == healed_text
 
 
-def test_heal_skips_an_op_the_runs_disagree_about_and_says_so(shop_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_heal_skips_an_op_the_runs_disagree_about_and_says_so(
+    shop_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     shop = shop_dir / "workflows" / "shop.reuseit.yaml"
-    write_healing(shop_dir, [
-        healing_entry("workflows/shop.reuseit.yaml", 1, 0, 'role=textbox[name="trail shoes"]', "shop::s[original]",
-                      broken="fill x"),
-        healing_entry("workflows/shop.reuseit.yaml", 1, 0, 'role=textbox[name="rain jacket"]', "shop::s[jacket]",
-                      broken="fill x"),
-        healing_entry("workflows/shop.reuseit.yaml", 1, 1, 'role=button[name="Search"]', "shop::s[original]",
-                      broken="click x", line=12),
-    ])
+    write_healing(
+        shop_dir,
+        [
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                0,
+                'role=textbox[name="trail shoes"]',
+                "shop::s[original]",
+                broken="fill x",
+            ),
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                0,
+                'role=textbox[name="rain jacket"]',
+                "shop::s[jacket]",
+                broken="fill x",
+            ),
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                1,
+                'role=button[name="Search"]',
+                "shop::s[original]",
+                broken="click x",
+                line=12,
+            ),
+        ],
+    )
     assert main(["heal", "--apply"]) == 0
     out = capsys.readouterr().out
-    assert "step 1 op 1: skipped, the runs disagree: 'role=textbox[name=\"trail shoes\"]' (shop::s[original]); " \
-           "'role=textbox[name=\"rain jacket\"]' (shop::s[jacket])" in out
+    assert (
+        "step 1 op 1: skipped, the runs disagree: 'role=textbox[name=\"trail shoes\"]' (shop::s[original]); "
+        "'role=textbox[name=\"rain jacket\"]' (shop::s[jacket])" in out
+    )
     assert "fix this op by hand" in out
     assert "step 1 op 2 (line 17; line 12 at the run, the file changed since): click" in out
     text = shop.read_text()
@@ -259,10 +316,13 @@ def test_heal_skips_an_op_the_runs_disagree_about_and_says_so(shop_dir: Path, ca
 def test_heal_only_touches_the_files_named(shop_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = shop_dir / "workflows" / "other.reuseit.yaml"
     before = other.read_text()
-    write_healing(shop_dir, [
-        healing_entry("workflows/shop.reuseit.yaml", 1, 1, "role=button", "a", broken="click x"),
-        healing_entry("workflows/other.reuseit.yaml", 1, 1, "role=link", "b", broken="click x"),
-    ])
+    write_healing(
+        shop_dir,
+        [
+            healing_entry("workflows/shop.reuseit.yaml", 1, 1, "role=button", "a", broken="click x"),
+            healing_entry("workflows/other.reuseit.yaml", 1, 1, "role=link", "b", broken="click x"),
+        ],
+    )
     assert main(["heal", "workflows/shop.reuseit.yaml", "--apply"]) == 0
     out = capsys.readouterr().out
     assert "other.reuseit.yaml" not in out
@@ -280,13 +340,22 @@ def test_heal_without_a_healing_file_says_how_to_get_one(shop_dir: Path, capsys:
 
 def test_heal_skips_what_one_locator_cannot_express(shop_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shop = shop_dir / "workflows" / "shop.reuseit.yaml"
-    write_healing(shop_dir, [
-        healing_entry("workflows/shop.reuseit.yaml", 1, 0, 'role=textbox[name="Search"]; press \'Enter\'', "a",
-                      broken="fill x"),
-        healing_entry("workflows/shop.reuseit.yaml", 1, 1, "aria-ref=e12", "a", broken="click x"),
-        healing_entry("workflows/shop.reuseit.yaml", 2, 0, "role=cell", "a", broken="extract price"),
-        healing_entry("workflows/shop.reuseit.yaml", 1, 1, "role=button", "b", broken="hover x"),
-    ])
+    write_healing(
+        shop_dir,
+        [
+            healing_entry(
+                "workflows/shop.reuseit.yaml",
+                1,
+                0,
+                "role=textbox[name=\"Search\"]; press 'Enter'",
+                "a",
+                broken="fill x",
+            ),
+            healing_entry("workflows/shop.reuseit.yaml", 1, 1, "aria-ref=e12", "a", broken="click x"),
+            healing_entry("workflows/shop.reuseit.yaml", 2, 0, "role=cell", "a", broken="extract price"),
+            healing_entry("workflows/shop.reuseit.yaml", 1, 1, "role=button", "b", broken="hover x"),
+        ],
+    )
     path = shop_dir / "elsewhere.json"
     path.write_text((shop_dir / "reuseit-output" / "healing.json").read_text())
     assert main(["heal", "--from", str(path), "--apply"]) == 0
@@ -309,8 +378,13 @@ search does not go through, click the Search button instead of pressing Enter
 EDITS = {
     "edits": [
         {"step": 2, "field": "pre", "operation": "add", "index": 0, "text": "The results list has finished loading"},
-        {"step": 1, "field": "fallback", "operation": "add", "index": 0,
-         "text": "Retry the search by clicking the Search button"},
+        {
+            "step": 1,
+            "field": "fallback",
+            "operation": "add",
+            "index": 0,
+            "text": "Retry the search by clicking the Search button",
+        },
     ],
     "summary": "Added a readiness check before reading the price and a fallback for the search.",
 }
@@ -342,7 +416,7 @@ def test_guide_folds_guidance_into_checks_and_fallbacks(
     assert "The workflow has 2 step(s)" in request.text
 
     assert "Added a readiness check before reading the price" in out
-    removed, added = removed_added(out[out.index("--- a/"):])
+    removed, added = removed_added(out[out.index("--- a/") :])
     assert removed == []
     assert added == [
         "    fallback:",
@@ -350,7 +424,9 @@ def test_guide_folds_guidance_into_checks_and_fallbacks(
         "    pre:",
         "      - The results list has finished loading",
     ]
-    assert out.index("+      - Retry the search") < out.index(" # Step 2 reads the first price.") < out.index("+    pre:")
+    assert (
+        out.index("+      - Retry the search") < out.index(" # Step 2 reads the first price.") < out.index("+    pre:")
+    )
     assert f"dry run: add --apply to write {shop_file}" in out
     assert shop_file.read_text() == SHOP
 
@@ -367,10 +443,17 @@ def test_guide_folds_guidance_into_checks_and_fallbacks(
 def test_guide_rejects_edits_that_do_not_fit_and_leaves_the_file(
     shop_file: Path, fake_llm_env: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_llm_env.add_rule("guidance_edits", None, {"edits": [
-        {"step": 7, "field": "post", "operation": "add", "index": 0, "text": "x is shown"},
-        {"step": 1, "field": "post", "operation": "replace", "index": 3, "text": "y is shown"},
-    ], "summary": "s"})
+    fake_llm_env.add_rule(
+        "guidance_edits",
+        None,
+        {
+            "edits": [
+                {"step": 7, "field": "post", "operation": "add", "index": 0, "text": "x is shown"},
+                {"step": 1, "field": "post", "operation": "replace", "index": 3, "text": "y is shown"},
+            ],
+            "summary": "s",
+        },
+    )
     assert main(["guide", str(shop_file), "make it work", "--cache", "cache", "--apply"]) == 1
     err = capsys.readouterr().err
     assert "the model's edits do not fit the workflow, so nothing was changed" in err
@@ -383,10 +466,29 @@ def test_guide_rejects_edits_that_do_not_fit_and_leaves_the_file(
 def test_guide_replaces_a_check_keeping_its_dom_assertion(
     shop_file: Path, fake_llm_env: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    fake_llm_env.add_rule("guidance_edits", None, {"edits": [
-        {"step": 1, "field": "post", "operation": "replace", "index": 0, "text": "A results page for {product} is shown"},
-        {"step": 2, "field": "post", "operation": "add", "index": 0, "text": "the price is shown"},  # already there
-    ], "summary": "s"})
+    fake_llm_env.add_rule(
+        "guidance_edits",
+        None,
+        {
+            "edits": [
+                {
+                    "step": 1,
+                    "field": "post",
+                    "operation": "replace",
+                    "index": 0,
+                    "text": "A results page for {product} is shown",
+                },
+                {
+                    "step": 2,
+                    "field": "post",
+                    "operation": "add",
+                    "index": 0,
+                    "text": "the price is shown",
+                },  # already there
+            ],
+            "summary": "s",
+        },
+    )
     assert main(["guide", str(shop_file), "the check is worded badly", "--cache", "cache", "--apply"]) == 0
     out = capsys.readouterr().out
     assert "skipped: step 2 post: already has 'the price is shown'" in out
@@ -402,8 +504,9 @@ def test_guidance_cannot_close_its_delimiters() -> None:
     assert "add a check</ guidance>" in user
 
 
-def test_guide_without_an_endpoint_exits_2(shop_file: Path, monkeypatch: pytest.MonkeyPatch,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_guide_without_an_endpoint_exits_2(
+    shop_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert main(["guide", str(shop_file), "add a check"]) == 2
@@ -475,7 +578,8 @@ def test_concurrent_adds_are_all_kept(tmp_path: Path) -> None:
     assert not errors
     rules = store.rules("shop.test")
     assert sorted(r["rule"] for r in rules if r["rule"] != "the shared rule") == sorted(
-        f"rule {n}-{k}" for n in range(8) for k in range(5))
+        f"rule {n}-{k}" for n in range(8) for k in range(5)
+    )
     shared = [r for r in rules if r["rule"] == "the shared rule"]
     assert len(shared) == 1 and shared[0]["uses"] == 40
     assert not list((tmp_path / "exp").glob("*.tmp"))
@@ -483,26 +587,45 @@ def test_concurrent_adds_are_all_kept(tmp_path: Path) -> None:
 
 def hand_built_result() -> RunResult:
     result = RunResult(
-        workflow="Search the shop", file="workflows/shop.reuseit.yaml", line=1, variation="jacket", kind="attribute",
-        task="Find rain jacket in the shop", params={"product": "rain jacket", "n": "1"},
-        start_url="http://127.0.0.1:8123/index.html", status="passed",
+        workflow="Search the shop",
+        file="workflows/shop.reuseit.yaml",
+        line=1,
+        variation="jacket",
+        kind="attribute",
+        task="Find rain jacket in the shop",
+        params={"product": "rain jacket", "n": "1"},
+        start_url="http://127.0.0.1:8123/index.html",
+        status="passed",
     )
     cookie = Verdict(check="No cookie banner covers the page", phase="pre", ok=False, source="model")
-    recovered = StepResult(index=1, action='Type "rain jacket" into the search box and submit', line=14,
-                           status="recovered", pre=[cookie])
+    recovered = StepResult(
+        index=1, action='Type "rain jacket" into the search box and submit', line=14, status="recovered", pre=[cookie]
+    )
     recovered.attempts = [
         Attempt(1, "pre", "do: click role='button'[name='Accept'] then redo the action", ok=False),
         Attempt(2, "pre", "agent: Close whatever covers the page, then search for rain jacket again", ok=True),
     ]
-    retried = StepResult(index=2, action="Read the price", line=20, status="recovered",
-                         post=[Verdict(check="The price is shown", phase="post", ok=False, source="dom")],
-                         attempts=[Attempt(1, "post", "redo the action", ok=True)])  # no fallback: nothing to learn
-    healed = StepResult(index=3, action="Click the Paint button", line=30, status="healed",
-                        actions=[ActionRecord("click", "agent", True, locator='role=button[name="Paint"]')])
+    retried = StepResult(
+        index=2,
+        action="Read the price",
+        line=20,
+        status="recovered",
+        post=[Verdict(check="The price is shown", phase="post", ok=False, source="dom")],
+        attempts=[Attempt(1, "post", "redo the action", ok=True)],
+    )  # no fallback: nothing to learn
+    healed = StepResult(
+        index=3,
+        action="Click the Paint button",
+        line=30,
+        status="healed",
+        actions=[ActionRecord("click", "agent", True, locator='role=button[name="Paint"]')],
+    )
     plain = StepResult(index=4, action="Step 1 of 1", line=40, status="passed")
     result.steps = [recovered, retried, healed, plain]
     result.healing = [
-        HealingSuggestion(step=3, op_index=0, broken="click selector='#paint'", replacement='role=button[name="Paint"]'),
+        HealingSuggestion(
+            step=3, op_index=0, broken="click selector='#paint'", replacement='role=button[name="Paint"]'
+        ),
         HealingSuggestion(step=3, op_index=1, broken="click selector='#x'", replacement="aria-ref=e7"),  # not stable
     ]
     return result
@@ -536,9 +659,15 @@ def test_learn_from_result_stores_what_worked(tmp_path: Path) -> None:
 def test_learn_from_an_action_failure_and_from_a_run_without_url(tmp_path: Path) -> None:
     store = ExperienceStore(tmp_path / "exp")
     result = hand_built_result()
-    result.steps = [StepResult(index=1, action="Submit the form", line=3, status="recovered",
-                               attempts=[Attempt(1, "action", "do: click role='button'[name='Send'] then redo the action",
-                                                 ok=True)])]
+    result.steps = [
+        StepResult(
+            index=1,
+            action="Submit the form",
+            line=3,
+            status="recovered",
+            attempts=[Attempt(1, "action", "do: click role='button'[name='Send'] then redo the action", ok=True)],
+        )
+    ]
     result.healing = []
     assert learn_from_result(result, store) == [
         "When 'Submit the form' fails (the action did not go through), "
@@ -550,8 +679,12 @@ def test_learn_from_an_action_failure_and_from_a_run_without_url(tmp_path: Path)
 
 def test_agent_experience_gives_the_rules_of_the_start_url_host(tmp_path: Path) -> None:
     ExperienceStore(tmp_path / ".reuseit" / "experience").add("shop.test", "Accept cookies first.", "x")
-    loaded = parse(SHOP.replace("http://127.0.0.1:9/index.html", "{site}/index.html").replace(
-        "params: {product: trail shoes}", "params: {product: trail shoes, site: 'http://shop.test:81'}"), "s.yaml")
+    loaded = parse(
+        SHOP.replace("http://127.0.0.1:9/index.html", "{site}/index.html").replace(
+            "params: {product: trail shoes}", "params: {product: trail shoes, site: 'http://shop.test:81'}"
+        ),
+        "s.yaml",
+    )
     # Live mode builds the model parts without calling anything: the agent carries the site's rules.
     rt = Runtime(default_settings(llm="live", cache=str(tmp_path / "cache")), tmp_path)
     assert rt.models(loaded, "jacket").agent.experience == "- Accept cookies first."  # type: ignore[union-attr]

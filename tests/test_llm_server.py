@@ -293,9 +293,13 @@ def test_refusal(fake: FakeLLM) -> None:
     message = ask(client, "condition_check", "q").choices[0].message
     assert message.content is None
     assert message.refusal == "I can't help with that."
-    parsed = client.chat.completions.parse(
-        model="m", messages=[{"role": "user", "content": "q"}], response_format=ConditionCheck
-    ).choices[0].message
+    parsed = (
+        client.chat.completions.parse(
+            model="m", messages=[{"role": "user", "content": "q"}], response_format=ConditionCheck
+        )
+        .choices[0]
+        .message
+    )
     assert parsed.parsed is None and parsed.refusal == "I can't help with that."
 
 
@@ -359,9 +363,7 @@ def test_a_rule_that_raises_becomes_a_500(fake: FakeLLM) -> None:
 def test_streaming_is_refused(fake: FakeLLM) -> None:
     fake.add_rule(None, None, MET)
     with pytest.raises(openai.BadRequestError, match="streaming"):
-        make_client(fake).chat.completions.create(
-            model="m", messages=[{"role": "user", "content": "q"}], stream=True
-        )
+        make_client(fake).chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}], stream=True)
 
 
 # --- timing and concurrency ---------------------------------------------------------------------

@@ -33,10 +33,13 @@ IMAGE = b"\xff\xd8\xff\xe0 pretend jpeg \xff\xd9"
 def messages(text: str = "Condition to verify:\nThe cart is empty", image: bytes = IMAGE) -> list[dict[str, Any]]:
     return [
         {"role": "system", "content": "You verify one condition."},
-        {"role": "user", "content": [
-            {"type": "text", "text": text},
-            {"type": "image_url", "image_url": {"url": data_url(image), "detail": "auto"}},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": text},
+                {"type": "image_url", "image_url": {"url": data_url(image), "detail": "auto"}},
+            ],
+        },
     ]
 
 
@@ -48,8 +51,14 @@ def fake(fake_llm_env: FakeLLM) -> FakeLLM:
 
 
 def client(tmp_path: Path, **overrides: Any) -> LlmClient:
-    cfg: dict[str, Any] = {"model": "m1", "mode": "auto", "cache_dir": str(tmp_path / "cache"), "timeout": 2,
-                           "retries": 0, "backoff": 0.01}
+    cfg: dict[str, Any] = {
+        "model": "m1",
+        "mode": "auto",
+        "cache_dir": str(tmp_path / "cache"),
+        "timeout": 2,
+        "retries": 0,
+        "backoff": 0.01,
+    }
     cfg.update(overrides)
     return LlmClient(LlmConfig(**cfg))
 
@@ -65,8 +74,9 @@ def test_the_key_covers_model_schema_image_text_and_sampling(fake: FakeLLM, tmp_
     usage = ModelUsage()
     base = client(tmp_path)
 
-    def asks(c: LlmClient = base, schema: str = "condition_check", msgs: list[dict[str, Any]] | None = None,
-             **kw: Any) -> int:
+    def asks(
+        c: LlmClient = base, schema: str = "condition_check", msgs: list[dict[str, Any]] | None = None, **kw: Any
+    ) -> int:
         """How many new requests reached the server for one ask."""
         before = fake.calls()
         c.ask(schema, msgs or messages(), usage, **kw)
@@ -100,8 +110,13 @@ def test_cache_key_is_order_independent_and_content_sensitive() -> None:
     b = dict(reversed(list(a.items())))
     assert cache_key(a) == cache_key(b)
     assert len(cache_key(a)) == 64
-    for field, value in (("model", "n"), ("schema", "t"), ("messages", messages(image=b"x")),
-                         ("params", {"temperature": 0.7}), ("variant", 1)):
+    for field, value in (
+        ("model", "n"),
+        ("schema", "t"),
+        ("messages", messages(image=b"x")),
+        ("params", {"temperature": 0.7}),
+        ("variant", 1),
+    ):
         assert cache_key({**a, field: value}) != cache_key(a), field
 
 
@@ -195,28 +210,31 @@ def test_concurrent_identical_asks_call_the_model_once(fake: FakeLLM, tmp_path: 
 SAME_QUESTION = """\
 name: same question
 task: Paint the page
-start_url: "{base_url}/model/app.html"
-settings: {check_timeout: 1, action_timeout: 2, retries: 0}
-variations: [%s]
+start_url: "{{base_url}}/model/app.html"
+settings: {{check_timeout: 1, action_timeout: 2, retries: 0}}
+variations: [{}]
 steps:
   - action: Paint the page
     pre: [The status says waiting]
-    do: [{click: "#paint"}]
+    do: [{{click: "#paint"}}]
     post: [The status says painted]
-""" % ", ".join(f"{{id: v{n}}}" for n in range(1, 9))
+""".format(", ".join(f"{{id: v{n}}}" for n in range(1, 9)))
 
 
 def _shows(needle: str) -> Callable[[Request], dict[str, Any]]:
     def answer(req: Request) -> dict[str, Any]:
-        user = "\n".join(p["text"] for m in req.messages if m["role"] == "user" for p in m["content"] if p["type"] == "text")
+        user = "\n".join(
+            p["text"] for m in req.messages if m["role"] == "user" for p in m["content"] if p["type"] == "text"
+        )
         seen = needle in user.split("<page_text>", 1)[-1]
         return {"met": seen, "explanation": f"The page {'shows' if seen else 'does not show'} '{needle}'."}
 
     return answer
 
 
-def test_parallel_workers_share_the_cache_and_ask_each_question_once(pytester: pytest.Pytester, fake: FakeLLM,
-                                                                     pages_url: str, tmp_path: Path) -> None:
+def test_parallel_workers_share_the_cache_and_ask_each_question_once(
+    pytester: pytest.Pytester, fake: FakeLLM, pages_url: str, tmp_path: Path
+) -> None:
     fake.reset()
     fake.add_rule("condition_check", "The status says waiting", _shows("Status: waiting"))
     fake.add_rule("condition_check", "The status says painted", _shows("Status: painted"))
@@ -224,8 +242,16 @@ def test_parallel_workers_share_the_cache_and_ask_each_question_once(pytester: p
     cache = tmp_path / "shared-cache"
     (pytester.path / "same.reuseit.yaml").write_text(SAME_QUESTION, encoding="utf-8")
     result = pytester.runpytest_subprocess(
-        "-n", "4", "-p", "no:cacheprovider", f"--base-url={pages_url}", "--reuseit-llm=auto",
-        f"--reuseit-cache={cache}", "--reuseit-llm-backoff=0.01", "--reuseit-trace=off", "--reuseit-screenshots=off",
+        "-n",
+        "4",
+        "-p",
+        "no:cacheprovider",
+        f"--base-url={pages_url}",
+        "--reuseit-llm=auto",
+        f"--reuseit-cache={cache}",
+        "--reuseit-llm-backoff=0.01",
+        "--reuseit-trace=off",
+        "--reuseit-screenshots=off",
         timeout=180,
     )
     result.assert_outcomes(passed=8)
@@ -269,8 +295,14 @@ def make_runtime(browser_session, pages_url: str, tmp_path: Path) -> Iterator[Ca
     made: list[Runtime] = []
 
     def make(**overrides: Any) -> Runtime:
-        settings: dict[str, Any] = {"llm": "auto", "cache": str(tmp_path / "cache"), "llm_backoff": 0.01,
-                                    "llm_retries": 2, "llm_timeout": 2, "base_url": pages_url}
+        settings: dict[str, Any] = {
+            "llm": "auto",
+            "cache": str(tmp_path / "cache"),
+            "llm_backoff": 0.01,
+            "llm_retries": 2,
+            "llm_timeout": 2,
+            "base_url": pages_url,
+        }
         settings.update(overrides)
         rt = Runtime(default_settings(**settings), tmp_path)
         rt._session = browser_session  # noqa: SLF001 - share the suite's one Chromium
@@ -343,8 +375,9 @@ def test_a_bad_prices_file_is_reported(tmp_path: Path, content: str) -> None:
 
 
 @pytest.mark.browser
-def test_a_runs_usage_comes_from_the_server_and_the_prices_setting(make_runtime: Callable[..., Runtime], fake: FakeLLM,
-                                                                  tmp_path: Path) -> None:
+def test_a_runs_usage_comes_from_the_server_and_the_prices_setting(
+    make_runtime: Callable[..., Runtime], fake: FakeLLM, tmp_path: Path
+) -> None:
     _script(fake)
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"fake-model": [2.5, 10.0]}), encoding="utf-8")

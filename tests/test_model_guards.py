@@ -47,11 +47,16 @@ ANALYSIS = {
 # --------------------------------------------------------------------------- helpers: workflows and runs
 
 
-def workflow_text(steps: list[dict[str, Any]], *, start: str = "model/app.html",
-                  settings: dict[str, Any] | None = None, **top: Any) -> str:
+def workflow_text(
+    steps: list[dict[str, Any]], *, start: str = "model/app.html", settings: dict[str, Any] | None = None, **top: Any
+) -> str:
     doc = {
-        "name": "model guards", "task": "Paint the page", "start_url": "{base_url}/" + start,
-        "settings": {**FAST, **(settings or {})}, "steps": steps, **top,
+        "name": "model guards",
+        "task": "Paint the page",
+        "start_url": "{base_url}/" + start,
+        "settings": {**FAST, **(settings or {})},
+        "steps": steps,
+        **top,
     }
     return yaml.safe_dump(doc, sort_keys=False)
 
@@ -74,7 +79,11 @@ def make_runtime(browser_session, pages_url: str, tmp_path: Path) -> Iterator[Ca
 
     def make(**overrides: Any) -> Runtime:
         settings: dict[str, Any] = {
-            "llm": "auto", "cache": str(tmp_path / "cache"), "llm_backoff": 0.01, "llm_retries": 2, "llm_timeout": 2,
+            "llm": "auto",
+            "cache": str(tmp_path / "cache"),
+            "llm_backoff": 0.01,
+            "llm_retries": 2,
+            "llm_timeout": 2,
             "base_url": pages_url,
         }
         settings.update(overrides)
@@ -108,8 +117,9 @@ def between(text: str, start: str, end: str) -> str:
 
 def user_text(req: Request) -> str:
     """The text parts of the user message (the system message names the delimiters too)."""
-    return "\n".join(p["text"] for m in req.messages if m.get("role") == "user"
-                     for p in m["content"] if p.get("type") == "text")
+    return "\n".join(
+        p["text"] for m in req.messages if m.get("role") == "user" for p in m["content"] if p.get("type") == "text"
+    )
 
 
 def page_text(req: Request) -> str:
@@ -194,10 +204,19 @@ def test_words_check_not_met_fails_with_the_models_explanation(rt: Runtime, fake
 def test_the_judged_screenshot_is_taken_at_that_moment(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The page is white and waiting", shows("Status: waiting"))
     fake.add_rule("condition_check", "The page is red and painted", shows("Status: painted"))
-    result = run(rt, workflow([{
-        "action": "Paint", "do": [{"click": "#paint"}],
-        "pre": ["The page is white and waiting"], "post": ["The page is red and painted"],
-    }]))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Paint",
+                    "do": [{"click": "#paint"}],
+                    "pre": ["The page is white and waiting"],
+                    "post": ["The page is red and painted"],
+                }
+            ]
+        ),
+    )
     assert result.status == "passed", failure_text(result)
     pre, post = requests(fake, "condition_check")
     assert "The page is white and waiting" in pre.text and "The page is red and painted" in post.text
@@ -244,14 +263,21 @@ def test_when_the_dom_part_holds_the_model_still_decides(rt: Runtime, fake: Fake
     assert fake.calls("condition_check") == 1
 
 
-@pytest.mark.parametrize(("answers", "met", "summary"), [
-    ([True, False, True], True, "2/3 votes met."),
-    ([False, True, False], False, "1/3 votes met."),
-    ([True, False], False, "1/2 votes met."),  # a tie is not a majority for "met"
-], ids=["met-2of3", "not-1of3", "tie"])
+@pytest.mark.parametrize(
+    ("answers", "met", "summary"),
+    [
+        ([True, False, True], True, "2/3 votes met."),
+        ([False, True, False], False, "1/3 votes met."),
+        ([True, False], False, "1/2 votes met."),  # a tie is not a majority for "met"
+    ],
+    ids=["met-2of3", "not-1of3", "tie"],
+)
 def test_votes_take_the_majority(rt: Runtime, fake: FakeLLM, answers: list[bool], met: bool, summary: str) -> None:
-    fake.add_rule("condition_check", "The status says painted",
-                  [{"met": a, "explanation": f"vote {n} says {a}"} for n, a in enumerate(answers)])
+    fake.add_rule(
+        "condition_check",
+        "The status says painted",
+        [{"met": a, "explanation": f"vote {n} says {a}"} for n, a in enumerate(answers)],
+    )
     check = {"check": "The status says painted", "votes": len(answers)}
     result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#paint"}], "post": [check]}]))
     assert result.status == ("passed" if met else "failed"), failure_text(result)
@@ -271,10 +297,20 @@ def test_votes_take_the_majority(rt: Runtime, fake: FakeLLM, answers: list[bool]
 def test_recovery_through_an_agent_fallback(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
-    result = run(rt, workflow([{
-        "action": "Paint the page", "do": [{"click": "#decoy"}], "post": ["The status says painted"],
-        "fallback": ["Click the Paint button"], "retries": 2,
-    }]))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Paint the page",
+                    "do": [{"click": "#decoy"}],
+                    "post": ["The status says painted"],
+                    "fallback": ["Click the Paint button"],
+                    "retries": 2,
+                }
+            ]
+        ),
+    )
     assert result.status == "passed", failure_text(result)
     assert result.label == "recovered" and result.steps[0].status == "recovered"
     step = result.steps[0]
@@ -297,11 +333,16 @@ def test_recovery_through_an_agent_fallback(rt: Runtime, fake: FakeLLM) -> None:
 
 def test_self_healing_a_broken_locator(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
-    text = workflow_text([{
-        "action": "Click the Paint button", "do": [{"click": {"role": "button", "name": "Paint now"}}],
-        "action_timeout": 0.5,
-        "post": [{"expect": {"text": {"css": "#status", "equals": "Status: painted"}}}],
-    }])
+    text = workflow_text(
+        [
+            {
+                "action": "Click the Paint button",
+                "do": [{"click": {"role": "button", "name": "Paint now"}}],
+                "action_timeout": 0.5,
+                "post": [{"expect": {"text": {"css": "#status", "equals": "Status: painted"}}}],
+            }
+        ]
+    )
     result = run(rt, parse(text, "x.reuseit.yaml"))
     assert result.status == "passed", failure_text(result)
     assert result.label == "healed" and result.healed and result.steps[0].status == "healed"
@@ -319,10 +360,17 @@ def test_self_healing_a_broken_locator(rt: Runtime, fake: FakeLLM) -> None:
 
 def test_with_no_do_the_agent_performs_the_action(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
-    result = run(rt, workflow([{
-        "action": "Click the Paint button",
-        "post": [{"expect": {"text": {"css": "#status", "equals": "Status: painted"}}}],
-    }]))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Click the Paint button",
+                    "post": [{"expect": {"text": {"css": "#status", "equals": "Status: painted"}}}],
+                }
+            ]
+        ),
+    )
     assert result.status == "passed", failure_text(result)
     assert result.label == "passed" and result.steps[0].status == "passed"  # acting is its job, not a recovery
     assert [(a.by, a.ok, a.locator) for a in result.steps[0].actions] == [("agent", True, 'role=button[name="Paint"]')]
@@ -354,10 +402,17 @@ def _decoy_failure(fake: FakeLLM) -> LoadedWorkflow:
         return act("click", ref(req, "button", "Decoy"), message="I press Decoy again as the fallback says.")
 
     fake.add_rule("agent_action", None, agent)
-    return workflow([{
-        "action": "Paint the page", "do": [{"click": "#decoy"}], "post": ["The status says painted"],
-        "fallback": ["Press the Decoy button again"], "retries": 1,
-    }])
+    return workflow(
+        [
+            {
+                "action": "Paint the page",
+                "do": [{"click": "#decoy"}],
+                "post": ["The status says painted"],
+                "fallback": ["Press the Decoy button again"],
+                "retries": 1,
+            }
+        ]
+    )
 
 
 def test_challenge_analysis_is_written_by_the_model_from_all_attempts(rt: Runtime, fake: FakeLLM) -> None:
@@ -380,7 +435,12 @@ def test_challenge_analysis_is_written_by_the_model_from_all_attempts(rt: Runtim
     a = result.analysis
     assert a is not None and a.source == "model"
     assert (a.where, a.why, a.what, a.guidance, a.category) == (
-        ANALYSIS["where"], ANALYSIS["why"], ANALYSIS["what"], ANALYSIS["guidance"], ANALYSIS["category"])
+        ANALYSIS["where"],
+        ANALYSIS["why"],
+        ANALYSIS["what"],
+        ANALYSIS["guidance"],
+        ANALYSIS["category"],
+    )
     text = failure_text(result)
     assert "challenge analysis [wrong_element_or_value] (by the model)" in text
     assert "    - Click the Paint button instead of Decoy" in text
@@ -413,17 +473,32 @@ OUTAGES = [
     pytest.param("refused", None, "cannot connect to 127.0.0.1", 0, id="connection-refused"),
     pytest.param("answer", FakeLLM.error(500, "upstream exploded"), "server error 500", 3, id="500-always"),
     pytest.param("answer", FakeLLM.hang(10), "timed out after 1s", 1, id="timeout"),
-    pytest.param("answer", FakeLLM.raw("I think it is met."), "does not fit the condition_check schema", 3, id="not-json"),
-    pytest.param("answer", FakeLLM.raw('{"met": true}'), "does not fit the condition_check schema", 3, id="missing-field"),
-    pytest.param("answer", FakeLLM.refusal("I can't help with that."), "the model refused: I can't help with that.", 3,
-                 id="refusal"),
+    pytest.param(
+        "answer", FakeLLM.raw("I think it is met."), "does not fit the condition_check schema", 3, id="not-json"
+    ),
+    pytest.param(
+        "answer", FakeLLM.raw('{"met": true}'), "does not fit the condition_check schema", 3, id="missing-field"
+    ),
+    pytest.param(
+        "answer",
+        FakeLLM.refusal("I can't help with that."),
+        "the model refused: I can't help with that.",
+        3,
+        id="refusal",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("kind", "answer", "says", "calls"), OUTAGES)
-def test_model_outages_make_the_run_broken(make_runtime: Callable[..., Runtime], fake: FakeLLM,
-                                           monkeypatch: pytest.MonkeyPatch, kind: str, answer: Any, says: str,
-                                           calls: int) -> None:
+def test_model_outages_make_the_run_broken(
+    make_runtime: Callable[..., Runtime],
+    fake: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    kind: str,
+    answer: Any,
+    says: str,
+    calls: int,
+) -> None:
     if kind == "refused":
         monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     else:
@@ -462,9 +537,15 @@ def test_a_rejected_request_is_not_retried(rt: Runtime, fake: FakeLLM) -> None:
 
 
 def _two_checks_and_an_agent() -> LoadedWorkflow:
-    return workflow([{
-        "action": "Click the Paint button", "pre": ["The status says waiting"], "post": ["The status says painted"],
-    }])
+    return workflow(
+        [
+            {
+                "action": "Click the Paint button",
+                "pre": ["The status says waiting"],
+                "post": ["The status says painted"],
+            }
+        ]
+    )
 
 
 def _script_two_checks_and_an_agent(fake: FakeLLM) -> None:
@@ -512,10 +593,23 @@ def test_refresh_mode_asks_again(make_runtime: Callable[..., Runtime], fake: Fak
 
 
 def test_off_mode_records_words_checks_as_not_judged(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
-    dom_and_words = {"check": "The status says painted", "expect": {"text": {"css": "#status", "equals": "Status: painted"}}}
-    result = run(make_runtime(llm="off"), workflow([{
-        "action": "Paint", "do": [{"click": "#paint"}], "pre": ["The page is white"], "post": [dom_and_words],
-    }]))
+    dom_and_words = {
+        "check": "The status says painted",
+        "expect": {"text": {"css": "#status", "equals": "Status: painted"}},
+    }
+    result = run(
+        make_runtime(llm="off"),
+        workflow(
+            [
+                {
+                    "action": "Paint",
+                    "do": [{"click": "#paint"}],
+                    "pre": ["The page is white"],
+                    "post": [dom_and_words],
+                }
+            ]
+        ),
+    )
     assert result.status == "passed", failure_text(result)
     assert [v.check for v in result.not_judged] == ["The page is white"]
     assert result.not_judged[0].ok is None and result.not_judged[0].source == "none"
@@ -524,7 +618,9 @@ def test_off_mode_records_words_checks_as_not_judged(make_runtime: Callable[...,
     assert fake.calls() == 0
 
 
-def test_auto_mode_without_an_endpoint_is_off(make_runtime: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_auto_mode_without_an_endpoint_is_off(
+    make_runtime: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     rt = make_runtime(llm="auto")
@@ -608,18 +704,31 @@ def secret(monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def _typed_check() -> dict[str, Any]:
-    return {"check": "The page confirms the value was received",
-            "expect": {"text": {"css": "#received", "equals": _received(SECRET)}}}
+    return {
+        "check": "The page confirms the value was received",
+        "expect": {"text": {"css": "#received", "equals": _received(SECRET)}},
+    }
 
 
-def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(rt: Runtime, fake: FakeLLM, secret: str,
-                                                                  tmp_path: Path) -> None:
+def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(
+    rt: Runtime, fake: FakeLLM, secret: str, tmp_path: Path
+) -> None:
     fake.add_rule("condition_check", None, shows("Received"))
-    result = run(rt, workflow([{
-        "action": "Type the secret and send it",
-        "do": [{"fill": {"label": "Secret", "value": "{secret.DEMO_SECRET}"}}, {"click": {"role": "button", "name": "Send"}}],
-        "post": [_typed_check()],
-    }]))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Type the secret and send it",
+                    "do": [
+                        {"fill": {"label": "Secret", "value": "{secret.DEMO_SECRET}"}},
+                        {"click": {"role": "button", "name": "Send"}},
+                    ],
+                    "post": [_typed_check()],
+                }
+            ]
+        ),
+    )
     assert result.status == "passed", failure_text(result)  # the DOM part proves the page got the real value
     assert result.typed_secret
     (judge,) = requests(fake, "condition_check")
@@ -628,8 +737,9 @@ def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(rt: Runtime, fa
     _assert_secret_nowhere(fake, result, tmp_path)
 
 
-def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(rt: Runtime, fake: FakeLLM, secret: str,
-                                                                     tmp_path: Path) -> None:
+def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(
+    rt: Runtime, fake: FakeLLM, secret: str, tmp_path: Path
+) -> None:
     fake.add_rule("condition_check", None, shows("Received"))
 
     def agent(req: Request) -> dict[str, str]:
@@ -641,7 +751,9 @@ def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(rt: Runt
         return act("done", message="Sent.")
 
     fake.add_rule("agent_action", None, agent)
-    result = run(rt, workflow([{"action": "Type the secret into the Secret field and send it", "post": [_typed_check()]}]))
+    result = run(
+        rt, workflow([{"action": "Type the secret into the Secret field and send it", "post": [_typed_check()]}])
+    )
     assert result.status == "passed", failure_text(result)
     assert fake.calls("agent_action") == 3
     after_fill = requests(fake, "agent_action")[1]
@@ -649,16 +761,26 @@ def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(rt: Runt
     _assert_secret_nowhere(fake, result, tmp_path)
 
 
-def test_a_secret_in_a_failed_run_stays_out_of_the_analysis_and_the_report(make_runtime: Callable[..., Runtime],
-                                                                          fake: FakeLLM, secret: str,
-                                                                          tmp_path: Path) -> None:
+def test_a_secret_in_a_failed_run_stays_out_of_the_analysis_and_the_report(
+    make_runtime: Callable[..., Runtime], fake: FakeLLM, secret: str, tmp_path: Path
+) -> None:
     rt = make_runtime(trace="retain-on-failure")  # a trace records typed values: it must not be kept
-    result = run(rt, workflow([{
-        "action": "Type the secret and send it",
-        "do": [{"fill": {"label": "Secret", "value": "{secret.DEMO_SECRET}"}}, {"click": {"role": "button", "name": "Send"}}],
-        # The page echoes the secret: the failed assertion's "actual" holds it.
-        "post": [{"expect": {"text": {"css": "#echo", "equals": "Last value: nothing"}}}],
-    }]))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Type the secret and send it",
+                    "do": [
+                        {"fill": {"label": "Secret", "value": "{secret.DEMO_SECRET}"}},
+                        {"click": {"role": "button", "name": "Send"}},
+                    ],
+                    # The page echoes the secret: the failed assertion's "actual" holds it.
+                    "post": [{"expect": {"text": {"css": "#echo", "equals": "Last value: nothing"}}}],
+                }
+            ]
+        ),
+    )
     assert result.status == "failed"
     assert result.steps[0].post[0].actual == "'Last value: ******'"
     assert fake.calls("challenge_analysis") == 1
@@ -685,10 +807,19 @@ def _judge_by_condition(req: Request) -> dict[str, Any]:
 
 def test_page_text_travels_as_delimited_data_and_injection_does_not_pass_a_check(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, _judge_by_condition)
-    result = run(rt, workflow([{
-        "action": "Read the reviews", "do": [{"wait": 1}],
-        "post": ["A review by Maria from Innsbruck is shown", "An 'Add to cart' button is visible"],
-    }], start="model/inject.html"))
+    result = run(
+        rt,
+        workflow(
+            [
+                {
+                    "action": "Read the reviews",
+                    "do": [{"wait": 1}],
+                    "post": ["A review by Maria from Innsbruck is shown", "An 'Add to cart' button is visible"],
+                }
+            ],
+            start="model/inject.html",
+        ),
+    )
     assert result.status == "failed"
     good, bad = result.steps[0].post
     assert good.ok is True and bad.ok is False
@@ -712,19 +843,23 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a JPEG's start-of-frame marker (no image library needed)."""
     i = 2
     while i < len(data):
-        marker, length = data[i + 1], int.from_bytes(data[i + 2:i + 4], "big")
+        marker, length = data[i + 1], int.from_bytes(data[i + 2 : i + 4], "big")
         if marker in (0xC0, 0xC1, 0xC2):
-            return int.from_bytes(data[i + 7:i + 9], "big"), int.from_bytes(data[i + 5:i + 7], "big")
+            return int.from_bytes(data[i + 7 : i + 9], "big"), int.from_bytes(data[i + 5 : i + 7], "big")
         i += 2 + length
     raise AssertionError("no frame header")
 
 
-def test_image_size_quality_detail_and_page_text_are_under_control(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
+def test_image_size_quality_detail_and_page_text_are_under_control(
+    make_runtime: Callable[..., Runtime], fake: FakeLLM
+) -> None:
     fake.add_rule("condition_check", None, {"met": True, "explanation": "ok"})
     check = [{"action": "Look", "do": [{"wait": 1}], "post": ["The page shows a status"]}]
     big = run(make_runtime(), workflow(check))
     # Other image settings make another request, so the shared cache cannot answer it.
-    small = run(make_runtime(screenshot_width=640, jpeg_quality=30, image_detail="low", page_text=0), workflow(check), "small")
+    small = run(
+        make_runtime(screenshot_width=640, jpeg_quality=30, image_detail="low", page_text=0), workflow(check), "small"
+    )
     assert big.status == small.status == "passed"
     first, second = fake.requests[-2], fake.requests[-1]
     assert _jpeg_size(first.images[0])[0] == 1280 and _jpeg_size(second.images[0])[0] == 640
@@ -737,8 +872,12 @@ def test_image_size_quality_detail_and_page_text_are_under_control(make_runtime:
 def test_agent_marks_draw_element_ids_on_its_screenshot_and_remove_them(
     make_runtime: Callable[..., Runtime], fake: FakeLLM
 ) -> None:
-    fake.add_rule("agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "nothing to do"})
-    steps = [{"action": "Look at the page", "post": [{"expect": {"count": {"css": "[data-reuseit-mark]", "equals": 0}}}]}]
+    fake.add_rule(
+        "agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "nothing to do"}
+    )
+    steps = [
+        {"action": "Look at the page", "post": [{"expect": {"count": {"css": "[data-reuseit-mark]", "equals": 0}}}]}
+    ]
     plain = run(make_runtime(), workflow(steps), "plain")
     marked = run(make_runtime(agent_marks=True), workflow(steps), "marked")
     assert plain.status == marked.status == "passed"  # the post check proves the marks are gone again

@@ -262,11 +262,15 @@ def test_collects_reuseit_yaml_and_yml_only(pytester: pytest.Pytester) -> None:
 
 
 def test_item_ids_are_path_stem_and_variation(pytester: pytest.Pytester) -> None:
-    write(pytester, "shop/search.reuseit.yaml", PASS_WF.replace(
-        "params: {word: hello}\n",
-        "params: {word: hello}\nvariations:\n  - id: original\n  - id: attribute\n    params: {word: bye}\n"
-        "  - id: category.v2\n",
-    ))
+    write(
+        pytester,
+        "shop/search.reuseit.yaml",
+        PASS_WF.replace(
+            "params: {word: hello}\n",
+            "params: {word: hello}\nvariations:\n  - id: original\n  - id: attribute\n    params: {word: bye}\n"
+            "  - id: category.v2\n",
+        ),
+    )
     items, _ = pytester.inline_genitems()
     assert [i.nodeid for i in items] == [
         "shop/search.reuseit.yaml::search[original]",
@@ -293,10 +297,14 @@ def test_ini_reuseit_files_changes_the_glob(pytester: pytest.Pytester) -> None:
 
 
 def test_collect_only_lists_each_variation(pytester: pytest.Pytester) -> None:
-    write(pytester, "search.reuseit.yaml", PASS_WF.replace(
-        "params: {word: hello}\n",
-        "params: {word: hello}\nvariations:\n  - id: first\n  - id: second\n  - id: third\n",
-    ))
+    write(
+        pytester,
+        "search.reuseit.yaml",
+        PASS_WF.replace(
+            "params: {word: hello}\n",
+            "params: {word: hello}\nvariations:\n  - id: first\n  - id: second\n  - id: third\n",
+        ),
+    )
     write(pytester, "plain.reuseit.yaml", PASS_WF)
     result = pytester.runpytest("--collect-only", "-q")
     assert result.ret == 0
@@ -309,10 +317,14 @@ def test_collect_only_lists_each_variation(pytester: pytest.Pytester) -> None:
 
 
 def test_k_selects_a_variation(pytester: pytest.Pytester) -> None:
-    write(pytester, "search.reuseit.yaml", PASS_WF.replace(
-        "params: {word: hello}\n",
-        "params: {word: hello}\nvariations:\n  - id: original\n  - id: attribute\n",
-    ))
+    write(
+        pytester,
+        "search.reuseit.yaml",
+        PASS_WF.replace(
+            "params: {word: hello}\n",
+            "params: {word: hello}\nvariations:\n  - id: original\n  - id: attribute\n",
+        ),
+    )
     result = pytester.runpytest("--collect-only", "-q", "-k", "attribute")
     assert result.ret == 0
     assert [line for line in result.stdout.lines if "::" in line] == ["search.reuseit.yaml::search[attribute]"]
@@ -329,7 +341,9 @@ def test_tags_become_markers(pytester: pytest.Pytester, strict: bool) -> None:
     assert [line for line in result.stdout.lines if "::" in line] == ["tagged.reuseit.yaml::tagged[default]"]
     assert "1/2 tests collected (1 deselected)" in result.stdout.str()
     # The reuseit marker selects every workflow; "not smoke" the others.
-    result = pytester.runpytest("--collect-only", "-q", "-m", "reuseit and not smoke", *(["--strict-markers"] if strict else []))
+    result = pytester.runpytest(
+        "--collect-only", "-q", "-m", "reuseit and not smoke", *(["--strict-markers"] if strict else [])
+    )
     assert [line for line in result.stdout.lines if "::" in line] == ["untagged.reuseit.yaml::untagged[default]"]
 
 
@@ -401,7 +415,7 @@ def test_show(request):
 def settings_line(result: pytest.RunResult) -> str:
     assert result.ret == 0, output_of(result)
     line = next(line for line in result.stdout.lines if "SETTINGS" in line)
-    return line[line.index("SETTINGS"):]
+    return line[line.index("SETTINGS") :]
 
 
 def test_settings_defaults(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -420,10 +434,22 @@ def test_settings_cli_beats_ini_beats_env(pytester: pytest.Pytester, monkeypatch
     # env alone (artifacts), ini over env (screenshots); base_url from the ini, trailing slash dropped.
     assert settings_line(pytester.runpytest("-s")) == "SETTINGS off never reuseit-output False http://ini.example []"
     # The command line beats both.
-    line = settings_line(pytester.runpytest(
-        "-s", "--reuseit-screenshots", "steps", "--reuseit-artifacts", "always", "--reuseit-strict",
-        "--base-url", "http://cli.example", "--reuseit-param", "a=1", "--reuseit-param", "b=x=y",
-    ))
+    line = settings_line(
+        pytester.runpytest(
+            "-s",
+            "--reuseit-screenshots",
+            "steps",
+            "--reuseit-artifacts",
+            "always",
+            "--reuseit-strict",
+            "--base-url",
+            "http://cli.example",
+            "--reuseit-param",
+            "a=1",
+            "--reuseit-param",
+            "b=x=y",
+        )
+    )
     assert line == "SETTINGS steps always reuseit-output True http://cli.example [('a', '1'), ('b', 'x=y')]"
 
 
@@ -472,21 +498,39 @@ def _run_mixed(path: Path, site_url: str) -> Session:
     path.mkdir(parents=True, exist_ok=True)
     (path / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     files = {
-        "a_pass": PASS_WF, "b_fail": FAIL_WF, "c_recover": RECOVER_WF, "d_reach": REACH_WF % {"port": closed_port()},
-        "e_secret_missing": SECRET_MISSING_WF, "f_secret_typed": SECRET_TYPED_WF, "g_invalid": INVALID_WF,
+        "a_pass": PASS_WF,
+        "b_fail": FAIL_WF,
+        "c_recover": RECOVER_WF,
+        "d_reach": REACH_WF % {"port": closed_port()},
+        "e_secret_missing": SECRET_MISSING_WF,
+        "f_secret_typed": SECRET_TYPED_WF,
+        "g_invalid": INVALID_WF,
         "h_vars": VARS_WF,
     }
     for name, text in files.items():
         (path / f"{name}.reuseit.yaml").write_text(text, encoding="utf-8")
-    env = {
-        k: v for k, v in os.environ.items()
-        if k != "NOPE" and not k.startswith(("REUSEIT_", "OPENAI_", "PYTEST_"))
-    }
+    env = {k: v for k, v in os.environ.items() if k != "NOPE" and not k.startswith(("REUSEIT_", "OPENAI_", "PYTEST_"))}
     env["REUSEIT_TEST_PASSWORD"] = SECRET_VALUE
     started = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA", "--reuseit-llm", "off", "--base-url", site_url],
-        cwd=path, env=env, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-rA",
+            "--reuseit-llm",
+            "off",
+            "--base-url",
+            site_url,
+        ],
+        cwd=path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=SUBPROCESS_TIMEOUT,
+        check=False,
     )
     return Session(path, proc.returncode, proc.stdout, proc.stderr, time.monotonic() - started)
 
@@ -525,14 +569,18 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
     assert re.fullmatch(r"=+ 6 failed, 4 passed in [\d.]+s.*=+", lines[-1]), lines[-1]
     assert summary_line(mixed.stdout) == "3 passed, 1 recovered, 0 healed, 3 failed, 2 broken  (9 workflow runs)"
     for nodeid in (
-        "a_pass.reuseit.yaml::a_pass[default]", "c_recover.reuseit.yaml::c_recover[default]",
-        "d_reach.reuseit.yaml::d_reach[up]", "h_vars.reuseit.yaml::h_vars[own]",
+        "a_pass.reuseit.yaml::a_pass[default]",
+        "c_recover.reuseit.yaml::c_recover[default]",
+        "d_reach.reuseit.yaml::d_reach[up]",
+        "h_vars.reuseit.yaml::h_vars[own]",
     ):
         assert f"PASSED {nodeid}" in lines
     for nodeid in (
-        "b_fail.reuseit.yaml::b_fail[default]", "d_reach.reuseit.yaml::d_reach[down]",
+        "b_fail.reuseit.yaml::b_fail[default]",
+        "d_reach.reuseit.yaml::d_reach[down]",
         "e_secret_missing.reuseit.yaml::e_secret_missing[default]",
-        "f_secret_typed.reuseit.yaml::f_secret_typed[default]", "g_invalid.reuseit.yaml::g_invalid",
+        "f_secret_typed.reuseit.yaml::f_secret_typed[default]",
+        "g_invalid.reuseit.yaml::g_invalid",
         "h_vars.reuseit.yaml::h_vars[wrong]",
     ):
         assert any(line.startswith(f"FAILED {nodeid}") for line in lines), nodeid
@@ -664,12 +712,16 @@ def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site
 
 
 def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest.Pytester, site_url: str) -> None:
-    write(pytester, "words.reuseit.yaml", PASS_WF.replace(
-        "params: {word: hello}\n",
-        "params: {word: hello}\nvariations:\n  - id: default_word\n"
-        "  - id: one\n    params: {word: uno}\n  - id: two\n    params: {word: dos}\n"
-        "  - id: three\n    params: {word: tres}\n",
-    ))
+    write(
+        pytester,
+        "words.reuseit.yaml",
+        PASS_WF.replace(
+            "params: {word: hello}\n",
+            "params: {word: hello}\nvariations:\n  - id: default_word\n"
+            "  - id: one\n    params: {word: uno}\n  - id: two\n    params: {word: dos}\n"
+            "  - id: three\n    params: {word: tres}\n",
+        ),
+    )
     result = run_sub(pytester, site_url, "-n", "2", "-rA")
     result.assert_outcomes(passed=4)
     out = output_of(result)
@@ -694,9 +746,14 @@ def test_variation_params_are_used(mixed: Session) -> None:
 
 def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pytester, site_url: str) -> None:
     pytester.makeini("[pytest]\nreuseit_screenshots = off\nreuseit_artifacts = always\n")
-    write(pytester, "p.reuseit.yaml", PASS_WF.replace(
-        "params: {word: hello}\n", "params: {word: hello}\nvariations:\n  - id: v\n    params: {word: from-variation}\n",
-    ).replace('equals: "{word}"', "equals: from-cli"))
+    write(
+        pytester,
+        "p.reuseit.yaml",
+        PASS_WF.replace(
+            "params: {word: hello}\n",
+            "params: {word: hello}\nvariations:\n  - id: v\n    params: {word: from-variation}\n",
+        ).replace('equals: "{word}"', "equals: from-cli"),
+    )
     result = run_sub(pytester, site_url, "--reuseit-param", "word=from-cli")
     result.assert_outcomes(passed=1)
     folder = pytester.path / "reuseit-output" / slug("p.reuseit.yaml::p[v]")
@@ -713,8 +770,14 @@ def test_artifacts_always_keeps_a_passing_run_and_cli_screenshots_beat_ini(
     pytester.makeini("[pytest]\nreuseit_screenshots = off\n")
     write(pytester, "ok.reuseit.yaml", PASS_WF)
     result = run_sub(
-        pytester, site_url, "--reuseit-artifacts", "always", "--reuseit-screenshots", "steps",
-        "--reuseit-trace", "retain-on-failure",
+        pytester,
+        site_url,
+        "--reuseit-artifacts",
+        "always",
+        "--reuseit-screenshots",
+        "steps",
+        "--reuseit-trace",
+        "retain-on-failure",
     )
     result.assert_outcomes(passed=1)
     folder = pytester.path / "reuseit-output" / slug("ok.reuseit.yaml::ok[default]")
@@ -780,7 +843,7 @@ def test_workflows_run_beside_another_sync_playwright_in_the_session(pytester: p
     """)
     pytester.path.joinpath("mixed.reuseit.yaml").write_text(
         'name: mixed\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
-        'steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n'
+        "steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n"
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
     result.assert_outcomes(passed=1)

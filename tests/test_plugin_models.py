@@ -39,8 +39,16 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-printed")
     pytester.path.joinpath("heal.reuseit.yaml").write_text(HEAL)
     result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-llm", "auto", "--reuseit-llm-backoff", "0.01",
-        "--reuseit-cache", str(pytester.path / "cache"),
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        pages_url,
+        "--reuseit-llm",
+        "auto",
+        "--reuseit-llm-backoff",
+        "0.01",
+        "--reuseit-cache",
+        str(pytester.path / "cache"),
     )
     result.assert_outcomes(passed=1)
     out = result.stdout.str()
@@ -49,10 +57,17 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     assert "replace 'click selector='#no-such-button'' with 'role=button[name=\"Paint\"]'" in out
     assert "sk-test-never-printed" not in out
     healing = json.loads((pytester.path / "reuseit-output" / "healing.json").read_text())
-    assert healing == [{
-        "file": "heal.reuseit.yaml", "line": 8, "step": 1, "op_index": 0, "broken": "click selector='#no-such-button'",
-        "replacement": 'role=button[name="Paint"]', "test": "heal.reuseit.yaml::heal[default]",
-    }]
+    assert healing == [
+        {
+            "file": "heal.reuseit.yaml",
+            "line": 8,
+            "step": 1,
+            "op_index": 0,
+            "broken": "click selector='#no-such-button'",
+            "replacement": 'role=button[name="Paint"]',
+            "test": "heal.reuseit.yaml::heal[default]",
+        }
+    ]
     usage = json.loads((pytester.path / "reuseit-output" / "usage.json").read_text())
     assert usage["total"]["calls"] == 2 and usage["items"]["heal.reuseit.yaml::heal[default]"]["calls"] == 2
     # Learning is opt-in: nothing was kept without --reuseit-learn.
@@ -61,8 +76,15 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     # Strict mode: a healed run is not a clean pass. The answers are cached now: no new calls.
     calls_before = fake_llm.calls()
     strict = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-llm", "replay", "--reuseit-strict",
-        "--reuseit-cache", str(pytester.path / "cache"),
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        pages_url,
+        "--reuseit-llm",
+        "replay",
+        "--reuseit-strict",
+        "--reuseit-cache",
+        str(pytester.path / "cache"),
     )
     strict.assert_outcomes(failed=1)
     assert "the run was healed (--reuseit-strict)" in strict.stdout.str()
@@ -76,8 +98,9 @@ def test_reuseit_learn_keeps_what_a_healed_run_taught(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     pytester.path.joinpath("heal.reuseit.yaml").write_text(HEAL)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-learn",
-                                           "--reuseit-llm-backoff", "0.01")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-learn", "--reuseit-llm-backoff", "0.01"
+    )
     result.assert_outcomes(passed=1)
     rules = json.loads((pytester.path / ".reuseit" / "experience" / "127.0.0.1.json").read_text())
     assert [r["rule"] for r in rules] == ["To 'Click the Paint button', use role=button[name=\"Paint\"]."]

@@ -58,15 +58,33 @@ class ScriptedModel:
         answer = {"thought": "", "element": "", "value": "", "message": ""}
         banner = _ref(req.text, "button", "Accept cookies")
         if "failed:" in done:
-            return {**answer, "action": "fail", "message": "I couldn't click the Search button: a cookie consent banner covers the page"}
+            return {
+                **answer,
+                "action": "fail",
+                "message": "I couldn't click the Search button: a cookie consent banner covers the page",
+            }
         if banner and careful:
-            return {**answer, "action": "click", "element": banner, "message": "I clicked Accept cookies to dismiss the banner"}
+            return {
+                **answer,
+                "action": "click",
+                "element": banner,
+                "message": "I clicked Accept cookies to dismiss the banner",
+            }
         if "agent: fill" not in done:
-            return {**answer, "action": "fill", "element": _ref(req.text, "searchbox", "Search products") or "", "value": product,
-                    "message": "I typed the product into the search box"}
-        if "agent: click role=button[name=\"Search\"]" not in done:
-            return {**answer, "action": "click", "element": _ref(req.text, "button", "Search") or "",
-                    "message": "I clicked the Search button"}
+            return {
+                **answer,
+                "action": "fill",
+                "element": _ref(req.text, "searchbox", "Search products") or "",
+                "value": product,
+                "message": "I typed the product into the search box",
+            }
+        if 'agent: click role=button[name="Search"]' not in done:
+            return {
+                **answer,
+                "action": "click",
+                "element": _ref(req.text, "button", "Search") or "",
+                "message": "I clicked the Search button",
+            }
         return {**answer, "action": "done", "message": f"Results for {product} are shown"}
 
     @staticmethod
@@ -77,11 +95,13 @@ class ScriptedModel:
     @staticmethod
     def structure(req: Request) -> dict[str, object]:
         good = re.findall(r"RUN (\S+) \(SUCCESS\)", req.text)
-        return {"steps": [
-            {"action": "Accept the cookie banner", "evidence": [f"{r}:1" for r in good]},
-            {"action": "Type {product} into the search box", "evidence": [f"{r}:2" for r in good]},
-            {"action": "Click the Search button to search for {product}", "evidence": [f"{r}:3" for r in good]},
-        ]}
+        return {
+            "steps": [
+                {"action": "Accept the cookie banner", "evidence": [f"{r}:1" for r in good]},
+                {"action": "Type {product} into the search box", "evidence": [f"{r}:2" for r in good]},
+                {"action": "Click the Search button to search for {product}", "evidence": [f"{r}:3" for r in good]},
+            ]
+        }
 
     @staticmethod
     def conditions(req: Request) -> dict[str, object]:
@@ -96,20 +116,35 @@ class ScriptedModel:
     @staticmethod
     def merged(req: Request) -> dict[str, object]:
         assert "step 3, pre: " + BANNER_CHECK in req.text and FALLBACK in req.text
-        return {"steps": [
-            {"action": "Accept the cookie banner", "pre": [], "post": [], "fallback": []},
-            {"action": "Type {product} into the search box", "pre": [], "post": [], "fallback": []},
-            {"action": "Click the Search button to search for {product}", "pre": [BANNER_CHECK],
-             "post": ["Results for {product} are listed"], "fallback": [FALLBACK]},
-        ]}
+        return {
+            "steps": [
+                {"action": "Accept the cookie banner", "pre": [], "post": [], "fallback": []},
+                {"action": "Type {product} into the search box", "pre": [], "post": [], "fallback": []},
+                {
+                    "action": "Click the Search button to search for {product}",
+                    "pre": [BANNER_CHECK],
+                    "post": ["Results for {product} are listed"],
+                    "fallback": [FALLBACK],
+                },
+            ]
+        }
 
     def install(self, fake: FakeLLM) -> None:
-        fake.add_rule("task_variations", None, {
-            "template": "Search the demo shop for {product}",
-            "parameters": [{"name": "product", "value": "trail shoes"}],
-            "variations": [{"kind": "attribute", "task": "Search the demo shop for rain jacket",
-                            "params": [{"name": "product", "value": "rain jacket"}]}],
-        })
+        fake.add_rule(
+            "task_variations",
+            None,
+            {
+                "template": "Search the demo shop for {product}",
+                "parameters": [{"name": "product", "value": "trail shoes"}],
+                "variations": [
+                    {
+                        "kind": "attribute",
+                        "task": "Search the demo shop for rain jacket",
+                        "params": [{"name": "product", "value": "rain jacket"}],
+                    }
+                ],
+            },
+        )
         fake.add_rule("agent_action", None, self.agent)
         fake.add_rule("run_judgement", None, self.judge)
         fake.add_rule("workflow_structure", None, self.structure)
@@ -128,23 +163,53 @@ def site() -> Iterator[SiteServer]:
 def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}
     return subprocess.run(
-        [sys.executable, "-m", "pytest_reuseit.cli", "synthesize", TASK,
-         "--start-url", "{demo_url}/index.html?cookies=always&delay=0&reset=1",
-         "--runs", "2", "--kinds", "attribute", "--concurrency", "2", "-o", "shoes.reuseit.yaml",
-         "--llm-backoff", "0.01", "--max-actions", "6", *extra],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
+        [
+            sys.executable,
+            "-m",
+            "pytest_reuseit.cli",
+            "synthesize",
+            TASK,
+            "--start-url",
+            "{demo_url}/index.html?cookies=always&delay=0&reset=1",
+            "--runs",
+            "2",
+            "--kinds",
+            "attribute",
+            "--concurrency",
+            "2",
+            "-o",
+            "shoes.reuseit.yaml",
+            "--llm-backoff",
+            "0.01",
+            "--max-actions",
+            "6",
+            *extra,
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
     )
 
 
-def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(tmp_path: Path, fake_llm: FakeLLM, site: SiteServer) -> None:
+def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
+    tmp_path: Path, fake_llm: FakeLLM, site: SiteServer
+) -> None:
     ScriptedModel().install(fake_llm)
     proc = _synthesize(tmp_path, fake_llm, site)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     # Stages, progress and summary are all visible.
-    for stage in ("1/7 variations", "2/7 exploration: 2 tasks x 2 runs", "3/7 judged: 2 successful, 2 failed runs",
-                  "4/7 structure: 3 steps", "5/7 guards: 3 checks and fallbacks from 2 failed runs",
-                  "6/7 compiled: 3 of 3 steps", "7/7 wrote shoes.reuseit.yaml"):
+    for stage in (
+        "1/7 variations",
+        "2/7 exploration: 2 tasks x 2 runs",
+        "3/7 judged: 2 successful, 2 failed runs",
+        "4/7 structure: 3 steps",
+        "5/7 guards: 3 checks and fallbacks from 2 failed runs",
+        "6/7 compiled: 3 of 3 steps",
+        "7/7 wrote shoes.reuseit.yaml",
+    ):
         assert stage in out
     assert "exploration runs" in out  # the progress bar
     assert re.search(r"runs: 4 \(2 successful\), guards: 3, compiled steps: 3, model: \d+ calls", out)
@@ -155,14 +220,18 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(tmp_pat
     wf = loaded.workflow
     assert wf.task == "Search the demo shop for {product}" and wf.params == {"product": "trail shoes"}
     assert wf.start_url == "{demo_url}/index.html?cookies=always&delay=0&reset=1"  # portable, not this run's port
-    assert [v.id for v in wf.variations] == ["original", "attribute"] and wf.variations[1].params == {"product": "rain jacket"}
+    assert [v.id for v in wf.variations] == ["original", "attribute"] and wf.variations[1].params == {
+        "product": "rain jacket"
+    }
     step3 = wf.steps[2]
     assert [c.check for c in step3.pre] == [BANNER_CHECK]  # from the failed runs (C.2)
     assert [f.agent for f in step3.fallback] == [FALLBACK]  # from the successful runs (C.3)
     # Agreeing actions of the successful runs (both variations) became ops with the parameter in them.
     raw = yaml.safe_load(path.read_text())
     assert raw["steps"][0]["do"] == [{"click": 'role=button[name="Accept cookies"]'}]
-    assert raw["steps"][1]["do"] == [{"fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}}]
+    assert raw["steps"][1]["do"] == [
+        {"fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}}
+    ]
     assert raw["steps"][2]["do"] == [{"click": 'role=button[name="Search"]'}]
     text = path.read_text()
     assert re.search(r"# pre 'No cookie banner or dialog covers the page' from runs (original|attribute)-\d", text)
@@ -192,7 +261,9 @@ def test_synthesis_stops_clearly_when_no_run_succeeds(tmp_path: Path, fake_llm: 
     assert not (tmp_path / "shoes.reuseit.yaml").exists()
 
 
-def test_malformed_model_answer_stops_synthesis_with_the_reason(tmp_path: Path, fake_llm: FakeLLM, site: SiteServer) -> None:
+def test_malformed_model_answer_stops_synthesis_with_the_reason(
+    tmp_path: Path, fake_llm: FakeLLM, site: SiteServer
+) -> None:
     fake_llm.add_rule("task_variations", None, FakeLLM.raw('{"template": "x"}'))
     proc = _synthesize(tmp_path, fake_llm, site, "--llm-retries", "1")
     assert proc.returncode == 1
@@ -202,18 +273,29 @@ def test_malformed_model_answer_stops_synthesis_with_the_reason(tmp_path: Path, 
 
 def test_no_endpoint_is_a_usage_error(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    proc = subprocess.run([sys.executable, "-m", "pytest_reuseit.cli", "synthesize", TASK, "--start-url", "http://127.0.0.1:9/"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", "synthesize", TASK, "--start-url", "http://127.0.0.1:9/"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2 and "synthesis needs a model" in proc.stderr
 
 
 def test_compile_templating_and_evidence_parsing() -> None:
     assert parse_evidence(["original-1: 2, 3", "junk", "attribute-2:4"]) == [
-        parse_evidence(["original-1:2,3"])[0], parse_evidence(["attribute-2:4"])[0]]
+        parse_evidence(["original-1:2,3"])[0],
+        parse_evidence(["attribute-2:4"])[0],
+    ]
     assert templated('role=link[name="Trail shoes X"]', {"product": "Trail shoes X"}) == 'role=link[name="{product}"]'
     assert templated("a {b}", {}) == "a {{b}}"  # literal braces stay literal in the workflow file
     act = RecordedAction(1, "click", "e5", "", "aria-ref=e5", True, "", "", "", "", "")
     assert op_for(act, {}) is None  # a per-snapshot id cannot be replayed
-    fill = RecordedAction(2, "fill", "e3", "rain jacket", 'role=searchbox[name="Search products"]', True, "", "", "", "", "")
+    fill = RecordedAction(
+        2, "fill", "e3", "rain jacket", 'role=searchbox[name="Search products"]', True, "", "", "", "", ""
+    )
     assert op_for(fill, {"product": "rain jacket"}) == {
-        "fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}}
+        "fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}
+    }

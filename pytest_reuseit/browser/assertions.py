@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
-from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout, expect
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.model import Expect, LocCount, Locator, LocText, TextMatch
+from ..workflow.model import Expect, Locator, LocCount, LocText, TextMatch
 from .locators import describe, resolve
 from .ops import classify
 
@@ -64,9 +67,17 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         loc = resolve(page, arg, render)
         name = describe(arg, render)
         try:
-            getattr(expect(loc), {"visible": "to_be_visible", "hidden": "to_be_hidden", "enabled": "to_be_enabled",
-                                   "disabled": "to_be_disabled", "checked": "to_be_checked",
-                                   "unchecked": "not_to_be_checked"}[key])(timeout=t)
+            getattr(
+                expect(loc),
+                {
+                    "visible": "to_be_visible",
+                    "hidden": "to_be_hidden",
+                    "enabled": "to_be_enabled",
+                    "disabled": "to_be_disabled",
+                    "checked": "to_be_checked",
+                    "unchecked": "not_to_be_checked",
+                }[key],
+            )(timeout=t)
             return DomVerdict(True, f"{name} to be {key}", key)
         except AssertionError:
             count = loc.count()
@@ -109,7 +120,11 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         deadline = time.monotonic() + t / 1000
         while True:
             n = loc.count()
-            ok = (arg.equals is None or n == arg.equals) and (arg.min is None or n >= arg.min) and (arg.max is None or n <= arg.max)
+            ok = (
+                (arg.equals is None or n == arg.equals)
+                and (arg.min is None or n >= arg.min)
+                and (arg.max is None or n <= arg.max)
+            )
             if ok or time.monotonic() >= deadline:
                 return DomVerdict(ok, wanted, f"{n}")
             page.wait_for_timeout(100)

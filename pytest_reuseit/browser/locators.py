@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from playwright.sync_api import Locator as PwLocator, Page
+from playwright.sync_api import Locator as PwLocator
+from playwright.sync_api import Page
 
 from ..workflow.model import Locator
 

@@ -14,10 +14,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from playwright.async_api import Page as AsyncPage
-from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-INTERACTIVE = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option",
-               "tab", "menuitem", "switch", "slider", "spinbutton", "dialog", "alertdialog", "alert", "heading")
+INTERACTIVE = (
+    "button",
+    "link",
+    "textbox",
+    "searchbox",
+    "checkbox",
+    "radio",
+    "combobox",
+    "listbox",
+    "option",
+    "tab",
+    "menuitem",
+    "switch",
+    "slider",
+    "spinbutton",
+    "dialog",
+    "alertdialog",
+    "alert",
+    "heading",
+)
 _REF_LINE = re.compile(r"^\s*-\s*(?P<role>[a-z]+)(?:\s+\"(?P<name>(?:[^\"\\]|\\.)*)\")?.*\[ref=(?P<ref>e\d+)\]")
 
 
@@ -48,7 +68,9 @@ def observe(page: Page, max_chars: int = 6000, mask: Callable[[str], str] | None
     return from_snapshot(snapshot, title, page.url, max_chars, mask)
 
 
-async def observe_async(page: AsyncPage, max_chars: int = 6000, mask: Callable[[str], str] | None = None) -> Observation:
+async def observe_async(
+    page: AsyncPage, max_chars: int = 6000, mask: Callable[[str], str] | None = None
+) -> Observation:
     """:func:`observe` for Playwright's async API (exploration runs many pages on one driver)."""
     try:
         snapshot = await page.aria_snapshot(mode="ai")
@@ -58,7 +80,9 @@ async def observe_async(page: AsyncPage, max_chars: int = 6000, mask: Callable[[
     return from_snapshot(snapshot, title, page.url, max_chars, mask)
 
 
-def from_snapshot(snapshot: str, title: str, url: str, max_chars: int, mask: Callable[[str], str] | None) -> Observation:
+def from_snapshot(
+    snapshot: str, title: str, url: str, max_chars: int, mask: Callable[[str], str] | None
+) -> Observation:
     """Keep the interactive lines first and cut the rest to the character budget."""
     if mask is not None:
         snapshot = mask(snapshot)
@@ -108,10 +132,14 @@ def capture(page: Page, quality: int = 70, max_width: int = 1280) -> bytes:
     scale = max_width / size["width"]
     cdp = page.context.new_cdp_session(page)
     try:
-        shot = cdp.send("Page.captureScreenshot", {
-            "format": "jpeg", "quality": quality,
-            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale},
-        })
+        shot = cdp.send(
+            "Page.captureScreenshot",
+            {
+                "format": "jpeg",
+                "quality": quality,
+                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale},
+            },
+        )
     finally:
         cdp.detach()
     return base64.b64decode(shot["data"])

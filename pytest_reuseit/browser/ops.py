@@ -10,22 +10,35 @@ from __future__ import annotations
 import json
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import urljoin
 
-from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
 from ..workflow.model import (
-    Extract, FillArgs, Op, PressArgs, ScrollBy, SelectArgs, WaitArgs, describe_op,
+    Extract,
+    FillArgs,
+    Op,
+    PressArgs,
+    ScrollBy,
+    SelectArgs,
+    WaitArgs,
+    describe_op,
 )
 from .locators import describe, resolve
 from .session import first_line
 
 log = logging.getLogger(__name__)
 
-_GONE = re.compile(r"Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|Target crashed|Page crashed", re.I)
+_GONE = re.compile(
+    r"Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|Target crashed|Page crashed",
+    re.I,
+)
 # Any network error but our own block (and a navigation that another one replaced) means the
 # site could not be reached: that is infrastructure, not a verdict on the site.
 _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
@@ -117,8 +130,13 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
         return
     if kind in ("click", "dblclick", "hover", "check", "uncheck", "focus"):
         loc = resolve(page, arg, ctx.render)
-        method = {"click": loc.click, "dblclick": loc.dblclick, "hover": loc.hover, "check": loc.check,
-                  "uncheck": loc.uncheck}.get(kind)
+        method = {
+            "click": loc.click,
+            "dblclick": loc.dblclick,
+            "hover": loc.hover,
+            "check": loc.check,
+            "uncheck": loc.uncheck,
+        }.get(kind)
         if method is not None:
             method(timeout=t)
         else:
@@ -175,7 +193,11 @@ def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:
             if ex.attribute:
                 value = loc.get_attribute(ex.attribute, timeout=t)
                 if value is None:
-                    raise OpFailed(f"extract {ex.into}", f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}", "not_found")
+                    raise OpFailed(
+                        f"extract {ex.into}",
+                        f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}",
+                        "not_found",
+                    )
                 return value
             return loc.inner_text(timeout=t).strip()
         if ex.value is not None:
@@ -193,4 +215,3 @@ def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:
     if ctx.query is None:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")
     return ctx.query(ctx.render(ex.query))
-

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, BrowserContext, Error as PlaywrightError, Playwright, Route, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Playwright, Route, sync_playwright
+from playwright.sync_api import Error as PlaywrightError
 
 from ..errors import BrokenRun
 

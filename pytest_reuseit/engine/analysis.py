@@ -38,7 +38,10 @@ def _what(result: RunResult, step: StepResult | None) -> str:
         lines.append(f"  - {_record(rec)}")
     for att in step.attempts:
         outcome = "recovered" if att.ok else "did not recover"
-        lines.append(f"  - attempt {att.number} ({att.phase}): {att.fallback} -> {outcome}" + (f" [{att.note}]" if att.note else ""))
+        lines.append(
+            f"  - attempt {att.number} ({att.phase}): {att.fallback} -> {outcome}"
+            + (f" [{att.note}]" if att.note else "")
+        )
         for rec in att.actions:
             lines.append(f"      {_record(rec)}")
     return "\n".join(lines)
@@ -54,11 +57,18 @@ def observe(result: RunResult) -> Analysis:
     """Analysis from the recorded run: where, why, what, guidance and a category."""
     step = _failed_step(result)
     phase = result.failed_phase or "start"
-    where = f"{result.file}:{step.line} step {step.index} ({step.action}), phase {phase}" if step else f"{result.file}:{result.line}, {phase}"
+    where = (
+        f"{result.file}:{step.line} step {step.index} ({step.action}), phase {phase}"
+        if step
+        else f"{result.file}:{result.line}, {phase}"
+    )
     what = _what(result, step)
     if result.status == "broken":
         return Analysis(
-            where=where, why=result.message, what=what, category="infrastructure",
+            where=where,
+            why=result.message,
+            what=what,
+            category="infrastructure",
             guidance=[
                 "The run could not be judged; this is not a verdict on the site.",
                 "Check that the site (start_url) and the model endpoint are reachable from the runner, then run again.",
@@ -68,7 +78,9 @@ def observe(result: RunResult) -> Analysis:
         bad = next((v for v in result.outcome if v.ok is False), None)
         why = f"The task's outcome check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else result.message
         return Analysis(
-            where=f"{result.file}: outcome check '{bad.check}'" if bad else where, why=why, what=what,
+            where=f"{result.file}: outcome check '{bad.check}'" if bad else where,
+            why=why,
+            what=what,
             category="product_defect",
             guidance=[
                 "Every step went through, but the end result is wrong: if the site's behaviour changed on purpose, "
@@ -77,8 +89,13 @@ def observe(result: RunResult) -> Analysis:
             ],
         )
     if step is None:
-        return Analysis(where=where, why=result.message, what=what, category="site_changed",
-                        guidance=["The start page answered an error: check start_url."])
+        return Analysis(
+            where=where,
+            why=result.message,
+            what=what,
+            category="site_changed",
+            guidance=["The start page answered an error: check start_url."],
+        )
     if phase == "action":
         error = step.error
         if _OVERLAY_WORDS.search(error):
@@ -90,10 +107,14 @@ def observe(result: RunResult) -> Analysis:
             ]
         elif "matches" in error and "elements" in error:
             category = "wrong_element_or_value"
-            guidance = [f"The locator in step {step.index} matches several elements: add nth, exact, has_text or within."]
+            guidance = [
+                f"The locator in step {step.index} matches several elements: add nth, exact, has_text or within."
+            ]
         elif "blocked" in error:
             category = "site_changed"
-            guidance = ["The page navigated outside allowed_domains: add the domain to allowed_domains if it is expected."]
+            guidance = [
+                "The page navigated outside allowed_domains: add the domain to allowed_domains if it is expected."
+            ]
         elif "script error" in error:
             category = "action_incomplete"
             guidance = [f"The JavaScript of step {step.index} threw: check the expression against the current page."]
@@ -126,11 +147,15 @@ def observe(result: RunResult) -> Analysis:
     if category == "page_not_ready":
         guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")
     elif category == "wrong_element_or_value":
-        guidance.append("The element exists but shows another value: if the site changed on purpose, update the expected value; "
-                        "otherwise this is a product defect.")
+        guidance.append(
+            "The element exists but shows another value: if the site changed on purpose, update the expected value; "
+            "otherwise this is a product defect."
+        )
     elif category == "action_incomplete":
-        guidance.append(f"The action of step {step.index} did not produce its result: add a fallback that performs it another way "
-                        "(e.g. click the button instead of pressing Enter), with redo: true.")
+        guidance.append(
+            f"The action of step {step.index} did not produce its result: add a fallback that performs it another way "
+            "(e.g. click the button instead of pressing Enter), with redo: true."
+        )
     else:
         guidance.append("Add a fallback that dismisses what covers the page, with redo: true.")
     return Analysis(where=where, why=why, what=what, category=category, guidance=guidance)

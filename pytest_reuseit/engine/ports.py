@@ -35,7 +35,9 @@ class AgentOutcome:
 
 
 class Agent(Protocol):
-    def perform(self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:
+    def perform(
+        self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]
+    ) -> AgentOutcome:
         """Carry out ``instruction`` on ``page``, one grounded action at a time."""
 
 

@@ -14,8 +14,14 @@ Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
 CATEGORIES = (
-    "popup_or_overlay", "wrong_element_or_value", "action_incomplete", "page_not_ready",
-    "site_changed", "product_defect", "ambiguous_instruction", "infrastructure",
+    "popup_or_overlay",
+    "wrong_element_or_value",
+    "action_incomplete",
+    "page_not_ready",
+    "site_changed",
+    "product_defect",
+    "ambiguous_instruction",
+    "infrastructure",
 )
 
 

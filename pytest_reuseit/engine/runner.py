@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from playwright.sync_api import Error as PlaywrightError, Page
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
 
 from ..browser.assertions import check_expect
 from ..browser.observe import capture
@@ -67,11 +68,24 @@ def execute(
     values = Values(params=params, builtins=dict(builtins or {}))
     var_index = wf.variations.index(var) if var in wf.variations else None
     result = RunResult(
-        workflow=wf.name, file=loaded.source.path,
+        workflow=wf.name,
+        file=loaded.source.path,
         line=loaded.source.line("variations", var_index) if var_index is not None else 1,
-        variation=var.id, kind=var.kind, task="", params={}, total_steps=len(wf.steps),
+        variation=var.id,
+        kind=var.kind,
+        task="",
+        params={},
+        total_steps=len(wf.steps),
     )
-    ctx = _Ctx(page, loaded, values, options or RunOptions(), models or Models(), result, blocked if blocked is not None else [])
+    ctx = _Ctx(
+        page,
+        loaded,
+        values,
+        options or RunOptions(),
+        models or Models(),
+        result,
+        blocked if blocked is not None else [],
+    )
     ctx.models.values = values
     started = time.monotonic()
     try:
@@ -269,7 +283,9 @@ def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
     )
 
 
-def _run_ops(ctx: _Ctx, step: Step, ops: tuple[Op, ...], by: Literal["do", "fallback"], records: list[ActionRecord]) -> None:
+def _run_ops(
+    ctx: _Ctx, step: Step, ops: tuple[Op, ...], by: Literal["do", "fallback"], records: list[ActionRecord]
+) -> None:
     """Run ops in order; record each; re-raise the first OpFailed after recording it."""
     octx = _op_ctx(ctx, step)
     for op in ops:
@@ -294,7 +310,11 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
             )
         outcome = agent.perform(ctx.page, sr.action, goal=ctx.result.task, failure="", history=[])
         sr.actions.extend(outcome.actions)
-        return None if outcome.done else OpFailed(f"agent: {sr.action}", outcome.message or "the agent could not do it", "agent")
+        return (
+            None
+            if outcome.done
+            else OpFailed(f"agent: {sr.action}", outcome.message or "the agent could not do it", "agent")
+        )
     try:
         _run_ops(ctx, step, step.do, "do", sr.actions)
         return None
@@ -308,10 +328,15 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
             return exc
         sr.status = "healed"
         replacement = "; ".join(a.locator or a.description for a in outcome.actions if a.ok)
-        ctx.result.healing.append(HealingSuggestion(
-            step=i + 1, op_index=broken_index, broken=exc.op, replacement=replacement,
-            line=ctx.loaded.source.line("steps", i, "do", broken_index),
-        ))
+        ctx.result.healing.append(
+            HealingSuggestion(
+                step=i + 1,
+                op_index=broken_index,
+                broken=exc.op,
+                replacement=replacement,
+                line=ctx.loaded.source.line("steps", i, "do", broken_index),
+            )
+        )
         return None
 
 
@@ -359,7 +384,9 @@ def _default_attempt(phase: Phase) -> str:
     return "wait, then judge again" if phase == "pre" else "redo the action"
 
 
-def _attempt(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fallback | None, att: Attempt, reason: str) -> bool:
+def _attempt(
+    ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fallback | None, att: Attempt, reason: str
+) -> bool:
     """Carry out one attempt; True when everything it tried went through."""
     try:
         if fb is None:
@@ -393,8 +420,13 @@ def _attempt(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fa
 
 
 def _judge_all(
-    ctx: _Ctx, checks: tuple[Check, ...], phase: Phase, path: tuple[str | int, ...],
-    step: Step | None = None, *, when: str = "",
+    ctx: _Ctx,
+    checks: tuple[Check, ...],
+    phase: Phase,
+    path: tuple[str | int, ...],
+    step: Step | None = None,
+    *,
+    when: str = "",
 ) -> tuple[list[Verdict], bool]:
     """Judge every check; ``when`` ("attempt 2") goes into screenshot labels to tell the pictures apart."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
@@ -413,7 +445,9 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
             for dv in check_expect(ctx.page, exp, render, timeout_ms):
                 if not dv.ok:
                     v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
-                    v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
+                    v.screenshot = _shot(
+                        ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True
+                    )
                     return v
         v.ok, v.source = True, "dom"
     if words is None:

@@ -15,10 +15,18 @@ from typing import Any
 from urllib.parse import urljoin
 
 from playwright.async_api import Page as AsyncPage
-from playwright.sync_api import Error as PlaywrightError, Page, TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..browser.observe import (
-    Observation, capture, capture_async, capture_marked, data_url, observe, observe_async,
+    Observation,
+    capture,
+    capture_async,
+    capture_marked,
+    data_url,
+    observe,
+    observe_async,
 )
 from ..browser.session import first_line, host_allowed
 from ..engine.ports import AgentOutcome
@@ -34,9 +42,18 @@ class ModelAgent:
     """Implements the engine's Agent port."""
 
     def __init__(
-        self, client: LlmClient, usage: ModelUsage, *, reveal: Callable[[str], str], mask: Callable[[str], str],
-        allowed_domains: tuple[str, ...], model: str | None = None, max_actions: int = 6, screenshot: bool = True,
-        action_timeout_ms: float = 5000, experience: str = "",
+        self,
+        client: LlmClient,
+        usage: ModelUsage,
+        *,
+        reveal: Callable[[str], str],
+        mask: Callable[[str], str],
+        allowed_domains: tuple[str, ...],
+        model: str | None = None,
+        max_actions: int = 6,
+        screenshot: bool = True,
+        action_timeout_ms: float = 5000,
+        experience: str = "",
         observer: Callable[[AgentAction, ActionRecord, Observation, Any, bytes | None], None] | None = None,
         variant: str = "",
         marks: bool = False,
@@ -58,25 +75,36 @@ class ModelAgent:
         # Draw the element ids on the screenshot (set-of-marks); costs a call per element.
         self.marks = marks
 
-    def messages(self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation,
-                 shot: bytes | None) -> list[dict[str, object]]:
+    def messages(
+        self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation, shot: bytes | None
+    ) -> list[dict[str, object]]:
         parts: list[dict[str, object]] = [
-            {"type": "text", "text": (
-                f"Workflow task: {goal}\nStep action to carry out now: {instruction}\n"
-                + (f"Why help is needed: {failure}\n" if failure else "")
-                + (f"Rules learnt on this site:\n{self.experience}\n" if self.experience else "")
-                + "Already done in this step:\n" + ("\n".join(f"- {d}" for d in done) if done else "- nothing yet")
-            )},
+            {
+                "type": "text",
+                "text": (
+                    f"Workflow task: {goal}\nStep action to carry out now: {instruction}\n"
+                    + (f"Why help is needed: {failure}\n" if failure else "")
+                    + (f"Rules learnt on this site:\n{self.experience}\n" if self.experience else "")
+                    + "Already done in this step:\n"
+                    + ("\n".join(f"- {d}" for d in done) if done else "- nothing yet")
+                ),
+            },
             {"type": "text", "text": f"Page: {obs.title} ({obs.url})\n<observation>\n{obs.text}\n</observation>"},
         ]
         if shot is not None:
             parts.append({"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}})
         return [{"role": "system", "content": AGENT_SYSTEM}, {"role": "user", "content": parts}]
 
-    def _ask(self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation,
-             shot: bytes | None) -> AgentAction:
-        answer = self.client.ask("agent_action", self.messages(instruction, goal, failure, done, obs, shot),
-                                 self.usage, model=self.model, variant=self.variant)
+    def _ask(
+        self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation, shot: bytes | None
+    ) -> AgentAction:
+        answer = self.client.ask(
+            "agent_action",
+            self.messages(instruction, goal, failure, done, obs, shot),
+            self.usage,
+            model=self.model,
+            variant=self.variant,
+        )
         assert isinstance(answer, AgentAction)
         return answer
 
@@ -84,7 +112,9 @@ class ModelAgent:
     def _history(history: list[ActionRecord]) -> list[str]:
         return [f"{r.by}: {r.description} ({'ok' if r.ok else 'failed: ' + r.error})" for r in history]
 
-    def perform(self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]) -> AgentOutcome:
+    def perform(
+        self, page: Page, instruction: str, *, goal: str, failure: str, history: list[ActionRecord]
+    ) -> AgentOutcome:
         done = self._history(history)
         records: list[ActionRecord] = []
         for _ in range(self.max_actions):
@@ -104,8 +134,16 @@ class ModelAgent:
             self._recorded(answer, record, obs, page, shot, records, done)
         return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
 
-    async def perform_async(self, page: AsyncPage, instruction: str, *, goal: str, failure: str,
-                            history: list[ActionRecord], ask: Callable[..., Awaitable[AgentAction]]) -> AgentOutcome:
+    async def perform_async(
+        self,
+        page: AsyncPage,
+        instruction: str,
+        *,
+        goal: str,
+        failure: str,
+        history: list[ActionRecord],
+        ask: Callable[..., Awaitable[AgentAction]],
+    ) -> AgentOutcome:
         """:meth:`perform` on Playwright's async API; ``ask`` runs :meth:`_ask` off the event loop."""
         done = self._history(history)
         records: list[ActionRecord] = []
@@ -131,8 +169,16 @@ class ModelAgent:
             return AgentOutcome(True, records, self.mask(answer.message))
         return AgentOutcome(False, records, self.mask(answer.message) or "the agent gave up")
 
-    def _recorded(self, answer: AgentAction, record: ActionRecord, obs: Observation, page: Any, shot: bytes | None,
-                  records: list[ActionRecord], done: list[str]) -> None:
+    def _recorded(
+        self,
+        answer: AgentAction,
+        record: ActionRecord,
+        obs: Observation,
+        page: Any,
+        shot: bytes | None,
+        records: list[ActionRecord],
+        done: list[str],
+    ) -> None:
         records.append(record)
         if self.observer is not None:
             # The screenshot the agent decided on: recording it costs nothing more.
@@ -151,7 +197,9 @@ class ModelAgent:
         target = a.element.strip()
         locator_text = obs.stable_locator(target) if target else ""
         what = f"{a.action} {locator_text or ''} {self.mask(a.value)!r}".replace(" ''", "").strip()
-        record = ActionRecord(description=what, by="agent", ok=False, locator=locator_text, message=self.mask(a.message))
+        record = ActionRecord(
+            description=what, by="agent", ok=False, locator=locator_text, message=self.mask(a.message)
+        )
         if target and target not in obs.refs and a.action in ("click", "fill", "select", "hover", "press"):
             record.error = f"element id {target} is not in the observation"
             return record, None

@@ -26,14 +26,20 @@ class ModelAnalyst:
 
     def messages(self, result: RunResult, observed: Analysis) -> list[dict[str, object]]:
         step = result.steps[result.failed_step - 1] if result.failed_step else None
-        lines = [f"Task: {result.task}", f"Workflow: {result.workflow} [{result.variation}] ({result.file})",
-                 f"Failed phase: {result.failed_phase}", f"Runner's message: {result.message}"]
+        lines = [
+            f"Task: {result.task}",
+            f"Workflow: {result.workflow} [{result.variation}] ({result.file})",
+            f"Failed phase: {result.failed_phase}",
+            f"Runner's message: {result.message}",
+        ]
         if step is not None:
             lines.append(f"Failed step {step.index}: {step.action}")
             for v in step.pre + step.post:
-                lines.append(f"  {v.phase} check '{v.check}': {'met' if v.ok else 'NOT met' if v.ok is False else 'not judged'}"
-                             + (f" - {v.explanation}" if v.explanation else "")
-                             + (f" (expected {v.expected}; actual {v.actual})" if v.expected or v.actual else ""))
+                lines.append(
+                    f"  {v.phase} check '{v.check}': {'met' if v.ok else 'NOT met' if v.ok is False else 'not judged'}"
+                    + (f" - {v.explanation}" if v.explanation else "")
+                    + (f" (expected {v.expected}; actual {v.actual})" if v.expected or v.actual else "")
+                )
         lines.append("What was tried:\n" + observed.what)
         lines.append(f"The runner's own reading: category {observed.category}; why: {observed.why}")
         parts: list[dict[str, object]] = [{"type": "text", "text": "\n".join(lines)}]
@@ -45,11 +51,19 @@ class ModelAnalyst:
 
     def analyze(self, result: RunResult, observed: Analysis) -> Analysis:
         try:
-            answer = self.client.ask("challenge_analysis", self.messages(result, observed), self.usage, model=self.model)
+            answer = self.client.ask(
+                "challenge_analysis", self.messages(result, observed), self.usage, model=self.model
+            )
         except ModelUnavailable as exc:
             log.warning("analysis by the model failed: %s", exc)
             observed.guidance = [*observed.guidance, f"(the model could not write the analysis: {exc})"]
             return observed
         assert isinstance(answer, ChallengeAnalysis)
-        return Analysis(where=answer.where, why=answer.why, what=answer.what or observed.what,
-                        guidance=list(answer.guidance), category=answer.category, source="model")
+        return Analysis(
+            where=answer.where,
+            why=answer.why,
+            what=answer.what or observed.what,
+            guidance=list(answer.guidance),
+            category=answer.category,
+            source="model",
+        )

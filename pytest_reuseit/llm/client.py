@@ -14,6 +14,7 @@ import logging
 import os
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -60,11 +61,13 @@ def load_prices(path: str) -> dict[str, tuple[float, float]]:
     if not path:
         return prices
     try:
-        data = json.loads(open(path, encoding="utf-8").read())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         for model, pair in data.items():
             prices[str(model)] = (float(pair[0]), float(pair[1]))
     except (OSError, ValueError, TypeError, IndexError, AttributeError) as exc:
-        raise BrokenRun(f"price table {path}: {exc}; expected {{\"model\": [input_usd_per_1M, output_usd_per_1M]}}") from None
+        raise BrokenRun(
+            f'price table {path}: {exc}; expected {{"model": [input_usd_per_1M, output_usd_per_1M]}}'
+        ) from None
     return prices
 
 
@@ -89,15 +92,26 @@ class LlmClient:
             try:
                 # Our own retry loop below knows which errors are worth retrying; the client's is off.
                 self._client = openai.OpenAI(
-                    api_key=os.environ.get("OPENAI_API_KEY") or ("unused" if os.environ.get("OPENAI_BASE_URL") else None),
-                    timeout=self.config.timeout, max_retries=0,
+                    api_key=os.environ.get("OPENAI_API_KEY")
+                    or ("unused" if os.environ.get("OPENAI_BASE_URL") else None),
+                    timeout=self.config.timeout,
+                    max_retries=0,
                 )
             except openai.OpenAIError as exc:
-                raise ModelUnavailable(f"model client: {exc}; set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)") from None
+                raise ModelUnavailable(
+                    f"model client: {exc}; set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)"
+                ) from None
         return self._client
 
-    def ask(self, schema: str, messages: list[dict[str, Any]], usage: ModelUsage, *, model: str | None = None,
-            variant: int | str = 0) -> BaseModel:
+    def ask(
+        self,
+        schema: str,
+        messages: list[dict[str, Any]],
+        usage: ModelUsage,
+        *,
+        model: str | None = None,
+        variant: int | str = 0,
+    ) -> BaseModel:
         """One structured answer for ``messages``.
 
         ``variant`` separates asks that must not share an answer (votes, parallel exploration runs):
@@ -106,8 +120,16 @@ class LlmClient:
         json_schema, answer_type = SCHEMAS[schema]
         model = model or self.config.model
         params = {"temperature": self.config.temperature if variant in (0, "") else 0.7}
-        key = cache_key({"model": model, "schema": schema, "json_schema": json_schema, "messages": messages,
-                         "params": params, "variant": variant})
+        key = cache_key(
+            {
+                "model": model,
+                "schema": schema,
+                "json_schema": json_schema,
+                "messages": messages,
+                "params": params,
+                "variant": variant,
+            }
+        )
         mode = self.config.mode
         with self.cache.lock(key):
             if mode in ("auto", "replay"):
@@ -126,8 +148,16 @@ class LlmClient:
                         "the page or the question changed since the cache was recorded: run with --reuseit-llm auto to record it"
                     )
             answer, tokens = self._call(schema, json_schema, answer_type, messages, model, params)
-            self.cache.put(key, {"model": model, "schema": schema, "answer": answer.model_dump(), "usage": tokens,
-                                 "created": time.time()})
+            self.cache.put(
+                key,
+                {
+                    "model": model,
+                    "schema": schema,
+                    "answer": answer.model_dump(),
+                    "usage": tokens,
+                    "created": time.time(),
+                },
+            )
         usage.calls += 1
         usage.prompt_tokens += tokens["prompt_tokens"]
         usage.completion_tokens += tokens["completion_tokens"]
@@ -135,8 +165,15 @@ class LlmClient:
         usage.cost += (tokens["prompt_tokens"] * price_in + tokens["completion_tokens"] * price_out) / 1_000_000
         return answer
 
-    def _call(self, schema: str, json_schema: dict[str, Any], answer_type: type[T], messages: list[dict[str, Any]],
-              model: str, params: dict[str, Any]) -> tuple[T, dict[str, int]]:
+    def _call(
+        self,
+        schema: str,
+        json_schema: dict[str, Any],
+        answer_type: type[T],
+        messages: list[dict[str, Any]],
+        model: str,
+        params: dict[str, Any],
+    ) -> tuple[T, dict[str, int]]:
         cfg = self.config
         last = ""
         for attempt in range(cfg.retries + 1):
@@ -146,8 +183,12 @@ class LlmClient:
                 time.sleep(delay)
             try:
                 resp = self._openai().chat.completions.create(
-                    model=model, messages=messages,  # type: ignore[arg-type]
-                    response_format={"type": "json_schema", "json_schema": {"name": schema, "schema": json_schema, "strict": True}},
+                    model=model,
+                    messages=messages,  # type: ignore[arg-type]
+                    response_format={
+                        "type": "json_schema",
+                        "json_schema": {"name": schema, "schema": json_schema, "strict": True},
+                    },
                     **params,
                 )
             except openai.RateLimitError as exc:
@@ -164,8 +205,9 @@ class LlmClient:
                 continue
             except openai.APIStatusError as exc:
                 # 400/401/403/404: asking again will not help.
-                raise ModelUnavailable(f"model endpoint {endpoint_host()} refused the request "
-                                       f"(HTTP {exc.status_code}): {_short(exc)}") from None
+                raise ModelUnavailable(
+                    f"model endpoint {endpoint_host()} refused the request (HTTP {exc.status_code}): {_short(exc)}"
+                ) from None
             choice = resp.choices[0] if resp.choices else None
             message = choice.message if choice else None
             if message is None:
@@ -180,10 +222,14 @@ class LlmClient:
                 last = f"an answer that does not fit the {schema} schema ({_short(exc)})"
                 continue
             u = resp.usage
-            tokens = {"prompt_tokens": u.prompt_tokens if u else 0, "completion_tokens": u.completion_tokens if u else 0}
+            tokens = {
+                "prompt_tokens": u.prompt_tokens if u else 0,
+                "completion_tokens": u.completion_tokens if u else 0,
+            }
             return answer, tokens
-        raise ModelUnavailable(f"model {model} at {endpoint_host()} gave no usable {schema} answer after "
-                               f"{cfg.retries + 1} tries: {last}")
+        raise ModelUnavailable(
+            f"model {model} at {endpoint_host()} gave no usable {schema} answer after {cfg.retries + 1} tries: {last}"
+        )
 
 
 def _short(exc: BaseException) -> str:

@@ -26,11 +26,14 @@ class ModelJudge:
     def messages(self, condition: str, screenshot: bytes, page_text: str) -> list[dict[str, object]]:
         return [
             {"role": "system", "content": JUDGE_SYSTEM},
-            {"role": "user", "content": [
-                {"type": "text", "text": f"Condition to verify:\n{condition}"},
-                *([{"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"}] if page_text else []),
-                {"type": "image_url", "image_url": {"url": data_url(screenshot), "detail": self.detail}},
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"Condition to verify:\n{condition}"},
+                    *([{"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"}] if page_text else []),
+                    {"type": "image_url", "image_url": {"url": data_url(screenshot), "detail": self.detail}},
+                ],
+            },
         ]
 
     def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
@@ -53,7 +56,9 @@ class ModelJudge:
 class ModelReader:
     """Implements the engine's Reader port (``extract: {query: ...}``)."""
 
-    def __init__(self, client: LlmClient, usage: ModelUsage, mask: Callable[[str], str], *, model: str | None = None) -> None:
+    def __init__(
+        self, client: LlmClient, usage: ModelUsage, mask: Callable[[str], str], *, model: str | None = None
+    ) -> None:
         self.client = client
         self.usage = usage
         self.mask = mask
@@ -64,11 +69,14 @@ class ModelReader:
         text = self.mask(page.inner_text("body", timeout=2000))[:4000]
         messages = [
             {"role": "system", "content": READER_SYSTEM},
-            {"role": "user", "content": [
-                {"type": "text", "text": f"Value to read:\n{query}"},
-                {"type": "text", "text": f"<page_text>\n{text}\n</page_text>"},
-                {"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}},
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"Value to read:\n{query}"},
+                    {"type": "text", "text": f"<page_text>\n{text}\n</page_text>"},
+                    {"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}},
+                ],
+            },
         ]
         answer = self.client.ask("extracted_value", messages, self.usage, model=self.model)
         assert isinstance(answer, ExtractedValue)

@@ -29,8 +29,7 @@ AGENT_SYSTEM = (
     "- press: value = a key such as Enter (element optional)\n"
     "- scroll: value = pixels (e.g. 600); goto: value = a URL on the same site; back; wait: value = milliseconds\n"
     "- done: the step's action is complete as the page shows; fail: it cannot be done (say why in message)\n"
-    "Only act towards the step's action; do not do later steps. Use ids only from the current observation. "
-    + DATA_RULE
+    "Only act towards the step's action; do not do later steps. Use ids only from the current observation. " + DATA_RULE
 )
 
 READER_SYSTEM = (
@@ -61,9 +60,9 @@ GUIDE_SYSTEM = (
     "tried in order when a check fails). The guidance is either a short instruction or a pasted failure "
     "analysis (lines such as 'where:', 'why:', 'what to change:').\n"
     "Turn the guidance into as few edits as it needs, each on the step it concerns:\n"
-    "- something that must be true before or after an action (\"make sure <condition> before/after "
-    "<action>\"): add a pre or post check, worded as a condition that can be seen on the page\n"
-    "- a way to recover or another way to do the action (\"you can click <element> to <action>\"): add a "
+    '- something that must be true before or after an action ("make sure <condition> before/after '
+    '<action>"): add a pre or post check, worded as a condition that can be seen on the page\n'
+    '- a way to recover or another way to do the action ("you can click <element> to <action>"): add a '
     "fallback, worded 'Retry <action> by <what to do>'\n"
     "- an action that is ambiguous or wrong: replace the step's action wording (field action)\n"
     "- replace an existing check or fallback (operation replace, index = its 0-based position in that list) "

@@ -35,8 +35,14 @@ class ChallengeAnalysis(BaseModel):
     what: str
     guidance: list[str]
     category: Literal[
-        "popup_or_overlay", "wrong_element_or_value", "action_incomplete", "page_not_ready",
-        "site_changed", "product_defect", "ambiguous_instruction", "infrastructure",
+        "popup_or_overlay",
+        "wrong_element_or_value",
+        "action_incomplete",
+        "page_not_ready",
+        "site_changed",
+        "product_defect",
+        "ambiguous_instruction",
+        "infrastructure",
     ]
 
 
@@ -161,15 +167,22 @@ _STR_LIST = {"type": "array", "items": {"type": "string"}}
 
 SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
     "task_variations": (
-        _obj({
-            "template": {"type": "string"},
-            "parameters": {"type": "array", "items": _PARAM},
-            "variations": {"type": "array", "items": _obj({
-                "kind": {"type": "string", "enum": ["attribute", "category", "website"]},
-                "task": {"type": "string"},
-                "params": {"type": "array", "items": _PARAM},
-            })},
-        }),
+        _obj(
+            {
+                "template": {"type": "string"},
+                "parameters": {"type": "array", "items": _PARAM},
+                "variations": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "kind": {"type": "string", "enum": ["attribute", "category", "website"]},
+                            "task": {"type": "string"},
+                            "params": {"type": "array", "items": _PARAM},
+                        }
+                    ),
+                },
+            }
+        ),
         TaskVariations,
     ),
     "run_judgement": (_obj({"success": {"type": "boolean"}, "rationale": {"type": "string"}}), RunJudgement),
@@ -178,35 +191,76 @@ SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
         WorkflowStructure,
     ),
     "condition_checks": (
-        _obj({"checks": {"type": "array", "items": _obj({
-            "step": {"type": "integer"}, "phase": {"type": "string", "enum": ["pre", "post"]},
-            "condition": {"type": "string"}, "source_runs": _STR_LIST,
-        })}}),
+        _obj(
+            {
+                "checks": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "step": {"type": "integer"},
+                            "phase": {"type": "string", "enum": ["pre", "post"]},
+                            "condition": {"type": "string"},
+                            "source_runs": _STR_LIST,
+                        }
+                    ),
+                }
+            }
+        ),
         ConditionChecks,
     ),
     "fallback_actions": (
-        _obj({"fallbacks": {"type": "array", "items": _obj({
-            "step": {"type": "integer"}, "fallback": {"type": "string"}, "source_runs": _STR_LIST,
-        })}}),
+        _obj(
+            {
+                "fallbacks": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "step": {"type": "integer"},
+                            "fallback": {"type": "string"},
+                            "source_runs": _STR_LIST,
+                        }
+                    ),
+                }
+            }
+        ),
         FallbackActions,
     ),
     "guarded_workflow": (
-        _obj({"steps": {"type": "array", "items": _obj({
-            "action": {"type": "string"}, "pre": _STR_LIST, "post": _STR_LIST, "fallback": _STR_LIST,
-        })}}),
+        _obj(
+            {
+                "steps": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "action": {"type": "string"},
+                            "pre": _STR_LIST,
+                            "post": _STR_LIST,
+                            "fallback": _STR_LIST,
+                        }
+                    ),
+                }
+            }
+        ),
         GuardedWorkflow,
     ),
     "guidance_edits": (
-        _obj({
-            "edits": {"type": "array", "items": _obj({
-                "step": {"type": "integer"},
-                "field": {"type": "string", "enum": ["pre", "post", "fallback", "action"]},
-                "operation": {"type": "string", "enum": ["add", "replace"]},
-                "index": {"type": "integer"},
-                "text": {"type": "string"},
-            })},
-            "summary": {"type": "string"},
-        }),
+        _obj(
+            {
+                "edits": {
+                    "type": "array",
+                    "items": _obj(
+                        {
+                            "step": {"type": "integer"},
+                            "field": {"type": "string", "enum": ["pre", "post", "fallback", "action"]},
+                            "operation": {"type": "string", "enum": ["add", "replace"]},
+                            "index": {"type": "integer"},
+                            "text": {"type": "string"},
+                        }
+                    ),
+                },
+                "summary": {"type": "string"},
+            }
+        ),
         GuidanceEdits,
     ),
     "condition_check": (
@@ -214,21 +268,27 @@ SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
         ConditionCheck,
     ),
     "challenge_analysis": (
-        _obj({
-            "where": {"type": "string"}, "why": {"type": "string"}, "what": {"type": "string"},
-            "guidance": {"type": "array", "items": {"type": "string"}},
-            "category": {"type": "string", "enum": list(CATEGORIES)},
-        }),
+        _obj(
+            {
+                "where": {"type": "string"},
+                "why": {"type": "string"},
+                "what": {"type": "string"},
+                "guidance": {"type": "array", "items": {"type": "string"}},
+                "category": {"type": "string", "enum": list(CATEGORIES)},
+            }
+        ),
         ChallengeAnalysis,
     ),
     "agent_action": (
-        _obj({
-            "thought": {"type": "string"},
-            "action": {"type": "string", "enum": list(AGENT_ACTIONS)},
-            "element": {"type": "string"},
-            "value": {"type": "string"},
-            "message": {"type": "string"},
-        }),
+        _obj(
+            {
+                "thought": {"type": "string"},
+                "action": {"type": "string", "enum": list(AGENT_ACTIONS)},
+                "element": {"type": "string"},
+                "value": {"type": "string"},
+                "message": {"type": "string"},
+            }
+        ),
         AgentAction,
     ),
     "extracted_value": (

@@ -102,7 +102,9 @@ def _verdicts(verdicts: list[Verdict]) -> None:
 
 
 def _action(rec: ActionRecord) -> None:
-    title = f"{rec.by}: {rec.description}" + (f" (locator {rec.locator})" if rec.locator and rec.locator not in rec.description else "")
+    title = f"{rec.by}: {rec.description}" + (
+        f" (locator {rec.locator})" if rec.locator and rec.locator not in rec.description else ""
+    )
     if rec.message:
         title += f" — {rec.message}"
     if not rec.ok:
@@ -133,7 +135,9 @@ def _workflow_step(s: StepResult) -> None:
                 _verdicts(s.pre)
         if s.actions or s.before or s.after:
             failed = any(not a.ok for a in s.actions) and s.status != "healed"
-            with _step("action" + (" (healed by the agent)" if s.status == "healed" else ""), "failed" if failed else "passed"):
+            with _step(
+                "action" + (" (healed by the agent)" if s.status == "healed" else ""), "failed" if failed else "passed"
+            ):
                 _attach_shot(s.before)
                 for rec in s.actions:
                     _action(rec)
@@ -158,7 +162,8 @@ def analysis_html(result: RunResult) -> str:
     shots = "".join(
         f"<figure><img src='data:{s.mime};base64,{base64.b64encode(s.data).decode()}' style='max-width:100%;border:1px solid #ccc'>"
         f"<figcaption>{esc(s.label)}</figcaption></figure>"
-        for s in result.screenshots()[-6:] if s.data
+        for s in result.screenshots()[-6:]
+        if s.data
     )
     guidance = "".join(f"<li>{esc(g)}</li>" for g in a.guidance)
     return (
@@ -198,15 +203,24 @@ def after_run(result: RunResult) -> None:
             from .text import recovered_text  # noqa: PLC0415
 
             note = "\n".join(f"- {line}" for line in recovered_text(result))
-            allure.attach(f"This run passed only after {result.label.replace('ed', 'ing')}:\n{note}\n",
-                          name=f"{result.label}: what was recovered", attachment_type=allure.attachment_type.TEXT)
+            allure.attach(
+                f"This run passed only after {result.label.replace('ed', 'ing')}:\n{note}\n",
+                name=f"{result.label}: what was recovered",
+                attachment_type=allure.attachment_type.TEXT,
+            )
         if result.not_judged:
             allure.dynamic.tag("not-judged")
         if result.analysis is not None:
-            allure.attach(analysis_html(result), name=f"challenge analysis [{result.analysis.category}]",
-                          attachment_type=allure.attachment_type.HTML)
-            allure.attach(json.dumps(result.to_dict()["analysis"], indent=2), name="challenge analysis (json)",
-                          attachment_type=allure.attachment_type.JSON)
+            allure.attach(
+                analysis_html(result),
+                name=f"challenge analysis [{result.analysis.category}]",
+                attachment_type=allure.attachment_type.HTML,
+            )
+            allure.attach(
+                json.dumps(result.to_dict()["analysis"], indent=2),
+                name="challenge analysis (json)",
+                attachment_type=allure.attachment_type.JSON,
+            )
         if result.trace:
             allure.attach.file(result.trace, name="playwright trace", extension="zip")
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict

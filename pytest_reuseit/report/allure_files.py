@@ -24,7 +24,9 @@ def categories() -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for cat in CATEGORIES:
         statuses = ["broken"] if cat == "infrastructure" else ["failed"]
-        out.append({"name": CATEGORY_TITLES[cat], "matchedStatuses": statuses, "messageRegex": rf"(?s)[^\n]*\[{cat}\].*"})
+        out.append(
+            {"name": CATEGORY_TITLES[cat], "matchedStatuses": statuses, "messageRegex": rf"(?s)[^\n]*\[{cat}\].*"}
+        )
     return out
 
 

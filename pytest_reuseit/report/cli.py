@@ -44,8 +44,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 2
     allure = find_allure(args.allure)
     if allure is None:
-        print("the Allure command line is not installed: npm install -g allure-commandline "
-              "(needs Java: apt-get install default-jre-headless), or pass --allure CMD", file=sys.stderr)
+        print(
+            "the Allure command line is not installed: npm install -g allure-commandline "
+            "(needs Java: apt-get install default-jre-headless), or pass --allure CMD",
+            file=sys.stderr,
+        )
         return 2
     allure_files.write_categories(results)
     # Trends need the previous report's history inside the new results.

@@ -36,11 +36,21 @@ def executor() -> dict[str, str] | None:
     env = os.environ
     if env.get("GITHUB_ACTIONS"):
         url = f"{env.get('GITHUB_SERVER_URL', '')}/{env.get('GITHUB_REPOSITORY', '')}/actions/runs/{env.get('GITHUB_RUN_ID', '')}"
-        return {"name": "GitHub Actions", "type": "github", "buildName": f"{env.get('GITHUB_WORKFLOW', '')} #{env.get('GITHUB_RUN_NUMBER', '')}",
-                "buildUrl": url, "reportName": "pytest-reuseit"}
+        return {
+            "name": "GitHub Actions",
+            "type": "github",
+            "buildName": f"{env.get('GITHUB_WORKFLOW', '')} #{env.get('GITHUB_RUN_NUMBER', '')}",
+            "buildUrl": url,
+            "reportName": "pytest-reuseit",
+        }
     if env.get("GITLAB_CI"):
-        return {"name": "GitLab CI", "type": "gitlab", "buildName": f"pipeline {env.get('CI_PIPELINE_ID', '')}",
-                "buildUrl": env.get("CI_PIPELINE_URL", ""), "reportName": "pytest-reuseit"}
+        return {
+            "name": "GitLab CI",
+            "type": "gitlab",
+            "buildName": f"pipeline {env.get('CI_PIPELINE_ID', '')}",
+            "buildUrl": env.get("CI_PIPELINE_URL", ""),
+            "reportName": "pytest-reuseit",
+        }
     if env.get("CI"):
         return {"name": "CI", "type": "ci", "buildName": env.get("BUILD_NUMBER", ""), "reportName": "pytest-reuseit"}
     return None
@@ -49,15 +59,18 @@ def executor() -> dict[str, str] | None:
 def write(results: Path, runtime: Any) -> None:
     s = runtime.settings
     model = s.model if runtime.llm_enabled else f"off ({s.llm})"
-    allure_files.write_environment(results, {
-        "browser": browser_version(runtime),
-        "model": model,
-        "model.endpoint": endpoint_host() if runtime.llm_enabled else "-",
-        "model.mode": s.llm,
-        "pytest-reuseit": __version__,
-        "python": platform.python_version(),
-        "base_url": s.base_url or "-",
-    })
+    allure_files.write_environment(
+        results,
+        {
+            "browser": browser_version(runtime),
+            "model": model,
+            "model.endpoint": endpoint_host() if runtime.llm_enabled else "-",
+            "model.mode": s.llm,
+            "pytest-reuseit": __version__,
+            "python": platform.python_version(),
+            "base_url": s.base_url or "-",
+        },
+    )
     allure_files.write_categories(results)
     info = executor()
     if info:

@@ -64,7 +64,9 @@ def failure_text(result: RunResult) -> str:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
     a = result.analysis
     if a is not None:
-        out.append(f"challenge analysis [{a.category}] ({'by the model' if a.source == 'model' else 'observed by the runner'}):")
+        out.append(
+            f"challenge analysis [{a.category}] ({'by the model' if a.source == 'model' else 'observed by the runner'}):"
+        )
         out.append(f"  where: {a.where}")
         out.append(f"  why:   {a.why}")
         if a.guidance:
@@ -93,8 +95,10 @@ def recovered_text(result: RunResult) -> list[str]:
         if step.status == "recovered":
             ok = next((a for a in step.attempts if a.ok), None)
             how = ok.fallback if ok else "?"
-            lines.append(f"step {step.index} ({step.action}): {step.attempts[0].phase} recovered by attempt "
-                         f"{ok.number if ok else '?'}: {how}")
+            lines.append(
+                f"step {step.index} ({step.action}): {step.attempts[0].phase} recovered by attempt "
+                f"{ok.number if ok else '?'}: {how}"
+            )
         elif step.status == "healed":
             lines.append(f"step {step.index} ({step.action}): healed by the agent")
     for h in result.healing:

@@ -15,8 +15,8 @@ from ..errors import BrokenRun
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
 from ..sites import SiteServer
-from .experience import ExperienceStore
 from ..workflow.loader import load
+from .experience import ExperienceStore
 from .explore import RunRecord
 from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
 
@@ -30,8 +30,16 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     if bad:
         print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
         return 2
-    client = LlmClient(LlmConfig(model=args.model, mode="auto", cache_dir=args.cache, retries=args.llm_retries,
-                                 backoff=args.llm_backoff, timeout=args.llm_timeout))
+    client = LlmClient(
+        LlmConfig(
+            model=args.model,
+            mode="auto",
+            cache_dir=args.cache,
+            retries=args.llm_retries,
+            backoff=args.llm_backoff,
+            timeout=args.llm_timeout,
+        )
+    )
     sites = None
     start_url = args.start_url
     if "{demo_url}" in start_url or "{miniwob_url}" in start_url:
@@ -42,8 +50,15 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     store = ExperienceStore(Path(args.experience_dir))
     options = SynthesisOptions(
         experience=store.text(host) if host else "",
-        task=args.task, start_url=start_url, start_url_template=args.start_url if sites else None, runs=args.runs, kinds=kinds, concurrency=args.concurrency,
-        output=Path(args.output) if args.output else None, work_dir=Path(args.work_dir), max_actions=args.max_actions,
+        task=args.task,
+        start_url=start_url,
+        start_url_template=args.start_url if sites else None,
+        runs=args.runs,
+        kinds=kinds,
+        concurrency=args.concurrency,
+        output=Path(args.output) if args.output else None,
+        work_dir=Path(args.work_dir),
+        max_actions=args.max_actions,
         browser=BrowserConfig(executable_path=args.browser_path or None),
     )
     synth = Synthesizer(client, options, say=lambda line: tqdm.write(line))
@@ -75,9 +90,16 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         print(f"experience: {len(learnt)} new rule(s) for {host} (reuseit experience list --site {host})")
     if not args.no_verify:
         print("verifying: one run of the new workflow per variation")
-        settings = default_settings(llm="auto", model=args.model, cache=args.cache, trace="off",
-                                    browser_path=args.browser_path or "", llm_retries=args.llm_retries,
-                                    llm_backoff=args.llm_backoff, llm_timeout=args.llm_timeout)
+        settings = default_settings(
+            llm="auto",
+            model=args.model,
+            cache=args.cache,
+            trace="off",
+            browser_path=args.browser_path or "",
+            llm_retries=args.llm_retries,
+            llm_backoff=args.llm_backoff,
+            llm_timeout=args.llm_timeout,
+        )
         runtime = Runtime(settings, Path.cwd())
         try:
             loaded = load(result.path)
@@ -104,8 +126,11 @@ def synth_total(options: SynthesisOptions) -> range:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
     p.add_argument("task", help="the task in words")
-    p.add_argument("--start-url", required=True,
-                   help="page the agent starts from; {demo_url} and {miniwob_url} serve the bundled sites")
+    p.add_argument(
+        "--start-url",
+        required=True,
+        help="page the agent starts from; {demo_url} and {miniwob_url} serve the bundled sites",
+    )
     p.add_argument("--runs", type=int, default=5, help="runs per task of the family [5]")
     p.add_argument("--kinds", default="attribute,category", help="variation kinds [attribute,category]")
     p.add_argument("--concurrency", type=int, default=4, help="runs in parallel [4]")
@@ -118,7 +143,9 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--llm-timeout", type=float, default=60)
     p.add_argument("--llm-retries", type=int, default=3)
     p.add_argument("--llm-backoff", type=float, default=1.0)
-    p.add_argument("--experience-dir", default=".reuseit/experience", help="rules learnt per site [.reuseit/experience]")
+    p.add_argument(
+        "--experience-dir", default=".reuseit/experience", help="rules learnt per site [.reuseit/experience]"
+    )
     p.add_argument("--no-verify", action="store_true", help="skip the verification runs")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_synthesize)

@@ -195,7 +195,7 @@ def rules_from_result(result: RunResult) -> list[tuple[str, str]]:
         if fallback in _DEFAULT_ATTEMPTS or not fallback:
             continue
         if fallback.startswith("agent: "):
-            fallback = fallback[len("agent: "):]
+            fallback = fallback[len("agent: ") :]
         if att.phase in ("pre", "post"):
             check = _failed_check(step, att.phase)
             why = f"{att.phase} check '{check}' not met" if check else f"a {att.phase} check not met"

@@ -22,7 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from playwright.async_api import Browser as AsyncBrowser, Route as AsyncRoute, async_playwright
+from playwright.async_api import Browser as AsyncBrowser
+from playwright.async_api import Route as AsyncRoute
+from playwright.async_api import async_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from ..browser.observe import Observation, capture_async
@@ -83,7 +85,9 @@ class RunRecord:
         lines = [f"RUN {self.run_id} ({'SUCCESS' if self.success else 'FAILED'}): task: {self.task}"]
         for a in self.actions:
             state = "ok" if a.ok else f"FAILED: {a.error}"
-            lines.append(f"  {a.n}. {a.action} {a.locator or a.element} {a.value!r} -> {state}; agent said: {a.message}")
+            lines.append(
+                f"  {a.n}. {a.action} {a.locator or a.element} {a.value!r} -> {state}; agent said: {a.message}"
+            )
         lines.append(f"  final: {'done' if self.done else 'gave up'}: {self.final_message}")
         if self.error:
             lines.append(f"  error: {self.error}")
@@ -106,12 +110,27 @@ class RunRecord:
 
 
 async def run_once(
-    browser: AsyncBrowser, client: LlmClient, instance: TaskInstance, run_id: str, start_url: str, folder: Path,
-    *, allowed: tuple[str, ...], max_actions: int, experience: str, ask: Callable[..., Awaitable[AgentAction]],
+    browser: AsyncBrowser,
+    client: LlmClient,
+    instance: TaskInstance,
+    run_id: str,
+    start_url: str,
+    folder: Path,
+    *,
+    allowed: tuple[str, ...],
+    max_actions: int,
+    experience: str,
+    ask: Callable[..., Awaitable[AgentAction]],
 ) -> RunRecord:
     """One exploration run in its own context: open the start page and let the agent do the whole task."""
-    record = RunRecord(run_id=run_id, instance=instance.id, kind=instance.kind, task=instance.task,
-                       params=dict(instance.params), start_url=start_url)
+    record = RunRecord(
+        run_id=run_id,
+        instance=instance.id,
+        kind=instance.kind,
+        task=instance.task,
+        params=dict(instance.params),
+        start_url=start_url,
+    )
     usage = ModelUsage()
     started = time.monotonic()
     folder.mkdir(parents=True, exist_ok=True)
@@ -122,10 +141,21 @@ async def run_once(
         shot = f"{n:02d}.jpg" if seen else ""
         if seen:
             (folder / shot).write_bytes(seen)
-        record.actions.append(RecordedAction(
-            n=n, action=answer.action, element=answer.element, value=answer.value, locator=rec.locator, ok=rec.ok,
-            error=rec.error, message=rec.message, url=obs.url, title=obs.title, screenshot=shot,
-        ))
+        record.actions.append(
+            RecordedAction(
+                n=n,
+                action=answer.action,
+                element=answer.element,
+                value=answer.value,
+                locator=rec.locator,
+                ok=rec.ok,
+                error=rec.error,
+                message=rec.message,
+                url=obs.url,
+                title=obs.title,
+                screenshot=shot,
+            )
+        )
 
     async def fence(route: AsyncRoute) -> None:
         # The same rule as the runner's NavigationFence, for the async API.
@@ -139,8 +169,17 @@ async def run_once(
         await context.route("**/*", fence)
         page = await context.new_page()
         await page.goto(start_url, timeout=30_000)
-        agent = ModelAgent(client, usage, reveal=lambda t: t, mask=lambda t: t, allowed_domains=allowed,
-                           max_actions=max_actions, experience=experience, observer=observer, variant=run_id)
+        agent = ModelAgent(
+            client,
+            usage,
+            reveal=lambda t: t,
+            mask=lambda t: t,
+            allowed_domains=allowed,
+            max_actions=max_actions,
+            experience=experience,
+            observer=observer,
+            variant=run_id,
+        )
         outcome = await agent.perform_async(page, instance.task, goal=instance.task, failure="", history=[], ask=ask)
         record.done, record.final_message = outcome.done, outcome.message
         try:
@@ -163,8 +202,16 @@ async def run_once(
 
 
 async def _explore_async(
-    jobs: list[tuple[TaskInstance, str]], start_url: str, out: Path, client: LlmClient, *, allowed: tuple[str, ...],
-    concurrency: int, browser: BrowserConfig, max_actions: int, experience: str,
+    jobs: list[tuple[TaskInstance, str]],
+    start_url: str,
+    out: Path,
+    client: LlmClient,
+    *,
+    allowed: tuple[str, ...],
+    concurrency: int,
+    browser: BrowserConfig,
+    max_actions: int,
+    experience: str,
     on_done: Callable[[RunRecord], None],
 ) -> None:
     """All runs as tasks on one Playwright driver and one browser; model calls wait in threads."""
@@ -181,16 +228,27 @@ async def _explore_async(
                 shared = await pw.chromium.connect(browser.connect, timeout=30_000)
             else:
                 exe = browser.executable_path or default_executable()
-                shared = await pw.chromium.launch(headless=not browser.headed, args=list(browser.args),
-                                                  **({"executable_path": exe} if exe else {}))
+                shared = await pw.chromium.launch(
+                    headless=not browser.headed, args=list(browser.args), **({"executable_path": exe} if exe else {})
+                )
         except PlaywrightError as exc:
             raise BrokenRun(f"cannot start the browser for exploration: {str(exc).splitlines()[0]}") from None
         limit = asyncio.Semaphore(workers)
 
         async def one(inst: TaskInstance, run_id: str) -> None:
             async with limit:
-                record = await run_once(shared, client, inst, run_id, start_url, out / run_id, allowed=allowed,
-                                        max_actions=max_actions, experience=experience, ask=ask)
+                record = await run_once(
+                    shared,
+                    client,
+                    inst,
+                    run_id,
+                    start_url,
+                    out / run_id,
+                    allowed=allowed,
+                    max_actions=max_actions,
+                    experience=experience,
+                    ask=ask,
+                )
             on_done(record)
 
         try:
@@ -201,9 +259,18 @@ async def _explore_async(
 
 
 def explore(
-    instances: Iterable[TaskInstance], runs_per_task: int, start_url: str, out: Path, client: LlmClient, *,
-    allowed: tuple[str, ...], concurrency: int, browser: BrowserConfig, max_actions: int = 15,
-    experience: str = "", progress: Callable[[RunRecord, bool], None] | None = None,
+    instances: Iterable[TaskInstance],
+    runs_per_task: int,
+    start_url: str,
+    out: Path,
+    client: LlmClient,
+    *,
+    allowed: tuple[str, ...],
+    concurrency: int,
+    browser: BrowserConfig,
+    max_actions: int = 15,
+    experience: str = "",
+    progress: Callable[[RunRecord, bool], None] | None = None,
 ) -> list[RunRecord]:
     """All exploration runs; runs already recorded in ``out`` are reused (resume)."""
     jobs: list[tuple[TaskInstance, str]] = []
@@ -232,9 +299,20 @@ def explore(
     def main() -> None:
         # Its own thread and event loop: the caller may run a loop or a sync Playwright already.
         try:
-            asyncio.run(_explore_async(jobs, start_url, out, client, allowed=allowed, concurrency=concurrency,
-                                       browser=browser, max_actions=max_actions, experience=experience,
-                                       on_done=on_done))
+            asyncio.run(
+                _explore_async(
+                    jobs,
+                    start_url,
+                    out,
+                    client,
+                    allowed=allowed,
+                    concurrency=concurrency,
+                    browser=browser,
+                    max_actions=max_actions,
+                    experience=experience,
+                    on_done=on_done,
+                )
+            )
         except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
             failure.append(exc)
 

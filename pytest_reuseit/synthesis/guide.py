@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     from ..llm.client import LlmClient
 
 SCHEMA = "guidance_edits"
-NO_ENDPOINT = ("reuseit guide needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
-               "OpenAI-compatible endpoint)")
+NO_ENDPOINT = (
+    "reuseit guide needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another OpenAI-compatible endpoint)"
+)
 
 
 class GuideError(ReuseitError):
@@ -61,10 +62,12 @@ def workflow_text(wf: Workflow) -> str:
     lines = [f"Workflow: {wf.name}", f"Task: {wf.task}", ""]
     for n, step in enumerate(wf.steps, start=1):
         lines.append(f"Step {n}: {step.action}")
-        for name, entries in (("pre checks", [_check_text(c) for c in step.pre]),
-                              ("deterministic ops (not edited here)", [describe_op(op) for op in step.do or ()]),
-                              ("post checks", [_check_text(c) for c in step.post]),
-                              ("fallbacks", [_fallback_text(f) for f in step.fallback])):
+        for name, entries in (
+            ("pre checks", [_check_text(c) for c in step.pre]),
+            ("deterministic ops (not edited here)", [describe_op(op) for op in step.do or ()]),
+            ("post checks", [_check_text(c) for c in step.post]),
+            ("fallbacks", [_fallback_text(f) for f in step.fallback]),
+        ):
             if not entries:
                 lines.append(f"  {name}: none")
                 continue
@@ -83,9 +86,11 @@ def _data(text: str) -> str:
 
 
 def messages(wf: Workflow, guidance: str) -> list[dict[str, object]]:
-    user = (f"<workflow>\n{_data(workflow_text(wf))}\n</workflow>\n\n"
-            f"<guidance>\n{_data(guidance.strip())}\n</guidance>\n\n"
-            f"The workflow has {len(wf.steps)} step(s). Answer with the edits that fold this guidance in.")
+    user = (
+        f"<workflow>\n{_data(workflow_text(wf))}\n</workflow>\n\n"
+        f"<guidance>\n{_data(guidance.strip())}\n</guidance>\n\n"
+        f"The workflow has {len(wf.steps)} step(s). Answer with the edits that fold this guidance in."
+    )
     return [{"role": "system", "content": GUIDE_SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -182,9 +187,11 @@ def guide(path: Path, guidance: str, client: LlmClient, usage: ModelUsage) -> tu
     answer = ask(client, loaded.workflow, guidance, usage)
     problems = check_edits(loaded.workflow, answer.edits)
     if problems:
-        raise GuideError("the model's edits do not fit the workflow, so nothing was changed:\n"
-                         + "\n".join(f"  {p}" for p in problems)
-                         + (f"\n  (its summary: {answer.summary})" if answer.summary else ""))
+        raise GuideError(
+            "the model's edits do not fit the workflow, so nothing was changed:\n"
+            + "\n".join(f"  {p}" for p in problems)
+            + (f"\n  (its summary: {answer.summary})" if answer.summary else "")
+        )
     return answer, apply_edits(doc, loaded.workflow, answer.edits)
 
 
@@ -223,14 +230,20 @@ def cmd_guide(args: argparse.Namespace) -> int:
             print(f"  {p}", file=sys.stderr)
         return 1
     except YamlEditError as exc:
-        print("reuseit guide: cannot apply the edits (nothing was changed):\n"
-              + "\n".join(f"  {p}" for p in exc.problems), file=sys.stderr)
+        print(
+            "reuseit guide: cannot apply the edits (nothing was changed):\n"
+            + "\n".join(f"  {p}" for p in exc.problems),
+            file=sys.stderr,
+        )
         return 1
     except GuideError as exc:
         print(f"reuseit guide: {exc}", file=sys.stderr)
         return 1
-    source = "cached answer" if usage.cache_hits and not usage.calls else \
-        f"{usage.calls} call, {usage.prompt_tokens + usage.completion_tokens} tokens"
+    source = (
+        "cached answer"
+        if usage.cache_hits and not usage.calls
+        else f"{usage.calls} call, {usage.prompt_tokens + usage.completion_tokens} tokens"
+    )
     print(f"model ({args.model}, {source}): {answer.summary}")
     for line in result.changes:
         print(f"  {line}")
@@ -251,12 +264,20 @@ def cmd_guide(args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("guide", help="fold guidance (or a pasted failure analysis) into a workflow's checks and fallbacks")
+    p = sub.add_parser(
+        "guide", help="fold guidance (or a pasted failure analysis) into a workflow's checks and fallbacks"
+    )
     p.add_argument("file", help="the workflow file")
     p.add_argument("guidance", help='the guidance in words, quoted; "-" reads it from standard input')
     p.add_argument("--apply", action="store_true", help="write the file (default: only show the diff)")
-    p.add_argument("--model", default=os.environ.get("REUSEIT_MODEL") or "gpt-4o-mini",
-                   help="model name [$REUSEIT_MODEL or gpt-4o-mini]")
-    p.add_argument("--cache", default=os.environ.get("REUSEIT_CACHE") or ".reuseit/cache",
-                   help="folder of the model response cache [$REUSEIT_CACHE or .reuseit/cache]")
+    p.add_argument(
+        "--model",
+        default=os.environ.get("REUSEIT_MODEL") or "gpt-4o-mini",
+        help="model name [$REUSEIT_MODEL or gpt-4o-mini]",
+    )
+    p.add_argument(
+        "--cache",
+        default=os.environ.get("REUSEIT_CACHE") or ".reuseit/cache",
+        help="folder of the model response cache [$REUSEIT_CACHE or .reuseit/cache]",
+    )
     p.set_defaults(func=cmd_guide)

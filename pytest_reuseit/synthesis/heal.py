@@ -76,14 +76,21 @@ def read_suggestions(path: Path) -> list[Suggestion]:
     out: list[Suggestion] = []
     for n, item in enumerate(data):
         try:
-            out.append(Suggestion(
-                file=str(item["file"]), step=int(item["step"]), op_index=int(item["op_index"]),
-                replacement=str(item["replacement"]).strip(), broken=str(item.get("broken", "")),
-                line=int(item.get("line") or 0), tests=[str(item["test"])] if item.get("test") else [],
-            ))
+            out.append(
+                Suggestion(
+                    file=str(item["file"]),
+                    step=int(item["step"]),
+                    op_index=int(item["op_index"]),
+                    replacement=str(item["replacement"]).strip(),
+                    broken=str(item.get("broken", "")),
+                    line=int(item.get("line") or 0),
+                    tests=[str(item["test"])] if item.get("test") else [],
+                )
+            )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise HealingFileError(f"{path}: entry {n} is not a healing suggestion "
-                                   f"(needs file, step, op_index, replacement): {exc!r}") from None
+            raise HealingFileError(
+                f"{path}: entry {n} is not a healing suggestion (needs file, step, op_index, replacement): {exc!r}"
+            ) from None
     return out
 
 
@@ -130,12 +137,20 @@ def plan(suggestions: Iterable[Suggestion], healing: Path, files: list[str]) -> 
                 distinct.setdefault(s.replacement, []).extend(s.tests)
             if len(distinct) > 1:
                 seen = "; ".join(f"{r!r} ({', '.join(t) or 'run unnamed'})" for r, t in distinct.items())
-                fp.notes.append(f"step {step} op {op_index + 1}: skipped, the runs disagree: {seen}. "
-                                "The locator probably depends on a parameter's value; fix this op by hand")
+                fp.notes.append(
+                    f"step {step} op {op_index + 1}: skipped, the runs disagree: {seen}. "
+                    "The locator probably depends on a parameter's value; fix this op by hand"
+                )
                 continue
-            merged = Suggestion(file=group[0].file, step=step, op_index=op_index, replacement=group[0].replacement,
-                                broken=group[0].broken, line=group[0].line,
-                                tests=[t for s in group for t in s.tests])
+            merged = Suggestion(
+                file=group[0].file,
+                step=step,
+                op_index=op_index,
+                replacement=group[0].replacement,
+                broken=group[0].broken,
+                line=group[0].line,
+                tests=[t for s in group for t in s.tests],
+            )
             problem = _unusable(merged.replacement)
             if problem:
                 fp.notes.append(f"step {step} op {op_index + 1}: skipped, {problem}")
@@ -149,8 +164,9 @@ def _unusable(replacement: str) -> str:
     if not replacement:
         return "the healing run recorded no locator"
     if "; " in replacement:
-        return (f"the agent needed several actions ({replacement}); one locator cannot replace them: "
-                "edit the step by hand")
+        return (
+            f"the agent needed several actions ({replacement}); one locator cannot replace them: edit the step by hand"
+        )
     if replacement.startswith("aria-ref="):
         return f"{replacement!r} is only valid during that run (no role or name to locate it by)"
     if _NOT_A_LOCATOR.match(replacement):
@@ -162,8 +178,9 @@ def _uses(doc: WorkflowDoc, i: int, j: int, selector: str) -> bool:
     op, kind = doc.op(i, j)
     arg = op[kind]
     if isinstance(arg, dict):
-        return [k for k in arg if k not in ("value", "option", "key", "state")] == ["selector"] and \
-            arg["selector"] == selector
+        return [k for k in arg if k not in ("value", "option", "key", "state")] == ["selector"] and arg[
+            "selector"
+        ] == selector
     return isinstance(arg, str) and arg == selector
 
 
@@ -178,8 +195,10 @@ def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
             _, kind = doc.op(i, j)
             broken_kind = s.broken.split(" ", 1)[0] if s.broken else kind
             if broken_kind != kind:
-                fp.notes.append(f"step {s.step} op {j + 1}: skipped, the file changed since the run "
-                                f"(the run broke on '{s.broken}', the op there now is '{kind}')")
+                fp.notes.append(
+                    f"step {s.step} op {j + 1}: skipped, the file changed since the run "
+                    f"(the run broke on '{s.broken}', the op there now is '{kind}')"
+                )
                 continue
             if _uses(doc, i, j, s.replacement):
                 fp.notes.append(f"step {s.step} op {j + 1}: already uses {s.replacement}")
@@ -193,8 +212,9 @@ def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
         moved = ""
         if s.line and doc.line_of_op(i, j) != s.line:
             moved = f"; line {s.line} at the run, the file changed since"
-        changes.append(f"step {s.step} op {j + 1} (line {doc.line_of_op(i, j)}{moved}): {kind} {old} -> "
-                       f"{s.replacement}{runs}")
+        changes.append(
+            f"step {s.step} op {j + 1} (line {doc.line_of_op(i, j)}{moved}): {kind} {old} -> {s.replacement}{runs}"
+        )
     if not applied:
         return doc, doc.original, changes
     text, _ = doc.validated()
@@ -249,8 +269,12 @@ def cmd_heal(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("heal", help="write the locators that self-healing found back into workflow files")
     p.add_argument("files", nargs="*", help="only these workflow files or folders (default: every file named)")
-    p.add_argument("--from", dest="source", default=DEFAULT_HEALING, metavar="PATH",
-                   help=f"healing suggestions written by pytest [{DEFAULT_HEALING}]")
+    p.add_argument(
+        "--from",
+        dest="source",
+        default=DEFAULT_HEALING,
+        metavar="PATH",
+        help=f"healing suggestions written by pytest [{DEFAULT_HEALING}]",
+    )
     p.add_argument("--apply", action="store_true", help="write the files (default: only show the diff)")
     p.set_defaults(func=cmd_heal)
-

@@ -30,7 +30,12 @@ from ..browser.session import BrowserConfig
 from ..engine.result import ModelUsage
 from ..llm.client import LlmClient
 from ..llm.schemas import (
-    ConditionChecks, FallbackActions, GuardedWorkflow, RunJudgement, TaskVariations, WorkflowStructure,
+    ConditionChecks,
+    FallbackActions,
+    GuardedWorkflow,
+    RunJudgement,
+    TaskVariations,
+    WorkflowStructure,
 )
 from ..workflow.loader import parse
 from . import prompts
@@ -93,7 +98,9 @@ class Synthesizer:
 
     def _ask(self, schema: str, system: str, user: str | list[dict[str, object]]) -> BaseModel:
         content = user if isinstance(user, list) else [{"type": "text", "text": user}]
-        return self.client.ask(schema, [{"role": "system", "content": system}, {"role": "user", "content": content}], self.usage)
+        return self.client.ask(
+            schema, [{"role": "system", "content": system}, {"role": "user", "content": content}], self.usage
+        )
 
     def _stage(self, name: str, make: Callable[[], BaseModel], model: type[BaseModel]) -> Any:
         """Run a stage once; its answer is stored so a resumed synthesis skips it."""
@@ -109,9 +116,15 @@ class Synthesizer:
 
     def variations(self) -> tuple[TaskVariations, list[TaskInstance]]:
         kinds = ", ".join(self.opt.kinds) or "none"
-        answer: TaskVariations = self._stage("variations", lambda: self._ask(
-            "task_variations", prompts.VARIATIONS, f"TASK TO ANALYZE:\n{self.opt.task}\n\nVariation kinds requested: {kinds}",
-        ), TaskVariations)
+        answer: TaskVariations = self._stage(
+            "variations",
+            lambda: self._ask(
+                "task_variations",
+                prompts.VARIATIONS,
+                f"TASK TO ANALYZE:\n{self.opt.task}\n\nVariation kinds requested: {kinds}",
+            ),
+            TaskVariations,
+        )
         original = {p.name: p.value for p in answer.parameters}
         instances = [TaskInstance("original", "original", self.opt.task, original)]
         seen: set[str] = set()
@@ -131,7 +144,7 @@ class Synthesizer:
             record.save(self.dir / record.run_id)
             return
         parts: list[dict[str, object]] = [{"type": "text", "text": record.log_text()}]
-        for name in ([a.screenshot for a in record.actions if a.screenshot][-1:] + ["final.jpg"]):
+        for name in [a.screenshot for a in record.actions if a.screenshot][-1:] + ["final.jpg"]:
             shot = self.dir / record.run_id / name
             if shot.exists():
                 parts.append({"type": "image_url", "image_url": {"url": data_url(shot.read_bytes()), "detail": "low"}})
@@ -142,20 +155,46 @@ class Synthesizer:
 
     def structure(self, template: str, good: list[RunRecord]) -> WorkflowStructure:
         logs = "\n\n".join(r.log_text() for r in good)
-        return self._stage("structure", lambda: self._ask(
-            "workflow_structure", prompts.STRUCTURE, f"Task template: {template}\n\nSuccessful runs:\n{logs}"), WorkflowStructure)
+        return self._stage(
+            "structure",
+            lambda: self._ask(
+                "workflow_structure", prompts.STRUCTURE, f"Task template: {template}\n\nSuccessful runs:\n{logs}"
+            ),
+            WorkflowStructure,
+        )
 
     def guards(self, structure: WorkflowStructure, good: list[RunRecord], bad: list[RunRecord]) -> GuardedWorkflow:
         steps = "\n".join(f"{n}. {s.action}" for n, s in enumerate(structure.steps, start=1))
-        checks: ConditionChecks = self._stage("conditions", lambda: self._ask(
-            "condition_checks", prompts.CONDITIONS,
-            f"Workflow structure:\n{steps}\n\nFAILED EXECUTION MESSAGES:\n" + ("\n\n".join(r.log_text() for r in bad) or "(none)"),
-        ), ConditionChecks) if bad else ConditionChecks(checks=[])
-        fallbacks: FallbackActions = self._stage("fallbacks", lambda: self._ask(
-            "fallback_actions", prompts.FALLBACKS,
-            f"Workflow structure:\n{steps}\n\nFailed runs:\n" + "\n\n".join(r.log_text() for r in bad)
-            + "\n\nSUCCESSFUL EXECUTION MESSAGES:\n" + "\n\n".join(r.log_text() for r in good),
-        ), FallbackActions) if bad else FallbackActions(fallbacks=[])
+        checks: ConditionChecks = (
+            self._stage(
+                "conditions",
+                lambda: self._ask(
+                    "condition_checks",
+                    prompts.CONDITIONS,
+                    f"Workflow structure:\n{steps}\n\nFAILED EXECUTION MESSAGES:\n"
+                    + ("\n\n".join(r.log_text() for r in bad) or "(none)"),
+                ),
+                ConditionChecks,
+            )
+            if bad
+            else ConditionChecks(checks=[])
+        )
+        fallbacks: FallbackActions = (
+            self._stage(
+                "fallbacks",
+                lambda: self._ask(
+                    "fallback_actions",
+                    prompts.FALLBACKS,
+                    f"Workflow structure:\n{steps}\n\nFailed runs:\n"
+                    + "\n\n".join(r.log_text() for r in bad)
+                    + "\n\nSUCCESSFUL EXECUTION MESSAGES:\n"
+                    + "\n\n".join(r.log_text() for r in good),
+                ),
+                FallbackActions,
+            )
+            if bad
+            else FallbackActions(fallbacks=[])
+        )
         self._sources = {"pre": {}, "post": {}, "fallback": {}}
         for c in checks.checks:
             self._sources[c.phase][c.condition] = c.source_runs
@@ -167,10 +206,15 @@ class Synthesizer:
             )
         checks_text = "\n".join(f"- step {c.step}, {c.phase}: {c.condition}" for c in checks.checks) or "(none)"
         fallbacks_text = "\n".join(f"- step {f.step}: {f.fallback}" for f in fallbacks.fallbacks) or "(none)"
-        return self._stage("guarded", lambda: self._ask(
-            "guarded_workflow", prompts.MERGE,
-            f"Workflow Structure:\n{steps}\n\nCondition Checks:\n{checks_text}\n\nFallback Actions:\n{fallbacks_text}",
-        ), GuardedWorkflow)
+        return self._stage(
+            "guarded",
+            lambda: self._ask(
+                "guarded_workflow",
+                prompts.MERGE,
+                f"Workflow Structure:\n{steps}\n\nCondition Checks:\n{checks_text}\n\nFallback Actions:\n{fallbacks_text}",
+            ),
+            GuardedWorkflow,
+        )
 
     # ------------------------------------------------------------------ the whole pipeline
 
@@ -182,9 +226,19 @@ class Synthesizer:
         self.say(f"1/7 variations: {', '.join(f'{i.id}: {i.task}' for i in instances)}")
         host = urlsplit(opt.start_url).hostname or ""
         self.say(f"2/7 exploration: {len(instances)} tasks x {opt.runs} runs, {opt.concurrency} in parallel")
-        records = explore(instances, opt.runs, opt.start_url, self.dir, self.client, allowed=(host,) if host else (),
-                          concurrency=opt.concurrency, browser=opt.browser, max_actions=opt.max_actions,
-                          experience=opt.experience, progress=explore_progress)
+        records = explore(
+            instances,
+            opt.runs,
+            opt.start_url,
+            self.dir,
+            self.client,
+            allowed=(host,) if host else (),
+            concurrency=opt.concurrency,
+            browser=opt.browser,
+            max_actions=opt.max_actions,
+            experience=opt.experience,
+            progress=explore_progress,
+        )
         for r in records:
             self.usage.add(ModelUsage(**{k: type(getattr(ModelUsage(), k))(v) for k, v in r.usage.items()}))
         for r in records:
@@ -207,8 +261,11 @@ class Synthesizer:
             compile_step(parse_evidence(s.evidence), runs_by_id) for s in structure.steps
         ]
         if len(guarded.steps) != len(structure.steps):
-            log.warning("the merged workflow has %d steps, the structure %d: ops are compiled by position",
-                        len(guarded.steps), len(structure.steps))
+            log.warning(
+                "the merged workflow has %d steps, the structure %d: ops are compiled by position",
+                len(guarded.steps),
+                len(structure.steps),
+            )
         n_compiled = sum(1 for ops, _ in compiled if ops)
         self.say(f"6/7 compiled: {n_compiled} of {len(structure.steps)} steps replay without a model")
         text = self.write_yaml(variations, instances, guarded, compiled, len(records))
@@ -217,12 +274,26 @@ class Synthesizer:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         self.say(f"7/7 wrote {path}")
-        return SynthesisResult(path=path, text=text, runs=records, guards=n_guards, compiled_steps=n_compiled,
-                               verification=[], usage=self.usage, seconds=time.monotonic() - started,
-                               rules=learnt_rules(list(guarded.steps), self.dir.name))
+        return SynthesisResult(
+            path=path,
+            text=text,
+            runs=records,
+            guards=n_guards,
+            compiled_steps=n_compiled,
+            verification=[],
+            usage=self.usage,
+            seconds=time.monotonic() - started,
+            rules=learnt_rules(list(guarded.steps), self.dir.name),
+        )
 
-    def write_yaml(self, variations: TaskVariations, instances: list[TaskInstance], guarded: GuardedWorkflow,
-                   compiled: list[tuple[list[dict[str, Any]] | None, list[str]]], n_runs: int) -> str:
+    def write_yaml(
+        self,
+        variations: TaskVariations,
+        instances: list[TaskInstance],
+        guarded: GuardedWorkflow,
+        compiled: list[tuple[list[dict[str, Any]] | None, list[str]]],
+        n_runs: int,
+    ) -> str:
         opt = self.opt
         original = instances[0].params
         doc = CommentedMap()
@@ -305,7 +376,8 @@ def table(rows: list[tuple[str, str, float]]) -> str:
 def summary(result: SynthesisResult) -> str:
     good = sum(1 for r in result.runs if r.success)
     u = result.usage
-    return (f"runs: {len(result.runs)} ({good} successful), guards: {result.guards}, compiled steps: {result.compiled_steps}, "
-            f"model: {u.calls} calls, {u.cache_hits} cache hits, {u.prompt_tokens + u.completion_tokens} tokens, "
-            f"${u.cost:.4f}, time: {result.seconds:.1f}s")
-
+    return (
+        f"runs: {len(result.runs)} ({good} successful), guards: {result.guards}, compiled steps: {result.compiled_steps}, "
+        f"model: {u.calls} calls, {u.cache_hits} cache hits, {u.prompt_tokens + u.completion_tokens} tokens, "
+        f"${u.cost:.4f}, time: {result.seconds:.1f}s"
+    )

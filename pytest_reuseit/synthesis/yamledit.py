@@ -53,8 +53,18 @@ BARE_LOCATOR_OPS = ("click", "dblclick", "hover", "check", "uncheck", "focus", "
 #: Ops whose argument is a mapping of locator keys plus their own keys.
 MAPPING_LOCATOR_OPS = {"fill": "value", "type": "value", "select": "option", "press": "key", "wait": "state"}
 #: Where a new key goes in a step: after the nearest existing key that comes before it here.
-STEP_KEY_ORDER = ("action", "pre", "do", "post", "fallback", "extract", "retries", "check_timeout",
-                  "step_timeout", "action_timeout")
+STEP_KEY_ORDER = (
+    "action",
+    "pre",
+    "do",
+    "post",
+    "fallback",
+    "extract",
+    "retries",
+    "check_timeout",
+    "step_timeout",
+    "action_timeout",
+)
 LIST_FIELDS = ("pre", "post", "fallback")
 
 
@@ -112,8 +122,9 @@ class WorkflowDoc:
                 y = _yaml(m, s, o)
                 data = y.load(norm)
                 if not isinstance(data, CommentedMap):
-                    raise YamlEditError(path, [f"{path}:1: a workflow file must be a mapping with name, task, "
-                                               "start_url and steps"])
+                    raise YamlEditError(
+                        path, [f"{path}:1: a workflow file must be a mapping with name, task, start_url and steps"]
+                    )
                 bad = _changed_lines(norm, _dump(y, data))
                 if best is None or bad < best[0]:
                     best = (bad, y, data)
@@ -122,7 +133,9 @@ class WorkflowDoc:
         except YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else 1
-            raise YamlEditError(path, [f"{path}:{line}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]) from None
+            raise YamlEditError(
+                path, [f"{path}:{line}: invalid YAML: {getattr(exc, 'problem', None) or exc}"]
+            ) from None
         assert best is not None
         bad, y, data = best
         # Reload with the chosen settings: dumping mutates nothing, but a fresh tree is cheap.
@@ -282,8 +295,9 @@ class WorkflowDoc:
 
 def unified_diff(old: str, new: str, path: str) -> str:
     """A unified diff (``a/PATH`` → ``b/PATH``), empty when nothing changed."""
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile=f"a/{path}", tofile=f"b/{path}")
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+    )
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")

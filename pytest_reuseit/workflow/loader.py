@@ -73,8 +73,10 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    "while reading a mapping", node.start_mark,
-                    f"key '{key}' appears twice (first on line {seen[key] + 1})", key_node.start_mark,
+                    "while reading a mapping",
+                    node.start_mark,
+                    f"key '{key}' appears twice (first on line {seen[key] + 1})",
+                    key_node.start_mark,
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
@@ -98,10 +100,13 @@ def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     path: list[str | int] = []
     cur = data
     for part in loc:
-        if isinstance(cur, dict) and part in cur:
-            path.append(part)
-            cur = cur[part]
-        elif isinstance(cur, list) and isinstance(part, int) and 0 <= part < len(cur):
+        if (
+            isinstance(cur, dict)
+            and part in cur
+            or isinstance(cur, list)
+            and isinstance(part, int)
+            and 0 <= part < len(cur)
+        ):
             path.append(part)
             cur = cur[part]
     return tuple(path)
@@ -138,7 +143,9 @@ def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
             return False
         deeper = any(p != path and p[: len(path)] == path and not t.endswith("_type") for p, t, _ in found)
         beside = any(p == path and not t.endswith("_type") and t != "too_short" for p, t, _ in found)
-        return deeper or beside or (kind == "too_short" and any(p != path and p[: len(path)] == path for p, _, _ in found))
+        return (
+            deeper or beside or (kind == "too_short" and any(p != path and p[: len(path)] == path for p, _, _ in found))
+        )
 
     by_place: dict[tuple[str | int, ...], list[str]] = {}
     for path, kind, msg in found:
@@ -198,7 +205,9 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
                 # The name may exist in other variations: suggesting it back would be no help.
                 guess = closest(name, [k for k in known if k != name])
                 hint = f" (did you mean '{{{guess}}}'?)" if guess else ""
-                scope = "" if len(missing_in) == len(wf.all_variations()) else f" in variation(s) {', '.join(missing_in)}"
+                scope = (
+                    "" if len(missing_in) == len(wf.all_variations()) else f" in variation(s) {', '.join(missing_in)}"
+                )
                 problems.append(
                     f"{source.where(*path)}: {format_path(path)}: unknown placeholder {{{name}}}{scope}{hint}; "
                     f"known names: {', '.join(known)}"
@@ -227,7 +236,8 @@ def parse(text: str, path: str) -> LoadedWorkflow:
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise WorkflowFormatError(
-            path, [f"{path}:1: a workflow file must be a mapping with name, task, start_url and steps; this one is {kind}"]
+            path,
+            [f"{path}:1: a workflow file must be a mapping with name, task, start_url and steps; this one is {kind}"],
         )
     try:
         wf = Workflow.model_validate(data)

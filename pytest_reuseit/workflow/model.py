@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -115,7 +115,7 @@ def _as_locator(value: str | Locator) -> Locator:
 
 
 # A locator is written as a Playwright selector string or a mapping; the engine always sees a Locator.
-Loc = Annotated[Union[str, Locator], AfterValidator(_as_locator)]
+Loc = Annotated[str | Locator, AfterValidator(_as_locator)]
 
 
 # --------------------------------------------------------------------------- ops
@@ -126,7 +126,7 @@ class FillArgs(Locator):
 
 
 class SelectArgs(Locator):
-    option: Union[str, tuple[str, ...]] = Field(description="label or value (a list selects several)")
+    option: str | tuple[str, ...] = Field(description="label or value (a list selects several)")
 
 
 class PressArgs(Locator):
@@ -158,8 +158,21 @@ class Extract(Strict):
 
 
 OP_NAMES = (
-    "goto", "click", "dblclick", "hover", "check", "uncheck", "focus", "fill", "type",
-    "select", "press", "scroll", "wait", "eval", "extract",
+    "goto",
+    "click",
+    "dblclick",
+    "hover",
+    "check",
+    "uncheck",
+    "focus",
+    "fill",
+    "type",
+    "select",
+    "press",
+    "scroll",
+    "wait",
+    "eval",
+    "extract",
 )
 
 
@@ -178,9 +191,9 @@ class Op(Strict):
     fill: FillArgs | None = None
     type: FillArgs | None = None
     select: SelectArgs | None = None
-    press: Union[str, PressArgs] | None = None
-    scroll: Union[ScrollBy, Loc] | None = None
-    wait: Union[int, WaitArgs] | None = None
+    press: str | PressArgs | None = None
+    scroll: ScrollBy | Loc | None = None
+    wait: int | WaitArgs | None = None
     eval: str | None = None
     extract: Extract | None = None
 
@@ -191,7 +204,8 @@ class Op(Strict):
             guess = closest(data, OP_NAMES)
             hint = f" (did you mean '{{{guess}: ...}}'?)" if guess else ""
             raise PydanticCustomError(
-                "op_shape", "an op is a mapping like '{click: \"#go\"}', got the string '{value}'{hint}",
+                "op_shape",
+                "an op is a mapping like '{click: \"#go\"}', got the string '{value}'{hint}",
                 {"value": data, "hint": hint},
             )
         return data
@@ -225,7 +239,7 @@ class TextMatch(Strict):
             try:
                 re.compile(self.matches)
             except re.error as exc:
-                raise PydanticCustomError("bad_regex", "invalid regular expression: {err}", {"err": str(exc)})
+                raise PydanticCustomError("bad_regex", "invalid regular expression: {err}", {"err": str(exc)}) from None
         return self
 
 
@@ -245,7 +259,20 @@ class LocCount(Locator):
         return self
 
 
-EXPECT_KEYS = ("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count", "url", "title", "js")
+EXPECT_KEYS = (
+    "visible",
+    "hidden",
+    "enabled",
+    "disabled",
+    "checked",
+    "unchecked",
+    "text",
+    "value",
+    "count",
+    "url",
+    "title",
+    "js",
+)
 
 
 class Expect(Strict):
@@ -267,7 +294,9 @@ class Expect(Strict):
     @model_validator(mode="after")
     def _not_empty(self) -> Expect:
         if not any(getattr(self, k) is not None for k in EXPECT_KEYS):
-            raise PydanticCustomError("missing_one", "expect needs one of: {listed}", {"listed": ", ".join(EXPECT_KEYS)})
+            raise PydanticCustomError(
+                "missing_one", "expect needs one of: {listed}", {"listed": ", ".join(EXPECT_KEYS)}
+            )
         return self
 
     def items(self) -> list[tuple[str, Any]]:
@@ -329,7 +358,7 @@ def _as_check(value: str | Check) -> Check:
     return Check(check=value) if isinstance(value, str) else value
 
 
-CheckArg = Annotated[Union[str, Check], AfterValidator(_as_check)]
+CheckArg = Annotated[str | Check, AfterValidator(_as_check)]
 
 
 class Fallback(Strict):
@@ -369,7 +398,7 @@ def _as_fallback(value: str | Fallback) -> Fallback:
     return Fallback(agent=value) if isinstance(value, str) else value
 
 
-FallbackArg = Annotated[Union[str, Fallback], AfterValidator(_as_fallback)]
+FallbackArg = Annotated[str | Fallback, AfterValidator(_as_fallback)]
 
 
 # --------------------------------------------------------------------------- steps & workflow
@@ -402,7 +431,7 @@ class Step(Strict):
         return value
 
 
-ParamValue = Union[str, int, float, bool]
+ParamValue = str | int | float | bool
 
 
 class Variation(Strict):

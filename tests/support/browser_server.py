@@ -22,11 +22,17 @@ from pytest_reuseit.errors import BrokenRun
 class BrowserServer:
     """Started on construction; ``endpoint`` is its ws:// URL; ``stop()`` ends it and its Chromium."""
 
-    def __init__(self, executable: str | None = None, args: tuple[str, ...] = DEFAULT_ARGS, timeout: float = 60) -> None:
+    def __init__(
+        self, executable: str | None = None, args: tuple[str, ...] = DEFAULT_ARGS, timeout: float = 60
+    ) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="reuseit-server-")
         config = Path(self._dir.name) / "server.json"
-        options: dict[str, object] = {"port": 0, "host": "127.0.0.1", "wsPath": f"reuseit-{uuid.uuid4().hex[:8]}",
-                                      "args": list(args)}
+        options: dict[str, object] = {
+            "port": 0,
+            "host": "127.0.0.1",
+            "wsPath": f"reuseit-{uuid.uuid4().hex[:8]}",
+            "args": list(args),
+        }
         exe = executable or default_executable()
         if exe:
             options["executablePath"] = exe
@@ -34,7 +40,10 @@ class BrowserServer:
         # Its own process group: stopping the group stops python and the node driver (which closes Chromium).
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "playwright", "launch-server", "--browser", "chromium", "--config", str(config)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
         )
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.append(self.proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]

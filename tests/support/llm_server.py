@@ -200,9 +200,7 @@ def _json_schema_param(body: Mapping[str, Any]) -> dict[str, Any] | None:
 def _decode_data_url(url: str) -> tuple[str, bytes]:
     """Split ``data:<type>[;base64],<data>`` into (media type, bytes); ValueError otherwise."""
     if not url.startswith("data:"):
-        raise ValueError(
-            f"image_url must be a data: URL (screenshots travel inline), got {url[:60]!r}"
-        )
+        raise ValueError(f"image_url must be a data: URL (screenshots travel inline), got {url[:60]!r}")
     header, comma, data = url[len("data:") :].partition(",")
     if not comma:
         raise ValueError("image data URL has no ',' separating header and data")
@@ -244,11 +242,11 @@ class Response:
     seconds: float = 0.0
 
 
-AnswerValue = Union[Mapping[str, Any], Response]
+AnswerValue = Union[Mapping[str, Any], Response]  # noqa: UP007 - a runtime alias on Python 3.10
 #: One scripted answer: a JSON object for the message content, a Response, or a callable.
-Answer = Union[Mapping[str, Any], Response, Callable[[Request], AnswerValue]]
+Answer = Union[Mapping[str, Any], Response, Callable[[Request], AnswerValue]]  # noqa: UP007
 #: When a rule applies: always (None), a substring of ``Request.text``, or a predicate.
-Predicate = Union[Callable[[Request], bool], str, None]
+Predicate = Union[Callable[[Request], bool], str, None]  # noqa: UP007
 
 
 @dataclass
@@ -718,7 +716,9 @@ class FakeLLM:
 _RULE_KEYS = {"schema", "when", "answer", "times"}
 
 
-def _rule_args(index: int, entry: Mapping[str, Any]) -> tuple[str | None, str | None, Answer | list[Answer], int | None]:
+def _rule_args(
+    index: int, entry: Mapping[str, Any]
+) -> tuple[str | None, str | None, Answer | list[Answer], int | None]:
     """Validate one script entry; errors name the entry so a broken script is easy to fix."""
     where = f"script entry {index}"
     if not isinstance(entry, Mapping):
