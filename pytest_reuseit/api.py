@@ -28,6 +28,7 @@ def default_settings(**overrides: Any) -> ReuseitSettings:
     base = ReuseitSettings(
         browser_path="",
         connect="",
+        cdp="",
         output="reuseit-output",
         artifacts="on-failure",
         screenshots="steps",

@@ -21,6 +21,12 @@ DEFAULT_FILES = "*.reuseit.yaml *.reuseit.yml"
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "browser_path": ("Chromium executable (default: $REUSEIT_CHROMIUM, /usr/bin/chromium, Playwright's own)", None, ""),
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
+    "cdp": (
+        "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"
+        " --remote-debugging-port) to use instead of launching one",
+        None,
+        "",
+    ),
     "output": ("folder for screenshots, traces and result files", None, "reuseit-output"),
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
     "screenshots": (
@@ -65,6 +71,7 @@ BOOL_OPTIONS: dict[str, str] = {
 class ReuseitSettings:
     browser_path: str
     connect: str
+    cdp: str
     output: str
     artifacts: str
     screenshots: str
@@ -164,10 +171,14 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         key, value = item.split("=", 1)
         params[key.strip()] = value
     strict, learn, agent_marks = (_flag(config, name) for name in ("strict", "learn", "agent_marks"))
+    connect, cdp = _choose(config, "connect", ""), _choose(config, "cdp", "")
+    if connect and cdp:
+        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         browser_path=_choose(config, "browser_path", ""),
-        connect=_choose(config, "connect", ""),
+        connect=connect,
+        cdp=cdp,
         output=_choose(config, "output", "reuseit-output"),
         artifacts=_choose(config, "artifacts", "on-failure"),
         screenshots=_choose(config, "screenshots", "failures"),
