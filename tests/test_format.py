@@ -341,6 +341,30 @@ def test_bad_indentation_is_reported_on_its_line() -> None:
     assert problem == f"{FILE}:2: invalid YAML: mapping values are not allowed here"
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "workflows").glob("*/*.reuseit.yaml")) + sorted((ROOT / "benchmarks" / "workflows").glob("*.yaml")),
+    ids=lambda p: p.name,
+)
+def test_fast_and_reference_yaml_parsers_give_the_same_data_and_lines(path: Path) -> None:
+    """Files are parsed by libyaml for speed; what the rest of the loader sees must not change."""
+    from pytest_reuseit.workflow import loader
+
+    assert yaml.__with_libyaml__ and loader._FastLoader is not loader._UniqueKeyLoader
+    text = path.read_text(encoding="utf-8")
+    fast_node, fast_data = loader._one_parse(text, loader._FastLoader)
+    ref_node, ref_data = loader._one_parse(text, loader._UniqueKeyLoader)
+    assert fast_data == ref_data
+    fast_lines: dict[tuple[str | int, ...], int] = {}
+    ref_lines: dict[tuple[str | int, ...], int] = {}
+    loader._index_lines(fast_node, (), fast_lines)
+    loader._index_lines(ref_node, (), ref_lines)
+    assert fast_lines == ref_lines and len(ref_lines) > 20
+
+
 def test_unknown_step_key_suggests_the_right_one() -> None:
     problem = only_problem("""
         name: n
