@@ -17,10 +17,10 @@ import pytest
 from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
+from .experience import learn_from_result
 from .llm.client import load_prices
 from .report import allure_adapter, run_context, text
 from .runtime import Runtime
-from .synthesis.experience import learn_from_result
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)

@@ -28,6 +28,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ..browser.observe import data_url
 from ..browser.session import BrowserConfig
 from ..engine.result import ModelUsage
+from ..errors import ReuseitError
 from ..llm.client import LlmClient
 from ..llm.schemas import (
     ConditionChecks,
@@ -363,7 +364,7 @@ def learnt_rules(result_steps: list[Any], synthesis: str) -> list[tuple[str, str
     return rules
 
 
-class SynthesisError(Exception):
+class SynthesisError(ReuseitError):
     """Synthesis cannot go on; the message says why and what to try."""
 
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import allure_files
+from ..report import allure_files
 
 ALLURE_ENV = "REUSEIT_ALLURE"
 

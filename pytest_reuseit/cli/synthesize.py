@@ -12,13 +12,13 @@ from tqdm import tqdm
 from ..api import default_settings
 from ..browser.session import BrowserConfig
 from ..errors import BrokenRun
+from ..experience import ExperienceStore
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
 from ..sites import SiteServer
+from ..synthesis.explore import RunRecord
+from ..synthesis.pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
 from ..workflow.loader import load
-from .experience import ExperienceStore
-from .explore import RunRecord
-from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
 
 
 def cmd_synthesize(args: argparse.Namespace) -> int:

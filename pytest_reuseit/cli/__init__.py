@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import WorkflowFormatError
-from .workflow.loader import load
-from .workflow.schema import schema_text
+from ..errors import WorkflowFormatError
+from ..workflow.loader import load
+from ..workflow.schema import schema_text
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -61,17 +61,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check workflow files without running them")
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
-    from .report import cli as report_cli  # noqa: PLC0415 - keeps `reuseit schema` fast
+    # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
+    from . import experience, guide, heal, report, synthesize  # noqa: PLC0415
 
-    report_cli.register(sub)
-    from .synthesis import experience, guide, heal  # noqa: PLC0415
-
+    report.register(sub)
     heal.register(sub)
     guide.register(sub)
     experience.register(sub)
-    from .synthesis import cli as synthesis_cli  # noqa: PLC0415
-
-    synthesis_cli.register(sub)
+    synthesize.register(sub)
     return parser
 
 
