@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -30,6 +28,7 @@ from urllib.parse import urlsplit
 
 from filelock import FileLock
 
+from .atomic import write_text_atomic
 from .engine.result import RunResult, StepResult
 
 log = logging.getLogger(__name__)
@@ -88,16 +87,7 @@ class ExperienceStore:
         return [r for r in data if isinstance(r, dict) and isinstance(r.get("rule"), str)]
 
     def _write(self, path: Path, rules: list[dict[str, Any]]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(rules, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, json.dumps(rules, indent=2, ensure_ascii=False) + "\n")
 
     def add(self, host: str, rule: str, source: str) -> bool:
         """Record ``rule`` for ``host``; True when it is new, False when it was known (its uses grow)."""
@@ -205,8 +195,8 @@ def rules_from_result(result: RunResult) -> list[tuple[str, str]]:
     for h in result.healing:
         if not _stable(h.replacement):
             continue
-        step = next((s for s in result.steps if s.index == h.step), None)
-        action = step.action if step is not None else f"step {h.step}"
+        healed = next((s for s in result.steps if s.index == h.step), None)
+        action = healed.action if healed is not None else f"step {h.step}"
         out.append((general(f"To '{action}', use {h.replacement}."), f"{source} step {h.step} (healed)"))
     return out
 

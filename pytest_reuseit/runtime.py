@@ -70,7 +70,7 @@ class Runtime:
         s = self.settings
         return RunOptions(
             screenshots=s.screenshots,
-            jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
+            jpeg_quality=s.jpeg_quality,
             max_width=s.screenshot_width,
             page_text_chars=s.page_text,
         )

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..errors import WorkflowFormatError
-from ..workflow.loader import load
+from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
 
 
@@ -15,7 +15,7 @@ def _expand(paths: list[str]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted([*p.rglob("*.reuseit.yaml"), *p.rglob("*.reuseit.yml")]))
+            files.extend(sorted(f for pattern in FILE_PATTERNS for f in p.rglob(pattern)))
         else:
             files.append(p)
     return files
@@ -34,7 +34,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     files = _expand(args.files)
     if not files:
-        print("no workflow files found (*.reuseit.yaml / *.reuseit.yml)", file=sys.stderr)
+        print(f"no workflow files found ({' / '.join(FILE_PATTERNS)})", file=sys.stderr)
         return 2
     bad = 0
     for f in files:

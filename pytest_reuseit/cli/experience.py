@@ -34,7 +34,7 @@ def cmd_clear(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("experience", help="rules learnt from recovered and healed runs, per site (list, clear)")
     actions = p.add_subparsers(dest="experience_command", required=True)
     for name, func, text in (("list", cmd_list, "show the rules"), ("clear", cmd_clear, "forget the rules")):

@@ -7,10 +7,12 @@ import os
 import sys
 from pathlib import Path
 
-from ..authoring.guide import NO_ENDPOINT, GuideError, guide
-from ..authoring.yamledit import YamlEditError, write_text_atomic
+from ..atomic import write_text_atomic
+from ..authoring.guide import NO_ENDPOINT, GuideError, GuideResult, guide
+from ..authoring.yamledit import YamlEditError
 from ..engine.result import ModelUsage
 from ..errors import WorkflowFormatError
+from ..llm.schemas import GuidanceEdits
 
 
 def _read_guidance(arg: str) -> str:
@@ -54,6 +56,11 @@ def cmd_guide(args: argparse.Namespace) -> int:
     except GuideError as exc:
         print(f"reuseit guide: {exc}", file=sys.stderr)
         return 1
+    return _show(args, path, answer, result, usage)
+
+
+def _show(args: argparse.Namespace, path: Path, answer: GuidanceEdits, result: GuideResult, usage: ModelUsage) -> int:
+    """Print what the model proposed and the diff; write the file with --apply."""
     source = (
         "cached answer"
         if usage.cache_hits and not usage.calls
@@ -78,7 +85,7 @@ def cmd_guide(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "guide", help="fold guidance (or a pasted failure analysis) into a workflow's checks and fallbacks"
     )

@@ -6,8 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..atomic import write_text_atomic
 from ..authoring.heal import DEFAULT_HEALING, HealingFileError, heal_file, plan, read_suggestions
-from ..authoring.yamledit import YamlEditError, write_text_atomic
+from ..authoring.yamledit import YamlEditError
 
 
 def cmd_heal(args: argparse.Namespace) -> int:
@@ -55,7 +56,7 @@ def cmd_heal(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("heal", help="write the locators that self-healing found back into workflow files")
     p.add_argument("files", nargs="*", help="only these workflow files or folders (default: every file named)")
     p.add_argument(

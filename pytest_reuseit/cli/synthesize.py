@@ -21,16 +21,8 @@ from ..synthesis.pipeline import SynthesisError, SynthesisOptions, Synthesizer, 
 from ..workflow.loader import load
 
 
-def cmd_synthesize(args: argparse.Namespace) -> int:
-    if not endpoint_configured():
-        print("synthesis needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)", file=sys.stderr)
-        return 2
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    bad = [k for k in kinds if k not in ("attribute", "category", "website")]
-    if bad:
-        print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
-        return 2
-    client = LlmClient(
+def _client(args: argparse.Namespace) -> LlmClient:
+    return LlmClient(
         LlmConfig(
             model=args.model,
             mode="auto",
@@ -40,6 +32,18 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
             timeout=args.llm_timeout,
         )
     )
+
+
+def cmd_synthesize(args: argparse.Namespace) -> int:
+    if not endpoint_configured():
+        print("synthesis needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)", file=sys.stderr)
+        return 2
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    bad = [k for k in kinds if k not in ("attribute", "category", "website")]
+    if bad:
+        print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
+        return 2
+    client = _client(args)
     sites = None
     start_url = args.start_url
     if "{demo_url}" in start_url or "{miniwob_url}" in start_url:
@@ -73,11 +77,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
 
     try:
         result = synth.run(explore_progress=progress)
-    except SynthesisError as exc:
-        bar.close()
-        print(f"synthesis stopped: {exc}", file=sys.stderr)
-        return 1
-    except BrokenRun as exc:
+    except (SynthesisError, BrokenRun) as exc:
         bar.close()
         print(f"synthesis stopped: {exc}", file=sys.stderr)
         return 1
@@ -123,7 +123,7 @@ def synth_total(options: SynthesisOptions) -> range:
     return range((1 + len(options.kinds)) * options.runs)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
     p.add_argument("task", help="the task in words")
     p.add_argument(
