@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
-CATEGORIES = (
+# The challenge analysis' categories (ReUseIt §4.2): the one list. The model's answer schema, the
+# analyst's prompt, Allure's categories.json and docs/workflow-format.md all follow it.
+Category = Literal[
     "popup_or_overlay",
     "wrong_element_or_value",
     "action_incomplete",
@@ -22,7 +24,8 @@ CATEGORIES = (
     "product_defect",
     "ambiguous_instruction",
     "infrastructure",
-)
+]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 @dataclass
@@ -113,7 +116,7 @@ class Analysis:
     why: str
     what: str
     guidance: list[str]
-    category: str
+    category: Category
     source: Literal["observed", "model"] = "observed"
 
 
