@@ -399,6 +399,7 @@ def test_connect_to_an_unreachable_server_is_broken_not_a_hang(tmp_path, pages_u
     assert "ECONNREFUSED" in message and "is the browser server running and reachable?" in message
 
 
+@pytest.mark.slow
 def test_connect_with_xdist_workers_runs_every_variation_on_the_remote_browser(
     pytester: pytest.Pytester, browser_server: BrowserServer
 ) -> None:

@@ -432,6 +432,7 @@ def test_load_rules_rejects_bad_entries(fake: FakeLLM, entry: dict[str, Any]) ->
         fake.load_rules([entry])
 
 
+@pytest.mark.slow
 def test_command_line_serves_a_script(tmp_path: Path) -> None:
     script = tmp_path / "rules.json"
     script.write_text(json.dumps([{"schema": "condition_check", "answer": MET}]))
@@ -457,6 +458,7 @@ def test_command_line_serves_a_script(tmp_path: Path) -> None:
     assert "1 chat completion" in stderr
 
 
+@pytest.mark.slow
 def test_command_line_rejects_a_bad_script(tmp_path: Path) -> None:
     script = tmp_path / "rules.json"
     script.write_text(json.dumps({"not": "a list"}))
