@@ -8,7 +8,7 @@ path inside the document (``steps[2].post[0].expect.text``), as tavern does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,9 @@ from .placeholders import names_in
 
 log = logging.getLogger(__name__)
 
-BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+# The one built-in of the language; others come from whoever runs the file (the plugin's
+# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url",)
 
 _TYPE_WORDS = {
     "valid tuple": "list",
@@ -188,11 +190,13 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_placeholders(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
+) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
@@ -215,8 +219,11 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
-def parse(text: str, path: str) -> LoadedWorkflow:
-    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+def parse(text: str, path: str, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
+
+    ``builtin_names`` are the placeholders the runner will provide besides ``base_url``.
+    """
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
         node = yaml.compose(text, Loader=_UniqueKeyLoader)
@@ -243,13 +250,13 @@ def parse(text: str, path: str) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source)
+    problems = _check_placeholders(wf, data, source, builtin_names)
     if problems:
         raise WorkflowFormatError(path, problems)
     return LoadedWorkflow(wf, source)
 
 
-def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -257,4 +264,4 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown)
+    return parse(text, shown, builtin_names=builtin_names)
