@@ -191,3 +191,47 @@ def test_hooks_are_declared_for_every_conftest(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest_inprocess("--collect-only", "-p", "no:cacheprovider")
     assert result.ret != 0
     assert "pytest_reuseit_run_end" in output_of(result)
+
+
+SITE_PROBE = """
+    import json, pathlib, threading
+    from pytest_reuseit.plugin import SITES
+
+    def pytest_sessionfinish(session):
+        # Before the plugin's unconfigure closes it: is the bundled sites' server running?
+        threads = sorted(t.name for t in threading.enumerate())
+        started = session.config.stash[SITES].started
+        (pathlib.Path(__file__).parent / "probe.json").write_text(json.dumps({"threads": threads, "started": started}))
+"""
+
+DEMO_WF = """\
+name: Demo shop title
+task: open the demo shop
+start_url: "{demo_url}/index.html?cookies=never"
+steps:
+  - action: look
+    do: [{wait: 1}]
+    post: [{expect: {title: {contains: Trailhead}}}]
+"""
+
+
+def test_a_run_against_your_own_site_starts_no_local_server(pytester: pytest.Pytester, tiny_site: str) -> None:
+    pytester.makeconftest(SITE_PROBE)
+    write(pytester, "own.reuseit.yaml", PASS_WF)
+    result = run_sub(pytester, tiny_site)
+    result.assert_outcomes(passed=1)
+    probe = json.loads((pytester.path / "probe.json").read_text())
+    assert probe["started"] is False
+    assert "reuseit-sites" not in probe["threads"]
+
+
+def test_the_demo_server_starts_when_a_workflow_uses_demo_url(pytester: pytest.Pytester, tiny_site: str) -> None:
+    """The positive control of the test above: the same probe sees the server when it is used."""
+    pytester.makeconftest(SITE_PROBE)
+    write(pytester, "own.reuseit.yaml", PASS_WF)
+    write(pytester, "demo.reuseit.yaml", DEMO_WF)
+    result = run_sub(pytester, tiny_site)
+    result.assert_outcomes(passed=2)
+    probe = json.loads((pytester.path / "probe.json").read_text())
+    assert probe["started"] is True
+    assert "reuseit-sites" in probe["threads"]
