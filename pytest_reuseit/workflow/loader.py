@@ -8,7 +8,7 @@ path inside the document (``steps[2].post[0].expect.text``), as tavern does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,9 @@ FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
-BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+# The one built-in of the language; others come from whoever runs the file (the plugin's
+# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url",)
 
 _TYPE_WORDS = {
     "valid tuple": "list",
@@ -193,11 +195,13 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_placeholders(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
+) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
@@ -245,11 +249,12 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     return problems
 
 
-def parse(text: str, path: str, folder: str | None = None) -> LoadedWorkflow:
+def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
 
     ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
-    default the folder part of ``path``)."""
+    default the folder part of ``path``). ``builtin_names`` are the placeholders the runner will
+    provide besides ``base_url``."""
     folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
@@ -277,13 +282,13 @@ def parse(text: str, path: str, folder: str | None = None) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source) + _check_files(wf, folder, source)
+    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
     return LoadedWorkflow(wf, source, folder)
 
 
-def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -291,4 +296,4 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown, str(p.parent))
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
