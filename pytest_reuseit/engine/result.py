@@ -217,4 +217,4 @@ class RunResult:
 
         out = clean(self)
         out["label"] = self.label
-        return out  # type: ignore[no-any-return]
+        return out
