@@ -341,8 +341,10 @@ def _run_ops(
             records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
             raise
         records.append(ActionRecord(description=done, by=by, ok=True))
-        if isinstance(op.arg, Extract):  # an extract op's value belongs in the report too
-            ctx.result.extracted[op.arg.into] = ctx.values.extracted[op.arg.into]
+        # Values an op stored (extract, download's into) belong in the report too.
+        for name in (op.arg.into if isinstance(op.arg, Extract) else None, op.into):
+            if name is not None:
+                ctx.result.extracted[name] = ctx.values.extracted[name]
 
 
 def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:
