@@ -6,6 +6,7 @@ The plugin, the ``reuseit`` command and the Python API all run workflows through
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from concurrent.futures import ThreadPoolExecutor
@@ -194,7 +195,8 @@ class Runtime:
                 variation,
                 builtins=self.builtins(),
                 extra_params=dict(s.params),
-                options=self.run_options(),
+                # Downloads are saved in the run's own folder, beside its artifacts.
+                options=dataclasses.replace(self.run_options(), output_dir=str(folder)),
                 models=self.models(loaded, variation),
                 blocked=fence.blocked,
             )

@@ -19,6 +19,7 @@ from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import RunOptions, execute
 from pytest_reuseit.errors import WorkflowFormatError
+from pytest_reuseit.report.text import failure_text
 from pytest_reuseit.workflow.loader import parse
 
 pytestmark = pytest.mark.browser
@@ -113,10 +114,10 @@ def test_tab_switch_page_forms_and_close_page(page, fence, pages_url) -> None:  
 
 def test_new_page_that_opens_nothing_fails_with_that_message(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Open the pop-up", "do": [{"click": "#nothing", "new_page": True}]}]
-    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"retries": 1, "action_timeout": 1}))
+    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"retries": 1, "action_timeout": 2}))
     assert result.status == "failed"  # a verdict on the site, not broken
     assert result.failed_phase == "action"
-    assert "no new page opened within 1s (new_page: true)" in result.message
+    assert "no new page opened within 2s (new_page: true)" in result.message
     assert len(result.steps[0].attempts) == 1 and not result.steps[0].attempts[0].ok
 
 
@@ -145,6 +146,7 @@ def test_window_nobody_switched_to_is_named_in_the_analysis(page, fence, pages_u
     assert result.analysis.category == "popup_or_overlay"
     assert "popup-form.html?from=book" in result.analysis.why
     assert any("new_page: true" in g for g in result.analysis.guidance)
+    assert "opened but never switched to: " in failure_text(result)
 
 
 # --------------------------------------------------------------------------- dialogs
@@ -206,6 +208,7 @@ def test_dialog_answered_the_wrong_way_fails_the_check_that_saw_it(page, fence, 
     assert result.status == "failed"
     assert result.message.endswith("actual: 'Kept'")
     assert result.steps[0].dialogs[0].answer == "dismissed"  # the report says how it was answered
+    assert "  dialog (confirm) 'Are you sure you want to delete 3 rows?': dismissed" in failure_text(result)
 
 
 def test_expect_dialog_mismatch_and_no_dialog_at_all(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]

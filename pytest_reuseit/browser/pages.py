@@ -12,6 +12,7 @@ records downloads, so the report can list them.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,7 +93,9 @@ class Pages:
 
     @property
     def page(self) -> Page:
-        """The current page."""
+        """The current page (its opener, when it closed and the close event is already known)."""
+        if self._current.is_closed():
+            self._on_close(self._current)
         return self._current
 
     @property
@@ -136,7 +139,6 @@ class Pages:
         self.order.append(page)
         self.openers[id(page)] = opener
         page.on("dialog", self._on_dialog)
-        page.on("download", self._on_download_started)
         page.on("close", self._on_close)
 
     def _on_page(self, page: Page) -> None:
@@ -228,10 +230,6 @@ class Pages:
         except PlaywrightError as exc:  # the page went away with its dialog: nothing left to answer
             log.info("could not answer a %s dialog: %s", dialog.type, exc)
 
-    def _on_download_started(self, download: Any) -> None:
-        # Saved by the download op, which knows where; a download nobody asked for is still listed.
-        self._pending_download = download
-
     def last_dialog(self) -> DialogRecord | None:
         return self.dialogs[-1] if self.dialogs else None
 
@@ -240,8 +238,6 @@ class Pages:
 
 
 def _url_matches(url: str, want: Any) -> bool:
-    import re
-
     if isinstance(want, str):
         return want in url
     if want.equals is not None:

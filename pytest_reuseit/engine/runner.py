@@ -15,13 +15,13 @@ from typing import Literal
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
-from ..browser.assertions import check_expect
+from ..browser.assertions import DomVerdict, check_expect
 from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Extract, Fallback, Op, Step, Variation
+from ..workflow.model import Check, Expect, Extract, Fallback, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
 from .ports import Models
@@ -484,13 +484,23 @@ def _judge_all(
     return verdicts, all(v.ok is not False for v in verdicts)
 
 
+def _check_expect(ctx: _Ctx, exp: Expect, timeout_ms: float) -> list[DomVerdict]:
+    """DOM assertions on the current page; judged again on the new current page when the page they
+    started on closed meanwhile (a pop-up that closes itself just after its last op)."""
+    acting_on = ctx.page
+    verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+    if any(not dv.ok for dv in verdicts) and acting_on.is_closed() and ctx.pages.open_pages():
+        verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+    return verdicts
+
+
 def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str = "") -> Verdict:
     render = ctx.values.render
     words = render(check.check) if check.check else None
     v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx))
     if check.expect is not None:
         for exp in check.expect:
-            for dv in check_expect(ctx.pages, exp, render, timeout_ms):
+            for dv in _check_expect(ctx, exp, timeout_ms):
                 if not dv.ok:
                     v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
                     v.screenshot = _shot(
