@@ -374,3 +374,29 @@ def test_back_without_history_fails(page, fence, pages_url) -> None:  # type: ig
     result = run(page, fence, pages_url, workflow([{"action": "Back", "do": ["back"]}], "popup-info.html"))
     assert result.status == "failed"
     assert result.message == "action failed: back: there is no previous page in this page's history"
+
+
+# --------------------------------------------------------------------------- the demo site's examples
+
+DEMO = Path(__file__).parent.parent / "workflows" / "demo"
+
+
+@pytest.mark.parametrize("name", ["popup", "dialogs", "frames", "files", "navigation"])
+def test_demo_workflow_for_each_feature_passes(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    """The examples in workflows/demo run on the demo site (no model: their DOM assertions decide)."""
+    from pytest_reuseit.api import run_workflow
+
+    result = run_workflow(DEMO / f"{name}.reuseit.yaml", page=page)
+    assert result.status == "passed", failure_text(result)
+    if name == "popup":
+        assert page.locator("#supplier option:checked").inner_text() == "Summit Supply Co."
+        assert len(page.context.pages) == 1  # the pop-up closed itself, the help tab was closed
+    if name == "dialogs":
+        assert [d.answer for s in result.steps for d in s.dialogs] == ["dismissed", "accepted", "accepted"]
+        assert page.locator("#orders tbody tr").count() == 1
+    if name == "frames":
+        assert result.extracted["card_status"] == "Gift card ending 9010 redeemed"
+    if name == "files":
+        (download,) = result.downloads
+        assert Path(download.path).read_text(encoding="utf-8").startswith("order,customer,total\n1001")
+        assert result.extracted["export"] == download.path
