@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,8 +70,13 @@ class Pages:
     current page closes, its opener (or else the most recent open page) becomes current again.
     """
 
+    # The holder following each browser context, so code that is handed a plain Page (the agent,
+    # through the engine's Agent port) can find the run's pages: :meth:`of`.
+    _holders: weakref.WeakKeyDictionary[BrowserContext, Pages] = weakref.WeakKeyDictionary()
+
     def __init__(self, page: Page, dialog: DialogPolicy | None = None) -> None:
         self.context: BrowserContext = page.context
+        self.folder = "."  # where the run's relative file paths (uploads) are looked up
         self.order: list[Page] = []
         self.openers: dict[int, Page | None] = {}
         self.dialogs: list[DialogRecord] = []
@@ -84,10 +90,19 @@ class Pages:
         self._track(page, None)
         self.visited.add(id(page))
         self.context.on("page", self._on_page)
+        Pages._holders[self.context] = self
 
     @classmethod
     def wrap(cls, target: Page | Pages) -> Pages:
         return target if isinstance(target, Pages) else cls(target)
+
+    @classmethod
+    def of(cls, page: Page) -> Pages | None:
+        """The holder following ``page``'s context, if a run made one."""
+        try:
+            return cls._holders.get(page.context)
+        except (TypeError, AttributeError):
+            return None
 
     # ------------------------------------------------------------------ which page
 

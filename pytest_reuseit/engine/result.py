@@ -63,6 +63,7 @@ class ActionRecord:
     error: str = ""
     locator: str = ""  # a Playwright locator that replays it (agent actions)
     message: str = ""  # the agent's own words
+    opened_page: bool = False  # the action opened a pop-up or tab, which became current (agent actions)
 
 
 @dataclass

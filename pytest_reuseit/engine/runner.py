@@ -81,6 +81,7 @@ def execute(
     wf = loaded.workflow
     pages = Pages.wrap(page)
     pages.default_dialog = pages.dialog = DialogPolicy.of(wf.settings.dialog)
+    pages.folder = loaded.folder
     var = _pick_variation(loaded, variation)
     params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
     values = Values(params=params, builtins=dict(builtins or {}))

@@ -15,7 +15,17 @@ from pydantic import BaseModel, ConfigDict
 
 from ..engine.result import CATEGORIES
 
-AGENT_ACTIONS = ("click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail")
+# The page and file actions mirror the ops of the same names (workflow/ops.py), so what the agent
+# did compiles back to those ops; ``dialog`` sets how the dialogs of its next actions are answered.
+PAGE_ACTIONS = ("switch_page", "close_page", "forward", "reload", "upload", "dialog")
+AGENT_ACTIONS = (
+    ("click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait")
+    + PAGE_ACTIONS
+    + (
+        "done",
+        "fail",
+    )
+)
 
 
 def _obj(props: dict[str, Any]) -> dict[str, Any]:
@@ -49,7 +59,25 @@ class ChallengeAnalysis(BaseModel):
 class AgentAction(BaseModel):
     model_config = ConfigDict(extra="ignore")
     thought: str
-    action: Literal["click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail"]
+    action: Literal[
+        "click",
+        "fill",
+        "select",
+        "press",
+        "scroll",
+        "hover",
+        "goto",
+        "back",
+        "wait",
+        "switch_page",
+        "close_page",
+        "forward",
+        "reload",
+        "upload",
+        "dialog",
+        "done",
+        "fail",
+    ]
     element: str  # an element id from the observation (e.g. "e12"), or "" when none applies
     value: str  # text to type, option to select, key to press, URL, pixels or ms; else ""
     message: str  # one sentence on what was done / why it is done or impossible
