@@ -16,8 +16,14 @@ from pytest_reuseit.synthesis.compile import compile_step, op_for, parse_evidenc
 from pytest_reuseit.synthesis.explore import RecordedAction, RunRecord
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.model import Op
+from tests import test_model_guards as guards
 from tests.support.llm_server import FakeLLM, Request
-from tests.test_model_guards import act, already_done, fake, make_runtime, observation, ref, requests, rt  # noqa: F401
+from tests.test_model_guards import act, already_done, observation, ref, requests
+
+# The model-guard tests' fixtures: a runtime with models on, sharing the suite's Chromium, and the fake endpoint.
+fake = guards.fake
+make_runtime = guards.make_runtime
+rt = guards.rt
 
 REAL = Path(__file__).parent / "pages" / "real"
 
