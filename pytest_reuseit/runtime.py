@@ -66,6 +66,7 @@ class Runtime:
                     executable_path=s.browser_path or None,
                     headed=s.headed,
                     connect=s.connect or None,
+                    cdp=s.cdp or None,
                     slow_mo=s.slow_mo,
                 )
             )
