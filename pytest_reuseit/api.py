@@ -40,6 +40,7 @@ def default_settings(**overrides: Any) -> ReuseitSettings:
         learn=False,
         agent_marks=False,
         llm_timeout=60,
+        llm_budget=90,
         llm_retries=3,
         llm_backoff=1,
         prices="",

@@ -23,6 +23,7 @@ from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
 from .llm.judge import ModelJudge, ModelReader
+from .llm.long_text import LongTexts
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import SiteServer
@@ -96,6 +97,7 @@ class Runtime:
                     mode=s.llm,
                     cache_dir=str(self.root / s.cache),
                     timeout=s.llm_timeout,
+                    budget=s.llm_budget,
                     retries=s.llm_retries,
                     backoff=s.llm_backoff,
                     prices=load_prices(s.prices),
@@ -103,16 +105,19 @@ class Runtime:
             )
         return self._llm
 
-    def models(self, loaded: LoadedWorkflow, variation: str | None = None) -> Models:
-        """The model-backed parts for one run, sharing one usage counter; none when models are off."""
+    def models(self, loaded: LoadedWorkflow, variation: str | None = None, texts: LongTexts | None = None) -> Models:
+        """The model-backed parts for one run, sharing one usage counter; none when models are off.
+
+        ``texts`` receives the full text of model answers too long for reports (see ``llm.long_text``).
+        """
         if not self.llm_enabled:
             return Models()
         client = self.llm_client()
         model = loaded.workflow.model
         models = Models()
         usage = models.usage
-        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail)
-        models.reader = ModelReader(client, usage, models.mask, model=model)
+        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail, texts=texts)
+        models.reader = ModelReader(client, usage, models.mask, model=model, texts=texts)
         models.agent = ModelAgent(
             client,
             usage,
@@ -123,8 +128,9 @@ class Runtime:
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
             experience=self.experience.text(host) if (host := self.start_host(loaded, variation)) else "",
             marks=self.settings.agent_marks,
+            texts=texts,
         )
-        models.analyst = ModelAnalyst(client, usage, model=model)
+        models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
         return models
 
     # ---------------------------------------------------------------- one run
@@ -178,6 +184,7 @@ class Runtime:
         folder = self.root / s.output / artifacts.slug(run_id)
         shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
         fence = NavigationFence(self.allowed_domains(loaded, variation))
+        texts = LongTexts()
         context = self.session.new_context(wf.browser.context_kwargs(), fence)
         tracing = s.trace != "off"
         try:
@@ -188,6 +195,7 @@ class Runtime:
             page = context.new_page()
             page.set_default_timeout(wf.settings.action_timeout * 1000)
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
+            models = self.models(loaded, variation, texts=texts)
             result = execute(
                 page,
                 loaded,
@@ -195,12 +203,17 @@ class Runtime:
                 builtins=self.builtins(),
                 extra_params=dict(s.params),
                 options=self.run_options(),
-                models=self.models(loaded, variation),
+                models=models,
                 blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
+            if s.artifacts != "never":
+                # Reports name these files for the full text of what they show cut: keep them whenever
+                # anything may be reported, passed runs included.
+                texts.mask = models.mask
+                texts.write(folder)
             if tracing:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)

@@ -41,6 +41,11 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
     "cache": ("folder of the model response cache", None, ".reuseit/cache"),
     "llm_timeout": ("seconds to wait for one model answer", None, "60"),
+    "llm_budget": (
+        "seconds one model call may take in all (tries, waits, backoff); past it the run is broken",
+        None,
+        "90",
+    ),
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
@@ -78,6 +83,7 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     llm_timeout: float
+    llm_budget: float
     llm_retries: int
     llm_backoff: float
     prices: str
@@ -181,6 +187,7 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         image_detail=_choose(config, "image_detail", "auto"),
         page_text=int(float(_choose(config, "page_text", "4000", _float))),
         llm_timeout=float(_choose(config, "llm_timeout", "60", _float)),
+        llm_budget=float(_choose(config, "llm_budget", "90", _float)),
         llm_retries=int(float(_choose(config, "llm_retries", "3", _float))),
         llm_backoff=float(_choose(config, "llm_backoff", "1", _float)),
         prices=_choose(config, "prices", ""),
