@@ -23,10 +23,11 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from ..engine.result import ModelUsage
@@ -274,7 +275,8 @@ class LlmClient:
         try:
             resp = self._openai().chat.completions.create(
                 model=model,
-                messages=sent,  # type: ignore[arg-type]
+                # The messages are built in the API's own shape; its TypedDicts are not worth repeating.
+                messages=cast("list[ChatCompletionMessageParam]", sent),
                 timeout=timeout,
                 **response_format(fmt, schema, json_schema),
                 **params,
