@@ -24,6 +24,7 @@ from .experience import ExperienceStore
 from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
+from .llm.cost import session_ledger
 from .llm.judge import ModelJudge, ModelReader
 from .llm.long_text import LongTexts
 from .report import artifacts
@@ -98,6 +99,8 @@ class Runtime:
                     cache_dir=str(self.root / s.cache),
                     timeout=s.llm_timeout,
                     budget=s.llm_budget,
+                    max_cost=s.max_cost,
+                    cost_ledger=str(ledger) if (ledger := session_ledger(self.root)) else "",
                     retries=s.llm_retries,
                     backoff=s.llm_backoff,
                     prices=load_prices(s.prices),

@@ -54,6 +54,11 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
+    "max_cost": (
+        "USD of model calls per session (all xdist workers together); past it no more calls, and runs that need one are broken (0: no limit)",
+        None,
+        "0",
+    ),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
         None,
@@ -92,6 +97,7 @@ class ReuseitSettings:
     llm_retries: int
     llm_backoff: float
     prices: str
+    max_cost: float
     strict: bool
     learn: bool
     agent_marks: bool
@@ -170,7 +176,7 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
             raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
         text[name] = value
     out: dict[str, Any] = dict(text)
-    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff"):
+    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost"):
         out[name] = _number(name, text[name])
     for name in ("screenshot_width", "page_text", "llm_retries"):
         out[name] = int(_number(name, text[name]))

@@ -35,6 +35,7 @@ from ..errors import BrokenRun
 from . import formats as answer_formats
 from .answer_text import json_objects
 from .cache import ResponseCache, cache_key
+from .cost import CostGuard
 from .formats import response_format, with_schema_in_prompt
 from .long_text import LongTexts
 from .schemas import SCHEMAS
@@ -67,6 +68,8 @@ class LlmConfig:
     retries: int = 3
     backoff: float = 1.0  # seconds; doubled each retry
     temperature: float = 0.0
+    max_cost: float = 0.0  # USD per session; 0: no limit
+    cost_ledger: str = ""  # shared spend file of an xdist session ("" : in memory)
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
 
 
@@ -112,6 +115,7 @@ class LlmClient:
         self._client: openai.OpenAI | None = None
         self._client_lock = threading.Lock()
         self._usage_lock = threading.Lock()  # votes are counted from several threads
+        self.costs = CostGuard(config.max_cost, Path(config.cost_ledger) if config.cost_ledger else None)
 
     def _openai(self) -> openai.OpenAI:
         with self._client_lock:
@@ -182,6 +186,7 @@ class LlmClient:
                         f"replay mode: no cached answer for this {schema} request (key {key[:12]}); "
                         "the page or the question changed since the cache was recorded: run with --reuseit-llm auto to record it"
                     )
+            self.costs.check()
             answer, tokens = self._call(schema, json_schema, answer_type, messages, model, params)
             self.cache.put(
                 key,
@@ -195,6 +200,7 @@ class LlmClient:
             )
         price_in, price_out = self.config.prices.get(model, (0.0, 0.0))
         cost = (tokens["prompt_tokens"] * price_in + tokens["completion_tokens"] * price_out) / 1_000_000
+        self.costs.add(cost)
         with self._usage_lock:
             usage.calls += 1
             usage.prompt_tokens += tokens["prompt_tokens"]
