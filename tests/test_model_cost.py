@@ -112,6 +112,7 @@ def _allure(root: Path, n: int) -> dict[str, dict[str, Any]]:
     return {r["name"]: r for r in results}
 
 
+@pytest.mark.slow
 def test_calls_tokens_and_cost_per_test_in_allure(nights: dict[str, Any]) -> None:
     root = nights["root"]
     first, second = nights["runs"]
@@ -131,6 +132,7 @@ def test_calls_tokens_and_cost_per_test_in_allure(nights: dict[str, Any]) -> Non
     assert json.loads((root / "results2" / usage2["source"]).read_text())["cache_hits"] == 4
 
 
+@pytest.mark.slow
 def test_a_2mb_model_answer_is_cut_in_every_report(nights: dict[str, Any]) -> None:
     root = nights["root"]
     first = nights["runs"][0]
@@ -144,6 +146,7 @@ def test_a_2mb_model_answer_is_cut_in_every_report(nights: dict[str, Any]) -> No
     assert (folder / "model-text" / "condition_check-explanation-1.txt").read_text() == HUGE
 
 
+@pytest.mark.slow
 def test_report_trends_per_workflow_across_runs(nights: dict[str, Any]) -> None:
     root = nights["root"]
     env = {**os.environ, "ALLURE_NO_ANALYTICS": "true"}
