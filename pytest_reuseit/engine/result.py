@@ -209,4 +209,4 @@ class RunResult:
 
         out = clean(self)
         out["label"] = self.label
-        return out  # type: ignore[no-any-return]
+        return out

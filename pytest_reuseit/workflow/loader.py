@@ -15,10 +15,14 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
 from .model import Extract, Op, Workflow, closest
 from .placeholders import names_in
+
+# The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
+FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +74,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping",
@@ -112,7 +116,7 @@ def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     msg = str(err["msg"])
     for old, new in _TYPE_WORDS.items():
         msg = msg.replace(old, new)
