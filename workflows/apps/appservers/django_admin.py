@@ -34,7 +34,7 @@ class DjangoAdmin:
         if not os.environ.get("ADMIN_PASSWORD"):
             raise AdminSiteError("ADMIN_PASSWORD is not set: the admin site needs a password for its superuser")
         started = time.perf_counter()
-        self._stderr = tempfile.TemporaryFile(mode="w+")
+        self._stderr = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 - open as long as the child runs; closed in close()
         self._proc = subprocess.Popen(
             [python, str(SERVE), "--port", "0"],
             stdin=subprocess.PIPE,
