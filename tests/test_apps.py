@@ -153,3 +153,15 @@ def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest
     result.assert_outcomes(failed=1)
     assert "to equal 'walk the dog'" in out
     assert "actual:   'book a doctors appointment'" in out
+
+
+def test_missing_todomvc_is_a_broken_run_that_says_how_to_install_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TODOMVC_DIR", str(pytester.path / "no-such-package"))
+    result = run(pytester, str(TODOMVC / "new-todo.reuseit.yaml"))
+    out = result.stdout.str()
+    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 0, "broken": 1}, out
+    assert "TodoMVC is not installed in" in out and "bash ci/install.sh" in out
+    assert "Traceback" not in out and "raise TodoMVCMissing" not in out
+    assert started_apps(result) == {}

@@ -15,12 +15,16 @@ import threading
 import time
 from pathlib import Path
 
+from pytest_reuseit.errors import PlaceholderError
+
 SERVE = Path(__file__).parent / "adminsite" / "serve.py"
 START_TIMEOUT = 60.0
 
 
-class AdminSiteError(RuntimeError):
-    """The admin site did not start; the message carries what the child process printed."""
+class AdminSiteError(PlaceholderError):
+    """The admin site did not start; the message carries what the child process printed.
+
+    A placeholder error: the run that reads ``{admin_url}`` is broken, with this message."""
 
 
 class DjangoAdmin:
