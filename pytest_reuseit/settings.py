@@ -3,7 +3,8 @@
 Every ``--reuseit-X`` flag has a ``reuseit_X`` ini key and, where it makes sense, an environment
 variable ``REUSEIT_X``. The plugin registers them (``add_options``); :func:`resolve` reads them.
 ``OPTIONS`` is the one place a default is written (the screenshot ones come from the engine's
-``RunOptions``); :func:`defaults` builds settings from it without pytest.
+``RunOptions``, the model ones from ``LlmConfig``); :func:`defaults` builds settings from it
+without pytest, :func:`default` gives one as text.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ import pytest
 
 from .engine.runner import RunOptions, ScreenshotMode
 from .errors import ReuseitError
+from .llm.client import LlmConfig
 from .workflow.loader import FILE_PATTERNS
 
 DEFAULT_FILES = FILE_PATTERNS
 _RUN = RunOptions()
+_LLM = LlmConfig()
 
 # name: (help, choices or None, default)
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
@@ -41,13 +44,13 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm": (
         "model use: auto (cache, then live), live, replay (cache only), refresh, off",
         ("auto", "live", "replay", "refresh", "off"),
-        "auto",
+        _LLM.mode,
     ),
-    "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
-    "cache": ("folder of the model response cache", None, ".reuseit/cache"),
-    "llm_timeout": ("seconds to wait for one model answer", None, "60"),
-    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
-    "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
+    "model": ("model name for checks, agent and analysis", None, _LLM.model),
+    "cache": ("folder of the model response cache", None, _LLM.cache_dir),
+    "llm_timeout": ("seconds to wait for one model answer", None, f"{_LLM.timeout:g}"),
+    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, str(_LLM.retries)),
+    "llm_backoff": ("seconds before the first retry (doubles each time)", None, f"{_LLM.backoff:g}"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
@@ -197,6 +200,11 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         params=params,
         files=tuple(config.getini("reuseit_files")),
     )
+
+
+def default(name: str) -> str:
+    """The default of option ``name`` as text (as a flag would give it)."""
+    return OPTIONS[name][2]
 
 
 def defaults(**overrides: Any) -> ReuseitSettings:
