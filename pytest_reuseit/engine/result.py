@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ..browser.pages import DialogRecord, DownloadRecord
 
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
-CATEGORIES = (
+# The challenge analysis' categories (ReUseIt §4.2): the one list. The model's answer schema, the
+# analyst's prompt, Allure's categories.json and docs/workflow-format.md all follow it.
+Category = Literal[
     "popup_or_overlay",
     "wrong_element_or_value",
     "action_incomplete",
@@ -24,7 +26,8 @@ CATEGORIES = (
     "product_defect",
     "ambiguous_instruction",
     "infrastructure",
-)
+]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 @dataclass
@@ -119,7 +122,7 @@ class Analysis:
     why: str
     what: str
     guidance: list[str]
-    category: str
+    category: Category
     source: Literal["observed", "model"] = "observed"
 
 
