@@ -390,8 +390,8 @@ ONE_PROBLEM = [
             do:
               - clik
     """,
-        f"{FILE}:7: steps[0].do[0]: an op is a mapping like '{{click: \"#go\"}}', "
-        "got the string 'clik' (did you mean '{click: ...}'?)",
+        f"{FILE}:7: steps[0].do[0]: an op is a mapping like '{{click: \"#go\"}}' "
+        "or a bare word (close_page, back, forward, reload), got the string 'clik' (did you mean '{click: ...}'?)",
         id="op_written_as_a_bare_string_says_what_an_op_looks_like",
     ),
     pytest.param(

@@ -10,6 +10,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
+from ..browser.pages import DialogRecord, DownloadRecord
+
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
@@ -51,6 +53,7 @@ class Verdict:
     actual: str = ""
     screenshot: Screenshot | None = None
     line: int = 0
+    page: str = ""  # the page judged (which one, its title and url) when the run had several
 
 
 @dataclass
@@ -106,6 +109,8 @@ class StepResult:
     failed_phase: Phase | None = None
     error: str = ""
     duration: float = 0.0
+    dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
+    page: str = ""  # the current page when the step ended (set when the run opened more than one)
 
 
 @dataclass
@@ -162,6 +167,9 @@ class RunResult:
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None
+    downloads: list[DownloadRecord] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
+    unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
 
     @property
     def recovered(self) -> bool:

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, Workflow, closest
+from .model import Extract, Op, UploadArgs, Workflow, closest
 from .placeholders import names_in
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
@@ -59,6 +59,7 @@ class Source:
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
+    folder: str = "."  # the file's folder: upload paths are relative to it
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -219,8 +220,37 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
-def parse(text: str, path: str) -> LoadedWorkflow:
-    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
+    """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
+    problems: list[str] = []
+
+    def from_ops(ops: tuple[Op, ...] | None, where: tuple[str | int, ...]) -> None:
+        for n, op in enumerate(ops or ()):
+            if not isinstance(op.arg, UploadArgs):
+                continue
+            for k, name in enumerate(op.arg.files):
+                if names_in(name):
+                    continue  # computed at run time; checked then
+                if not (Path(folder) / name).is_file():
+                    path = (*where, n, "upload", "files", k)
+                    problems.append(
+                        f"{source.where(*path)}: {format_path(path)}: upload file {name!r} does not exist "
+                        f"(paths are relative to the workflow file's folder)"
+                    )
+
+    for i, step in enumerate(wf.steps):
+        from_ops(step.do, ("steps", i, "do"))
+        for j, fb in enumerate(step.fallback):
+            from_ops(fb.do, ("steps", i, "fallback", j, "do"))
+    return problems
+
+
+def parse(text: str, path: str, folder: str | None = None) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
+
+    ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
+    default the folder part of ``path``)."""
+    folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
         node = yaml.compose(text, Loader=_UniqueKeyLoader)
@@ -247,10 +277,10 @@ def parse(text: str, path: str) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source)
+    problems = _check_placeholders(wf, data, source) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source)
+    return LoadedWorkflow(wf, source, folder)
 
 
 def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
@@ -261,4 +291,4 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown)
+    return parse(text, shown, str(p.parent))
