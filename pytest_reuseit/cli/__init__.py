@@ -62,11 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
     # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
-    from . import experience, guide, heal, report, synthesize  # noqa: PLC0415
+    from . import experience, guide, heal, promote, report, synthesize  # noqa: PLC0415
 
     report.register(sub)
     heal.register(sub)
     guide.register(sub)
+    promote.register(sub)
     experience.register(sub)
     synthesize.register(sub)
     return parser
