@@ -29,6 +29,12 @@ _LLM = LlmConfig()
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "browser_path": ("Chromium executable (default: $REUSEIT_CHROMIUM, /usr/bin/chromium, Playwright's own)", None, ""),
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
+    "cdp": (
+        "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"
+        " --remote-debugging-port) to use instead of launching one",
+        None,
+        "",
+    ),
     "output": ("folder for screenshots, traces and result files", None, "reuseit-output"),
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
     "screenshots": (
@@ -83,6 +89,7 @@ BOOL_OPTIONS: dict[str, str] = {
 class ReuseitSettings:
     browser_path: str
     connect: str
+    cdp: str
     output: str
     artifacts: str
     screenshots: ScreenshotMode
@@ -201,6 +208,8 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
+    if _choose(config, "connect") and _choose(config, "cdp"):
+        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         **_typed(lambda name: _choose(config, name)),

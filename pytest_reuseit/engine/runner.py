@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -67,7 +68,7 @@ def execute(
     loaded: LoadedWorkflow,
     variation: str | None = None,
     *,
-    builtins: dict[str, str] | None = None,
+    builtins: Mapping[str, object] | None = None,
     extra_params: dict[str, object] | None = None,
     options: RunOptions | None = None,
     models: Models | None = None,
@@ -83,7 +84,8 @@ def execute(
     pages.default_dialog = pages.dialog = DialogPolicy.of(wf.settings.dialog)
     var = _pick_variation(loaded, variation)
     params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
-    values = Values(params=params, builtins=dict(builtins or {}))
+    # Not copied: a built-in's value may be computed on first use (a local server that starts then).
+    values = Values(params=params, builtins=builtins if builtins is not None else {})
     var_index = wf.variations.index(var) if var in wf.variations else None
     result = RunResult(
         workflow=wf.name,
