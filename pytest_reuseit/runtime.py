@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
+from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
+from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
 from .engine.result import RunResult
@@ -151,6 +153,8 @@ class Runtime:
             texts=texts,
         )
         models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
+        # The pages the model judges checks on, for `reuseit promote` (bounded; see authoring/judged_pages.py).
+        models.recorder = PageRecorder(self.root / JUDGED_PAGES_DIR, loaded.source.path, models.mask)
         return models
 
     # ---------------------------------------------------------------- one run

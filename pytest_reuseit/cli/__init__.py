@@ -63,9 +63,16 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check workflow files without running them")
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
+<<<<<<< HEAD
+=======
+    # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
+    from . import experience, guide, heal, promote, report, synthesize  # noqa: PLC0415
+
+>>>>>>> model
     report.register(sub)
     heal.register(sub)
     guide.register(sub)
+    promote.register(sub)
     experience.register(sub)
     synthesize.register(sub)
     return parser

@@ -113,7 +113,14 @@ def recovered_text(result: RunResult) -> list[str]:
     """What needed recovery or healing in a run that passed (for the terminal summary)."""
     lines = []
     for step in result.steps:
-        if step.status == "recovered":
+        for v in step.pre + step.post:
+            if v.stale:
+                lines.append(
+                    f"step {step.index} ({step.action}): {v.phase} check '{v.check}' (line {v.line}): "
+                    "its promoted assertion is stale (the model judged the words met); "
+                    f"heal it with `reuseit promote {result.file} --apply`"
+                )
+        if step.status == "recovered" and step.attempts:
             ok = next((a for a in step.attempts if a.ok), None)
             how = ok.fallback if ok else "?"
             lines.append(
