@@ -55,9 +55,19 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "model": ("model name for checks, agent and analysis", None, _LLM.model),
     "cache": ("folder of the model response cache", None, _LLM.cache_dir),
     "llm_timeout": ("seconds to wait for one model answer", None, f"{_LLM.timeout:g}"),
+    "llm_budget": (
+        "seconds one model call may take in all (tries, waits, backoff); past it the run is broken",
+        None,
+        f"{_LLM.budget:g}",
+    ),
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, str(_LLM.retries)),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, f"{_LLM.backoff:g}"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
+    "max_cost": (
+        "USD of model calls per session (all xdist workers together); past it no more calls, and runs that need one are broken (0: no limit)",
+        None,
+        f"{_LLM.max_cost:g}",
+    ),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
         None,
@@ -93,9 +103,11 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     llm_timeout: float
+    llm_budget: float
     llm_retries: int
     llm_backoff: float
     prices: str
+    max_cost: float
     strict: bool
     learn: bool
     agent_marks: bool
@@ -174,7 +186,7 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
             raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
         text[name] = value
     out: dict[str, Any] = dict(text)
-    for name in ("slow_mo", "llm_timeout", "llm_backoff"):
+    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost"):
         out[name] = _number(name, text[name])
     for name in ("screenshot_width", "page_text", "llm_retries"):
         out[name] = int(_number(name, text[name]))
