@@ -199,12 +199,13 @@ class Runtime:
                 blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
-            if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
-                artifacts.write(result, folder)
             if tracing:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
+            # After the trace: result.json says where it is, or why it was withheld.
+            if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
+                artifacts.write(result, folder)
             return result
         finally:
             try:
@@ -217,6 +218,9 @@ class Runtime:
         """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
         if keep and result.typed_secret:
             log.info("trace not kept for %s: the run typed a secret", folder.name)
+            result.trace_withheld = (
+                "a secret was typed in this run, and a trace records typed values and page snapshots"
+            )
             keep = False
         try:
             if not keep:

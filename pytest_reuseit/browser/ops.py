@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -31,6 +32,7 @@ from ..workflow.model import (
     describe_op,
 )
 from .locators import describe, resolve
+from .masking import track_secret
 from .session import first_line
 
 log = logging.getLogger(__name__)
@@ -144,12 +146,7 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
         return
     if kind in ("fill", "type"):
         assert isinstance(arg, FillArgs)
-        loc = resolve(page, arg, ctx.render)
-        value = ctx.reveal(arg.value)
-        if kind == "fill":
-            loc.fill(value, timeout=t)
-        else:
-            loc.press_sequentially(value, timeout=t)
+        _type_into(resolve(page, arg, ctx.render), kind, arg, ctx)
         return
     if kind == "select":
         assert isinstance(arg, SelectArgs)
@@ -182,6 +179,17 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
         ctx.extracted[arg.into] = extract_value(page, arg, ctx)
         return
     raise AssertionError(f"op {kind} has no implementation")  # the model and this module disagree
+
+
+def _type_into(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> None:
+    """``fill`` or ``type``: the one place a secret's value reaches the page."""
+    value = ctx.reveal(arg.value)
+    if value != ctx.render(arg.value):  # a secret: painted over in every screenshot from now on
+        track_secret(loc, f"{kind} {describe(arg.plain(), ctx.render)} (value {arg.value})")
+    if kind == "fill":
+        loc.fill(value, timeout=ctx.action_timeout_ms)
+    else:
+        loc.press_sequentially(value, timeout=ctx.action_timeout_ms)
 
 
 def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:

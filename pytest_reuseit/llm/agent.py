@@ -19,6 +19,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from ..browser.masking import track_secret
 from ..browser.observe import (
     Observation,
     capture,
@@ -127,6 +128,9 @@ class ModelAgent:
             if call is not None:
                 try:
                     target = self._target(page, call)
+                    if call.method == "fill" and call.args[0] != answer.value:  # it typed a secret
+                        # By its stable locator: the element ids change with every observation.
+                        track_secret(page.locator(record.locator) if record.locator else target, record.description)
                     getattr(target, call.method)(*call.args, **call.kwargs)
                     record.ok = True
                 except (PlaywrightError, PlaywrightTimeout) as exc:
