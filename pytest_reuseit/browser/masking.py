@@ -19,7 +19,6 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 from playwright.sync_api import BrowserContext, Frame, Page
 from playwright.sync_api import Error as PlaywrightError
@@ -113,9 +112,30 @@ _PREPARE_JS = (
 }"""
 )
 
+# Paints ``els``; with ``region``, also remembers them so that their text is left out (_TEXT_JS).
 _PAINT_JS = (
-    "(els, color) => {" + _PRELUDE + "let n = 0; for (const el of els) if (paintBox(el, color)) n++; return n; }"
+    "(els, a) => {"
+    + _PRELUDE
+    + """
+  let n = 0;
+  for (const el of els) {
+    if (paintBox(el, a.color)) n++;
+    if (a.region) { const root = overlay(el.ownerDocument); (root.__reuseitRegions ||= []).push(el); }
+  }
+  return n;
+}"""
 )
+
+# The page's text without the painted regions' text, read in one go: a clock ticking between two
+# reads would otherwise slip through.
+_TEXT_JS = """() => {
+  let text = document.body ? document.body.innerText : '';
+  const root = document.querySelector('[data-reuseit-overlay]');
+  const parts = ((root && root.__reuseitRegions) || []).map(e => (e.innerText || '').trim()).filter(Boolean);
+  parts.sort((a, b) => b.length - a.length);
+  for (const part of parts) text = text.split(part).join('[masked]');
+  return text;
+}"""
 
 _CLEAN_JS = """() => {
   for (const root of document.querySelectorAll('[data-reuseit-overlay]')) {
@@ -127,8 +147,6 @@ _CLEAN_JS = """() => {
     root.remove();
   }
 }"""
-
-_TEXTS_JS = "els => els.map(e => e.innerText || '')"
 
 
 @dataclass
@@ -187,9 +205,9 @@ def _frames(page: Page) -> list[Frame]:
         return []
 
 
-def _paint(locator: PwLocator, color: str) -> int:
+def _paint(locator: PwLocator, color: str, *, region: bool = False) -> int:
     try:
-        return int(locator.evaluate_all(_PAINT_JS, color))
+        return int(locator.evaluate_all(_PAINT_JS, {"color": color, "region": region}))
     except PlaywrightError:  # its frame went away, or the locator cannot resolve here: nothing shown
         return 0
 
@@ -212,7 +230,7 @@ def _paint_all(page: Page, frames: list[Frame], masks: ScreenMasks | None) -> li
     if echoed:
         reasons.append(f"secret: {echoed} element(s) showing a secret's value")
     for loc in masks.regions + masks.step_regions:
-        if _paint(resolve(page, loc, masks.render), REGION_COLOR):
+        if _paint(resolve(page, loc, masks.render), REGION_COLOR, region=True):
             reasons.append(f"mask: {describe(loc, masks.render)}")
     return reasons
 
@@ -238,18 +256,8 @@ def painted(page: Page, masks: ScreenMasks | None = None) -> Iterator[list[str]]
                 pass
 
 
-def masked_text(page: Page, text: str, masks: ScreenMasks | None = None) -> str:
-    """``text`` (the page's text) without the text of its ``mask:`` regions: a clock painted over
-    in the picture must not change the words sent beside it either."""
-    masks = masks if masks is not None else masks_for(page)
-    if masks is None:
-        return text
-    for loc in masks.regions + masks.step_regions:
-        try:
-            texts: list[Any] = resolve(page, loc, masks.render).evaluate_all(_TEXTS_JS)
-        except PlaywrightError:
-            continue
-        for t in sorted((str(t).strip() for t in texts), key=len, reverse=True):
-            if t:
-                text = text.replace(t, "[masked]")
-    return text
+def masked_text(page: Page) -> str:
+    """The page's text without the text of the ``mask:`` regions painted by :func:`painted` (call
+    it inside that block): a clock painted over in the picture must not change the words sent
+    beside it either."""
+    return str(page.evaluate(_TEXT_JS))

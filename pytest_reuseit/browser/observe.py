@@ -182,6 +182,9 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
         log.debug("settle: %s", exc)
 
 
+_STEADY_TRIES = 3
+
+
 @dataclass
 class View:
     """One capture: the (masked) picture, why regions were painted over, and the page's text."""
@@ -206,22 +209,31 @@ def capture_view(
     masks: ScreenMasks | None = None,
     settle_ms: float = 5_000,
     text_chars: int = 0,
+    steady: bool = False,
 ) -> View:
     """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed),
     taken on a settled page with animations stopped and the caret hidden, so the same page gives
     the same bytes (or the response cache misses), and with secrets and ``mask:`` regions painted
     over (``masks``, by default those attached to the page's context: see :mod:`.masking`).
     With ``text_chars``, also the page's text (``mask:`` regions left out), cut to that length.
+    With ``steady``, the picture is taken again until two in a row are the same (at most a few times).
     """
     settle(page, settle_ms)
     with painted(page, masks) as reasons:
         image = _screenshot(page, quality, max_width)
-    text = ""
-    if text_chars > 0:
-        try:
-            text = masked_text(page, page.inner_text("body", timeout=2000), masks)[:text_chars]
-        except PlaywrightError:
-            text = ""
+        # A page just painted can still differ by a few pixels from one frame to the next (the
+        # cache would miss on them): keep the picture once two in a row are the same.
+        for _ in range(_STEADY_TRIES if steady else 0):
+            again = _screenshot(page, quality, max_width)
+            if again == image:
+                break
+            image = again
+        text = ""
+        if text_chars > 0:
+            try:
+                text = masked_text(page)[:text_chars]
+            except PlaywrightError:
+                text = ""
     return View(image, reasons, text)
 
 

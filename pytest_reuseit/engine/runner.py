@@ -534,6 +534,7 @@ def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
             masks=ctx.masks,
             settle_ms=settle_ms,
             text_chars=ctx.options.page_text_chars if text else 0,
+            steady=text,  # a picture for the model: the cache key
         )
     except PlaywrightError as exc:
         err = classify(exc, "screenshot")
