@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from ..browser.pages import DialogRecord, DownloadRecord
 
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
-CATEGORIES = (
+# The challenge analysis' categories (ReUseIt §4.2): the one list. The model's answer schema, the
+# analyst's prompt, Allure's categories.json and docs/workflow-format.md all follow it.
+Category = Literal[
     "popup_or_overlay",
     "wrong_element_or_value",
     "action_incomplete",
@@ -22,7 +26,8 @@ CATEGORIES = (
     "product_defect",
     "ambiguous_instruction",
     "infrastructure",
-)
+]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 @dataclass
@@ -50,6 +55,7 @@ class Verdict:
     actual: str = ""
     screenshot: Screenshot | None = None
     line: int = 0
+    page: str = ""  # the page judged (which one, its title and url) when the run had several
 
 
 @dataclass
@@ -107,6 +113,8 @@ class StepResult:
     duration: float = 0.0
     # Regions painted over in this step's screenshots (the agent's included), and why.
     masked: list[str] = field(default_factory=list)
+    dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
+    page: str = ""  # the current page when the step ended (set when the run opened more than one)
 
 
 @dataclass
@@ -117,7 +125,7 @@ class Analysis:
     why: str
     what: str
     guidance: list[str]
-    category: str
+    category: Category
     source: Literal["observed", "model"] = "observed"
 
 
@@ -165,6 +173,9 @@ class RunResult:
     trace: str | None = None
     trace_withheld: str = ""  # why no trace was kept although one was asked for
     masked: list[str] = field(default_factory=list)  # every step's and the outcome's, each once
+    downloads: list[DownloadRecord] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
+    unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
 
     @property
     def recovered(self) -> bool:
@@ -215,4 +226,4 @@ class RunResult:
 
         out = clean(self)
         out["label"] = self.label
-        return out  # type: ignore[no-any-return]
+        return out

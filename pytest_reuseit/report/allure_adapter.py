@@ -20,12 +20,15 @@ from ..workflow.loader import LoadedWorkflow
 
 log = logging.getLogger(__name__)
 
+USAGE_ATTACHMENT = "model usage (json)"
+
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
     from allure_commons._allure import plugin_manager
+
+    _HAVE_ALLURE = True
 except ImportError:  # pragma: no cover - exercised only without allure installed
-    allure = None
-    plugin_manager = None
+    _HAVE_ALLURE = False
 
 
 class _StepFailed(AssertionError):
@@ -38,7 +41,7 @@ class _StepBroken(Exception):
 
 def active() -> bool:
     """True when allure-pytest is listening (``--alluredir`` given)."""
-    if allure is None or plugin_manager is None:
+    if not _HAVE_ALLURE:
         return False
     return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
 
@@ -162,6 +165,30 @@ def _workflow_step(s: StepResult) -> None:
         _masked(s.masked)
 
 
+def usage_summary(result: RunResult) -> dict[str, Any]:
+    """What the run's model use was, as shown in Allure and read back by ``reuseit report``'s trends."""
+    u = result.usage
+    return {
+        "calls": u.calls,
+        "cache_hits": u.cache_hits,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "tokens": u.prompt_tokens + u.completion_tokens,
+        "cost_usd": round(u.cost, 6),
+    }
+
+
+def _usage(result: RunResult) -> None:
+    """Calls, tokens and cost as parameters (excluded from the history id) and a JSON attachment."""
+    summary = usage_summary(result)
+    if not (summary["calls"] or summary["cache_hits"]):
+        return
+    allure.dynamic.parameter("model calls", str(summary["calls"]), excluded=True)
+    allure.dynamic.parameter("model tokens", str(summary["tokens"]), excluded=True)
+    allure.dynamic.parameter("model cost", f"${summary['cost_usd']:.4f}", excluded=True)
+    allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
+
+
 def analysis_html(result: RunResult) -> str:
     """A readable page: where / why / what / guidance, with the attempts' screenshots."""
     a = result.analysis
@@ -203,6 +230,7 @@ def after_run(result: RunResult) -> None:
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
+        _usage(result)
         for s in result.steps:
             _workflow_step(s)
         if result.outcome:

@@ -1,28 +1,38 @@
 """Line-aware, safe loading of workflow files.
 
 pyyaml's SafeLoader composes a node tree that keeps a mark (line, column) on every node; we keep
-that tree beside the plain data, so any validation error can be pointed at ``file:line`` with the
-path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+the lines of that tree beside the plain data, so any validation error can be pointed at
+``file:line`` with the path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+
+Each file is parsed once: the data is constructed from the same node tree the lines are read
+from, and the tree is composed by libyaml (``CSafeLoader``) when pyyaml has it. Parsing in pure
+Python, twice, was nearly all the time of collecting many files (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, Workflow, closest
+from .model import Extract, Op, UploadArgs, Workflow, closest
 from .placeholders import names_in
+
+# The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
+FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
-BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+# The one built-in of the language; others come from whoever runs the file (the plugin's
+# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url",)
 
 _TYPE_WORDS = {
     "valid tuple": "list",
@@ -55,6 +65,7 @@ class Source:
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
+    folder: str = "."  # the file's folder: upload paths are relative to it
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -64,13 +75,13 @@ def format_path(doc_path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (plain YAML silently keeps the last one)."""
+class _UniqueKeys(yaml.constructor.SafeConstructor):
+    """Refuses duplicate keys (plain YAML silently keeps the last one); mixed into both loaders."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping",
@@ -80,6 +91,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """pyyaml's own parser: the reference, and the one whose error messages users see."""
+
+
+# libyaml's parser under pyyaml's safe constructor: the same data and marks, several times faster.
+_FastLoader: type[yaml.SafeLoader] = (
+    type("_FastUniqueKeyLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else _UniqueKeyLoader
+)
 
 
 def _index_lines(node: yaml.Node, prefix: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:
@@ -112,7 +133,7 @@ def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     msg = str(err["msg"])
     for old, new in _TYPE_WORDS.items():
         msg = msg.replace(old, new)
@@ -188,11 +209,13 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_placeholders(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
+) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
@@ -215,12 +238,65 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
-def parse(text: str, path: str) -> LoadedWorkflow:
-    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree (for lines) and the data built from it, from one parse of ``text``.
+
+    A file libyaml rejects is parsed again by pyyaml's own parser: its messages are the ones the
+    error reports are written for ("mapping values are not allowed here"), and the slow path is
+    paid by broken files only."""
+    try:
+        return _one_parse(text, _FastLoader)
+    except yaml.YAMLError:
+        if _FastLoader is _UniqueKeyLoader:
+            raise
+        return _one_parse(text, _UniqueKeyLoader)
+
+
+def _one_parse(text: str, loader_type: type[yaml.SafeLoader]) -> tuple[yaml.Node | None, Any]:
+    loader = loader_type(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        return node, data
+    finally:
+        loader.dispose()
+
+
+def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
+    """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
+    problems: list[str] = []
+
+    def from_ops(ops: tuple[Op, ...] | None, where: tuple[str | int, ...]) -> None:
+        for n, op in enumerate(ops or ()):
+            if not isinstance(op.arg, UploadArgs):
+                continue
+            for k, name in enumerate(op.arg.files):
+                if names_in(name):
+                    continue  # computed at run time; checked then
+                if not (Path(folder) / name).is_file():
+                    path = (*where, n, "upload", "files", k)
+                    problems.append(
+                        f"{source.where(*path)}: {format_path(path)}: upload file {name!r} does not exist "
+                        f"(paths are relative to the workflow file's folder)"
+                    )
+
+    for i, step in enumerate(wf.steps):
+        from_ops(step.do, ("steps", i, "do"))
+        for j, fb in enumerate(step.fallback):
+            from_ops(fb.do, ("steps", i, "fallback", j, "do"))
+    return problems
+
+
+def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
+
+    ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
+    default the folder part of ``path``). ``builtin_names`` are the placeholders the runner will
+    provide besides ``base_url``."""
+    folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        node, data = _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
@@ -243,13 +319,13 @@ def parse(text: str, path: str) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source)
+    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source)
+    return LoadedWorkflow(wf, source, folder)
 
 
-def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -257,4 +333,4 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown)
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
