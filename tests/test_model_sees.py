@@ -22,6 +22,7 @@ from PIL import Image
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.masking import REGION_COLOR
 from pytest_reuseit.runtime import Runtime
+from pytest_reuseit.sites import LocalSites
 from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import FakeLLM, Request
 
@@ -79,7 +80,7 @@ def test_a_warm_rerun_of_the_masked_live_page_makes_no_model_call(
     """The demo page ticks a clock every second and slides a carousel every 1.5 s; with both
     masked, the second run finds every answer in the cache."""
     _deals_model(fake_llm_env)
-    loaded = parse(DEALS.read_text(), str(DEALS))
+    loaded = parse(DEALS.read_text(), str(DEALS), builtin_names=LocalSites.NAMES)
     cold = make_runtime().run(loaded, None, "cold")
     assert cold.status == "passed", cold.message
     assert fake_llm_env.calls() == cold.usage.calls == 3  # pre, post and outcome checks
@@ -99,7 +100,7 @@ def test_without_the_mask_the_live_page_misses_the_cache(
     text = DEALS.read_text()
     unmasked = text.replace("mask:\n  - {test_id: store-time}\n  - {test_id: carousel}\n", "")
     assert unmasked != text and "mask:" not in unmasked.split("steps:")[0].split("\n# ")[-1]
-    loaded = parse(unmasked, str(DEALS))
+    loaded = parse(unmasked, str(DEALS), builtin_names=LocalSites.NAMES)
     assert make_runtime().run(loaded, None, "cold").status == "passed"
     time.sleep(1.1)  # at least the clock has moved on
     warm = make_runtime().run(loaded, None, "warm")
@@ -111,7 +112,7 @@ def test_masked_regions_are_painted_in_the_picture_and_left_out_of_the_text(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, page, demo_url: str
 ) -> None:  # type: ignore[no-untyped-def]
     _deals_model(fake_llm_env)
-    loaded = parse(DEALS.read_text(), str(DEALS))
+    loaded = parse(DEALS.read_text(), str(DEALS), builtin_names=LocalSites.NAMES)
     assert make_runtime().run(loaded, None, "painted").status == "passed"
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{demo_url}/live.html?cookies=never")
