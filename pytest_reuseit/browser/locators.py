@@ -38,27 +38,26 @@ def resolve(page: Root, loc: Locator, render: Render = _same) -> PwLocator:
     return result
 
 
-def _by_kind(root: Root, loc: Locator, render: Render) -> PwLocator:
-    """The locator for ``loc``'s one kind (role, text, label, ..., selector) under ``root``."""
+def _by_kind(root: Root, loc: Locator, r: Render) -> PwLocator:
+    """The locator of ``loc``'s one kind (role, text, label, ...) under ``root``."""
     exact = loc.exact
-    r = render
     if loc.role is not None:
         return root.get_by_role(loc.role, name=r(loc.name) if loc.name is not None else None, exact=exact)  # type: ignore[arg-type]
-    if loc.text is not None:
+    elif loc.text is not None:
         return root.get_by_text(r(loc.text), exact=exact)
-    if loc.label is not None:
+    elif loc.label is not None:
         return root.get_by_label(r(loc.label), exact=exact)
-    if loc.placeholder is not None:
+    elif loc.placeholder is not None:
         return root.get_by_placeholder(r(loc.placeholder), exact=exact)
-    if loc.alt is not None:
+    elif loc.alt is not None:
         return root.get_by_alt_text(r(loc.alt), exact=exact)
-    if loc.title is not None:
+    elif loc.title is not None:
         return root.get_by_title(r(loc.title), exact=exact)
-    if loc.test_id is not None:
+    elif loc.test_id is not None:
         return root.get_by_test_id(r(loc.test_id))
-    if loc.css is not None:
+    elif loc.css is not None:
         return root.locator(f"css={r(loc.css)}")
-    if loc.xpath is not None:
+    elif loc.xpath is not None:
         return root.locator(f"xpath={r(loc.xpath)}")
     assert loc.selector is not None
     return root.locator(r(loc.selector))

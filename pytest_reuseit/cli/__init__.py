@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 
 from ..errors import WorkflowFormatError
+from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
-from . import experience, guide, heal, report, synthesize
+from . import experience, guide, heal, promote, report, synthesize
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -40,7 +41,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for f in files:
         try:
-            loaded = load(f)
+            loaded = load(f, builtin_names=LocalSites.NAMES)
         except WorkflowFormatError as exc:
             bad += 1
             print(f"INVALID {f}")
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.register(sub)
     heal.register(sub)
     guide.register(sub)
+    promote.register(sub)
     experience.register(sub)
     synthesize.register(sub)
     return parser
