@@ -15,8 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
 
 from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
 from .authoring.judged_pages import PageRecorder
@@ -281,7 +281,7 @@ class Runtime:
                 pass  # the browser may be gone; the next run starts a fresh one
 
     @staticmethod
-    def _stop_trace(context, folder: Path, *, keep: bool, result: RunResult) -> str | None:  # type: ignore[no-untyped-def]
+    def _stop_trace(context: BrowserContext, folder: Path, *, keep: bool, result: RunResult) -> str | None:
         """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
         if keep and result.typed_secret:
             log.info("trace not kept for %s: the run typed a secret", folder.name)

@@ -96,8 +96,8 @@ def classify(exc: BaseException, what: str) -> ReuseitError:
     line = first_line(text)
     if _GONE.search(text):
         return BrokenRun(f"{what}: the browser went away ({line})")
-    if _UNREACHABLE.search(text):
-        return BrokenRun(f"{what}: the site is unreachable ({_UNREACHABLE.search(text).group(0)})")  # type: ignore[union-attr]
+    if unreachable := _UNREACHABLE.search(text):
+        return BrokenRun(f"{what}: the site is unreachable ({unreachable.group(0)})")
     if "ERR_BLOCKED_BY_CLIENT" in text:
         return OpFailed(what, "navigation blocked: the target is outside allowed_domains", "blocked")
     if isinstance(exc, PlaywrightTimeout):
