@@ -508,6 +508,13 @@ FAILING = [
     pytest.param({"title": {"matches": "^page"}}, "title to match /^page/", "'Ops page'", id="title-matches"),
     pytest.param({"js": "window.ready === false"}, "js window.ready === false to be truthy", "False", id="js"),
     pytest.param({"visible": ".item"}, "selector='.item' to be visible", "3 elements match", id="visible-ambiguous"),
+    # The first match holds "one": reporting its text would read "expected 'one', actual 'one'".
+    pytest.param(
+        {"text": {"css": ".item", "contains": "one"}},
+        "text of css='.item' to contain 'one'",
+        "3 elements match (the locator must be unique)",
+        id="text-ambiguous",
+    ),
     pytest.param({"visible": "#shown", "hidden": "#on"}, "selector='#on' to be hidden", "not hidden", id="second-key"),
     pytest.param(
         [{"visible": "#shown"}, {"count": {"css": ".item", "equals": 1}}],
