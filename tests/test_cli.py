@@ -172,11 +172,12 @@ def test_the_readme_example_workflow_is_valid() -> None:
     """The README's example is what users copy first: it must load with the real loader."""
     import re
 
+    from pytest_reuseit.sites import LocalSites
     from pytest_reuseit.workflow.loader import parse
 
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     block = re.search(r"```yaml\n(.*?)```", readme, re.S)
     assert block, "README.md has no yaml example"
-    loaded = parse(block.group(1), "README.md example")
+    loaded = parse(block.group(1), "README.md example", builtin_names=LocalSites.NAMES)
     assert [v.id for v in loaded.workflow.all_variations()] == ["original", "attribute"]
     assert loaded.workflow.steps[0].fallback and loaded.workflow.steps[0].do

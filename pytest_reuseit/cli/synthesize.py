@@ -103,7 +103,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         )
         runtime = Runtime(settings, Path.cwd())
         try:
-            loaded = load(result.path)
+            loaded = load(result.path, builtin_names=runtime.builtin_names())
             for var in loaded.workflow.all_variations():
                 run = runtime.run(loaded, var.id, f"synthesized-{var.id}")
                 result.verification.append((var.id, run.label, run.duration))

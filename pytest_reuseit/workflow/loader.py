@@ -1,14 +1,18 @@
 """Line-aware, safe loading of workflow files.
 
 pyyaml's SafeLoader composes a node tree that keeps a mark (line, column) on every node; we keep
-that tree beside the plain data, so any validation error can be pointed at ``file:line`` with the
-path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+the lines of that tree beside the plain data, so any validation error can be pointed at
+``file:line`` with the path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+
+Each file is parsed once: the data is constructed from the same node tree the lines are read
+from, and the tree is composed by libyaml (``CSafeLoader``) when pyyaml has it. Parsing in pure
+Python, twice, was nearly all the time of collecting many files (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +30,9 @@ FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
-BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+# The one built-in of the language; others come from whoever runs the file (the plugin's
+# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url",)
 
 _TYPE_WORDS = {
     "valid tuple": "list",
@@ -69,8 +75,8 @@ def format_path(doc_path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (plain YAML silently keeps the last one)."""
+class _UniqueKeys(yaml.constructor.SafeConstructor):
+    """Refuses duplicate keys (plain YAML silently keeps the last one); mixed into both loaders."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -85,6 +91,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """pyyaml's own parser: the reference, and the one whose error messages users see."""
+
+
+# libyaml's parser under pyyaml's safe constructor: the same data and marks, several times faster.
+_FastLoader: type[yaml.SafeLoader] = (
+    type("_FastUniqueKeyLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else _UniqueKeyLoader
+)
 
 
 def _index_lines(node: yaml.Node, prefix: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:
@@ -184,6 +200,8 @@ def _extract_targets(wf: Workflow) -> set[str]:
         for op in ops or ():
             if isinstance(op.arg, Extract):
                 names.add(op.arg.into)
+            if op.into is not None:  # download's saved path
+                names.add(op.into)
 
     for step in wf.steps:
         names.update(e.into for e in step.extract)
@@ -193,11 +211,13 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_placeholders(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
+) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
@@ -220,6 +240,30 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree (for lines) and the data built from it, from one parse of ``text``.
+
+    A file libyaml rejects is parsed again by pyyaml's own parser: its messages are the ones the
+    error reports are written for ("mapping values are not allowed here"), and the slow path is
+    paid by broken files only."""
+    try:
+        return _one_parse(text, _FastLoader)
+    except yaml.YAMLError:
+        if _FastLoader is _UniqueKeyLoader:
+            raise
+        return _one_parse(text, _UniqueKeyLoader)
+
+
+def _one_parse(text: str, loader_type: type[yaml.SafeLoader]) -> tuple[yaml.Node | None, Any]:
+    loader = loader_type(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        return node, data
+    finally:
+        loader.dispose()
+
+
 def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
     problems: list[str] = []
@@ -229,7 +273,7 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
             if not isinstance(op.arg, UploadArgs):
                 continue
             for k, name in enumerate(op.arg.files):
-                if names_in(name):
+                if any(True for _ in names_in(name)):
                     continue  # computed at run time; checked then
                 if not (Path(folder) / name).is_file():
                     path = (*where, n, "upload", "files", k)
@@ -245,16 +289,16 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     return problems
 
 
-def parse(text: str, path: str, folder: str | None = None) -> LoadedWorkflow:
+def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
 
     ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
-    default the folder part of ``path``)."""
+    default the folder part of ``path``). ``builtin_names`` are the placeholders the runner will
+    provide besides ``base_url``."""
     folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        node, data = _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
@@ -277,13 +321,13 @@ def parse(text: str, path: str, folder: str | None = None) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source) + _check_files(wf, folder, source)
+    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
     return LoadedWorkflow(wf, source, folder)
 
 
-def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -291,4 +335,4 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown, str(p.parent))
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
