@@ -301,8 +301,11 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
+        before = ctx.page.url
         response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="load")
-        if response is None and method != "reload":
+        # No response also means a same-document step (a #hash route of a single-page app): only
+        # an unchanged URL says there was nowhere to go.
+        if response is None and method != "reload" and ctx.page.url == before:
             raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
 
     return handler
