@@ -541,7 +541,8 @@ def _capture(ctx: _Ctx, label: str) -> Screenshot:
     except PlaywrightError as exc:
         err = classify(exc, "screenshot")
         raise (err if isinstance(err, BrokenRun) else BrokenRun(f"cannot take a screenshot: {err}")) from None
-    return Screenshot(label=label, data=data)
+    page = _page_name(ctx)  # which page is pictured, once there are several
+    return Screenshot(label=f"{label} [{ctx.values.mask(page)}]" if page else label, data=data)
 
 
 def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
