@@ -640,6 +640,8 @@ def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
 
 def _capture(ctx: _Ctx, label: str) -> Screenshot:
     view = _view(ctx, ctx.loaded.workflow.settings.check_timeout * 1000)
+    page = _page_name(ctx)  # which page is pictured, once there are several
+    label = f"{label} [{ctx.values.mask(page)}]" if page else label
     return Screenshot(label=label, data=view.image, masked=view.masked)
 
 

@@ -174,7 +174,7 @@ class ModelAgent:
                 record.description += " (opened a new page)"
 
     def _page_action(self, a: AgentAction, pages: Pages | None, page: Page, obs: Observation) -> ActionRecord:
-        """switch_page, close_page, forward, reload, upload and dialog (the ops of the same names)."""
+        """The page, history, file and dialog actions (PAGE_ACTIONS: the ops of the same names)."""
         value = a.value.strip()
         record = ActionRecord(
             description=f"{a.action} {self.mask(value)!r}".replace(" ''", ""),
