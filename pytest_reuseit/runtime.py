@@ -6,6 +6,7 @@ The plugin, the ``reuseit`` command and the Python API all run workflows through
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from collections import ChainMap
@@ -14,9 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
 
+from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
+from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
 from .engine.result import RunResult
@@ -150,6 +153,13 @@ class Runtime:
             texts=texts,
         )
         models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
+        # The pages the model judges checks on, for `reuseit promote` (bounded; see authoring/judged_pages.py).
+        models.recorder = PageRecorder(
+            self.root / JUDGED_PAGES_DIR,
+            loaded.source.path,
+            models.mask,
+            holds_secret=lambda: bool(models.values and models.values.secrets_used),
+        )
         return models
 
     # ---------------------------------------------------------------- one run
@@ -245,7 +255,8 @@ class Runtime:
                 variation,
                 builtins=self.builtins(placeholders),
                 extra_params=dict(s.params),
-                options=self.run_options(),
+                # Downloads are saved in the run's own folder, beside its artifacts.
+                options=dataclasses.replace(self.run_options(), output_dir=str(folder)),
                 models=models,
                 blocked=fence.blocked,
             )
@@ -270,7 +281,7 @@ class Runtime:
                 pass  # the browser may be gone; the next run starts a fresh one
 
     @staticmethod
-    def _stop_trace(context, folder: Path, *, keep: bool, result: RunResult) -> str | None:  # type: ignore[no-untyped-def]
+    def _stop_trace(context: BrowserContext, folder: Path, *, keep: bool, result: RunResult) -> str | None:
         """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
         if keep and result.typed_secret:
             log.info("trace not kept for %s: the run typed a secret", folder.name)

@@ -96,8 +96,8 @@ def classify(exc: BaseException, what: str) -> ReuseitError:
     line = first_line(text)
     if _GONE.search(text):
         return BrokenRun(f"{what}: the browser went away ({line})")
-    if _UNREACHABLE.search(text):
-        return BrokenRun(f"{what}: the site is unreachable ({_UNREACHABLE.search(text).group(0)})")  # type: ignore[union-attr]
+    if unreachable := _UNREACHABLE.search(text):
+        return BrokenRun(f"{what}: the site is unreachable ({unreachable.group(0)})")
     if "ERR_BLOCKED_BY_CLIENT" in text:
         return OpFailed(what, "navigation blocked: the target is outside allowed_domains", "blocked")
     if isinstance(exc, PlaywrightTimeout):
@@ -145,11 +145,22 @@ def run_op(op: Op, ctx: OpContext) -> str:
         if policy.text is not None:
             policy = DialogPolicy(policy.accept, ctx.reveal(policy.text))
     try:
-        with ctx.pages.answering(policy):
-            if op.new_page:
-                _opening_page(ctx, entry.handler, op.arg, what)
-            else:
-                entry.handler(ctx, op.arg)
+        for tries_left in (1, 0):
+            acting_on = ctx.pages.page
+            try:
+                with ctx.pages.answering(policy):
+                    if op.new_page:
+                        _opening_page(ctx, entry.handler, op.arg, what)
+                    else:
+                        entry.handler(ctx, op.arg)
+                break
+            except (PlaywrightError, PlaywrightTimeout) as exc:
+                if not (acting_on.is_closed() and ctx.pages.open_pages()):
+                    raise
+                # The page closed under the op (a pop-up closing itself after its last click): the
+                # browser is fine and the opener is current again; the op is meant for it.
+                if not tries_left:
+                    raise OpFailed(what, "the page closed while the op was acting on it", "page_closed") from exc
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
@@ -290,8 +301,11 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
+        before = ctx.page.url
         response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="load")
-        if response is None and method != "reload":
+        # No response also means a same-document step (a #hash route of a single-page app): only
+        # an unchanged URL says there was nowhere to go.
+        if response is None and method != "reload" and ctx.page.url == before:
             raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
 
     return handler
