@@ -169,12 +169,14 @@ class InvalidWorkflowItem(pytest.Item):
 # --------------------------------------------------------------------------- reports and summary
 
 
-@pytest.hookimpl(hookwrapper=True)
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     result = item.stash.get(RESULT, None)
     if call.when == "call" and result is not None:
+        # tryfirst: this runs after allure-pytest's own wrapper has set the test's status.
+        allure_adapter.finish(result)
         # A plain dict survives xdist's report serialisation, so the controller can summarise.
         report.reuseit = {
             "label": result.label,
@@ -184,6 +186,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             "line": result.line,
             "category": result.analysis.category if result.analysis else "",
             "why": result.analysis.why if result.analysis else result.message,
+            "infrastructure": result.infrastructure,
             "recovered": text.recovered_text(result),
             "not_judged": [f"step check: {v.check}" for v in result.not_judged],
             "healing": [
@@ -246,7 +249,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         write(f"model: {calls} calls, {hits} cache hits, {tokens} tokens, ${cost:.4f}")
     for nodeid, info in runs:
         if info["label"] in ("failed", "broken"):
-            write(f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0])
+            line = f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0]
+            infra = info.get("infrastructure")
+            write(line + (f" (recovery cut short: {infra.splitlines()[0]})" if infra else ""))
     for nodeid, info in runs:
         if info["recovered"]:
             write(f"{info['label'].upper()} {nodeid}:")

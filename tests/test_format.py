@@ -328,7 +328,7 @@ def test_malformed_yaml_names_file_and_line() -> None:
         start_url: u
         steps: [{action: a}]
     """)
-    assert problem.startswith(f"{FILE}:3: invalid YAML: ")
+    assert problem.startswith(f"{FILE}:3:10: invalid YAML: ")
     assert "expected ',' or ']'" in problem
 
 
@@ -338,7 +338,7 @@ def test_bad_indentation_is_reported_on_its_line() -> None:
           task: t
         steps: x
     """)
-    assert problem == f"{FILE}:2: invalid YAML: mapping values are not allowed here"
+    assert problem == f"{FILE}:2:7: invalid YAML: mapping values are not allowed here"
 
 
 def test_unknown_step_key_suggests_the_right_one() -> None:
@@ -572,7 +572,7 @@ def test_duplicate_keys_are_refused_with_both_lines() -> None:
         name: m
         steps: [{action: a}]
     """)
-    assert problem == f"{FILE}:4: invalid YAML: key 'name' appears twice (first on line 1)"
+    assert problem == f"{FILE}:4:1: invalid YAML: key 'name' appears twice (first on line 1)"
 
 
 def test_duplicate_keys_deep_inside_a_step() -> None:
@@ -585,7 +585,7 @@ def test_duplicate_keys_deep_inside_a_step() -> None:
             retries: 1
             retries: 2
     """)
-    assert problem == f"{FILE}:7: invalid YAML: key 'retries' appears twice (first on line 6)"
+    assert problem == f"{FILE}:7:5: invalid YAML: key 'retries' appears twice (first on line 6)"
 
 
 def test_python_tags_are_refused_and_never_executed(tmp_path: Path) -> None:
@@ -596,7 +596,7 @@ def test_python_tags_are_refused_and_never_executed(tmp_path: Path) -> None:
         start_url: u
         steps: [{{action: a}}]
     """)
-    assert problem.startswith(f"{FILE}:2: invalid YAML: could not determine a constructor for the tag")
+    assert problem.startswith(f"{FILE}:2:7: invalid YAML: could not determine a constructor for the tag")
     assert "python/object/apply:os.system" in problem
     assert "Python tags are not allowed in workflow files" in problem
     assert not marker.exists()
@@ -609,7 +609,7 @@ def test_python_name_tag_is_refused_too(tmp_path: Path) -> None:
         start_url: u
         steps: [{action: a}]
     """)
-    assert problem.startswith(f"{FILE}:1: invalid YAML:") and "Python tags are not allowed" in problem
+    assert problem.startswith(f"{FILE}:1:7: invalid YAML:") and "Python tags are not allowed" in problem
 
 
 def test_unknown_placeholder_with_a_suggestion() -> None:
@@ -651,7 +651,7 @@ def test_placeholders_that_are_fine() -> None:
     wf = parse(
         yml("""
         name: n
-        task: "{{literal}} {env.HOME} {secret.PASSWORD} {later}"
+        task: "{{literal}} {env.HOME} {secret.PASSWORD}"
         start_url: "{base_url}/"
         variations:
           - id: a
@@ -853,10 +853,21 @@ def test_mask_replaces_used_secret_values() -> None:
     assert v.mask("never-used stays") == "never-used stays"
 
 
-def test_empty_secret_does_not_mask_everything() -> None:
-    v = Values(params={}, environ={"EMPTY": ""})
-    assert v.render("[{secret.EMPTY}]", reveal=True) == "[]"
-    assert v.mask("some text") == "some text"
+@pytest.mark.parametrize("value", ["", "a", "abc"])
+def test_short_secret_is_refused_before_it_could_mask_ordinary_text(value: str) -> None:
+    v = Values(params={}, environ={"SHORT": value})
+    with pytest.raises(PlaceholderError) as info:
+        v.render("[{secret.SHORT}]", reveal=True)
+    assert str(info.value).startswith(f"secret 'SHORT' is {len(value)} characters long; secrets need at least 4")
+    assert v.mask("a b c some text") == "a b c some text"
+
+
+def test_mask_covers_url_encoded_forms_and_values_read_from_the_page() -> None:
+    v = Values(params={}, environ={"TOKEN": "p@ss w/rd"})
+    v.load_secrets(["TOKEN"])  # known from the start: masked before it is ever typed
+    assert v.mask("/login?t=p%40ss%20w%2Frd&u=p%40ss+w%2Frd") == f"/login?t={MASK}&u={MASK}"
+    v.add_derived("Welcome, admin-42")
+    assert v.mask("page says Welcome, admin-42!") == f"page says {MASK}!"
 
 
 # --------------------------------------------------------------------------- schema

@@ -6,6 +6,7 @@ failure report can say "expected text of css='.price' to contain '$' — actual:
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
@@ -61,6 +62,13 @@ def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], time
         return DomVerdict(False, key, str(err))
 
 
+def _count(loc: Any) -> int:
+    try:
+        return int(loc.count())
+    except (PlaywrightError, PlaywrightTimeout):
+        return 0
+
+
 def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     if key in ("visible", "hidden", "enabled", "disabled", "checked", "unchecked"):
         assert isinstance(arg, Locator)
@@ -104,7 +112,13 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
             return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
         except AssertionError:
             getter = loc.first.inner_text if key == "text" else loc.first.input_value
-            return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
+            actual = _safe(lambda: getter(timeout=200))
+            count = _count(loc)
+            if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
+                actual = (
+                    f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
+                )
+            return DomVerdict(False, f"{key} of {name} to {words}", actual)
     if key == "count":
         assert isinstance(arg, LocCount)
         loc = resolve(page, arg, render)
@@ -141,13 +155,31 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
             actual = page.url if key == "url" else _safe(page.title)
             return DomVerdict(False, f"{key} to {words}", actual if key == "url" else actual)
     if key == "js":
-        expr = render(arg)
-        try:
-            page.wait_for_function(expr, timeout=t)
-            return DomVerdict(True, f"js {expr} to be truthy", "truthy")
-        except PlaywrightTimeout:
-            return DomVerdict(False, f"js {expr} to be truthy", _safe(lambda: page.evaluate(expr)))
+        return _check_js(page, render(arg), t)
     raise AssertionError(f"assertion {key} has no implementation")
+
+
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a value Playwright brought back (objects and arrays are truthy)."""
+    if isinstance(value, (dict, list)):
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
+def _check_js(page: Page, expr: str, t: float) -> DomVerdict:
+    """Poll the expression until it is truthy. ``page.evaluate`` awaits a returned Promise, so a
+    Promise resolving to false fails (``wait_for_function`` would take the Promise itself as truthy)."""
+    wanted = f"js {expr} to be truthy"
+    deadline = time.monotonic() + t / 1000
+    while True:
+        value = page.evaluate(expr)
+        if _js_truthy(value):
+            return DomVerdict(True, wanted, "truthy")
+        if time.monotonic() >= deadline:
+            return DomVerdict(False, wanted, repr(value))
+        page.wait_for_timeout(100)
 
 
 def check_expect(page: Page, exp: Expect, render: Callable[[str], str], timeout_ms: float) -> list[DomVerdict]:

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -64,6 +65,13 @@ class OpContext:
     extracted: dict[str, str]
     blocked: list[str]
     query: Callable[[str], str] | None = None  # model-read extraction (needs a model)
+    # Called with a value read from an element a secret was typed into: that value is secret too.
+    taint: Callable[[str], None] | None = None
+
+
+# Elements that received a secret carry this (a JS property: invisible to the page's DOM and CSS).
+_MARK_SECRET = "e => { e.__reuseitSecret = true; }"
+_HOLDS_SECRET = "e => !!e.__reuseitSecret || [...e.querySelectorAll('*')].some(x => x.__reuseitSecret)"
 
 
 def classify(exc: BaseException, what: str) -> ReuseitError:
@@ -121,7 +129,8 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
     t = ctx.action_timeout_ms
     kind, arg = op.kind, op.arg
     if kind == "goto":
-        url = urljoin(page.url, ctx.render(arg)) if page.url.startswith("http") else ctx.render(arg)
+        target = ctx.reveal(arg)  # a secret in a URL (a token link) is navigated to, never shown
+        url = urljoin(page.url, target) if page.url.startswith("http") else target
         response = page.goto(url, timeout=t, wait_until="load")
         if ctx.blocked and url in ctx.blocked:
             raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
@@ -144,17 +153,12 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
         return
     if kind in ("fill", "type"):
         assert isinstance(arg, FillArgs)
-        loc = resolve(page, arg, ctx.render)
-        value = ctx.reveal(arg.value)
-        if kind == "fill":
-            loc.fill(value, timeout=t)
-        else:
-            loc.press_sequentially(value, timeout=t)
+        _fill(resolve(page, arg, ctx.render), kind, arg, ctx)
         return
     if kind == "select":
         assert isinstance(arg, SelectArgs)
         options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
-        resolve(page, arg, ctx.render).select_option([ctx.render(o) for o in options], timeout=t)
+        resolve(page, arg, ctx.render).select_option([ctx.reveal(o) for o in options], timeout=t)
         return
     if kind == "press":
         if isinstance(arg, PressArgs):
@@ -175,7 +179,7 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
             page.wait_for_timeout(int(arg))
         return
     if kind == "eval":
-        page.evaluate(ctx.render(arg))
+        page.evaluate(ctx.reveal(arg))  # a returned Promise is awaited
         return
     if kind == "extract":
         assert isinstance(arg, Extract)
@@ -184,33 +188,54 @@ def _perform(page: Page, op: Op, ctx: OpContext) -> None:
     raise AssertionError(f"op {kind} has no implementation")  # the model and this module disagree
 
 
+def _fill(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> None:
+    t = ctx.action_timeout_ms
+    value = ctx.reveal(arg.value)
+    if kind == "fill":
+        loc.fill(value, timeout=t)
+    else:
+        loc.press_sequentially(value, timeout=t)
+    if value != ctx.render(arg.value):  # a secret went in: what is read back from here is secret
+        loc.evaluate(_MARK_SECRET, timeout=t)
+
+
 def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:
     """Read a value from the page for ``extract``."""
     t = ctx.action_timeout_ms
     try:
-        if ex.text is not None:
-            loc = resolve(page, ex.text, ctx.render)
-            if ex.attribute:
-                value = loc.get_attribute(ex.attribute, timeout=t)
-                if value is None:
-                    raise OpFailed(
-                        f"extract {ex.into}",
-                        f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}",
-                        "not_found",
-                    )
-                return value
-            return loc.inner_text(timeout=t).strip()
-        if ex.value is not None:
-            return resolve(page, ex.value, ctx.render).input_value(timeout=t)
-        if ex.js is not None:
-            result: Any = page.evaluate(ctx.render(ex.js))
-            if result is None:
-                raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
-            return result if isinstance(result, str) else json.dumps(result)
+        field = ex.text if ex.text is not None else ex.value
+        value = _read(page, ex, ctx)
+        tainted = field is not None and ctx.taint is not None and value
+        if tainted and resolve(page, field, ctx.render).evaluate(_HOLDS_SECRET, timeout=t):  # type: ignore[arg-type]
+            ctx.taint(value)  # type: ignore[misc]
+        return value
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
         raise classify(exc, f"extract {ex.into}") from None
+
+
+def _read(page: Page, ex: Extract, ctx: OpContext) -> str:
+    t = ctx.action_timeout_ms
+    if ex.text is not None:
+        loc = resolve(page, ex.text, ctx.render)
+        if ex.attribute:
+            value = loc.get_attribute(ex.attribute, timeout=t)
+            if value is None:
+                raise OpFailed(
+                    f"extract {ex.into}",
+                    f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}",
+                    "not_found",
+                )
+            return value
+        return loc.inner_text(timeout=t).strip()
+    if ex.value is not None:
+        return resolve(page, ex.value, ctx.render).input_value(timeout=t)
+    if ex.js is not None:
+        result: Any = page.evaluate(ctx.reveal(ex.js))  # a returned Promise is awaited
+        if result is None:
+            raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
+        return result if isinstance(result, str) else json.dumps(result)
     assert ex.query is not None
     if ctx.query is None:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")

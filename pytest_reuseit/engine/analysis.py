@@ -63,6 +63,18 @@ def observe(result: RunResult) -> Analysis:
         else f"{result.file}:{result.line}, {phase}"
     )
     what = _what(result, step)
+    if result.status == "broken" and result.message.startswith("placeholder:"):
+        return Analysis(
+            where=where,
+            why=result.message,
+            what=what,
+            category="infrastructure",
+            guidance=[
+                "The run could not start: a value it needs is missing from the environment (not a verdict on the site).",
+                "Export the variable named above where the tests run (CI secrets or the shell), then run again; "
+                "`reuseit validate` lists every variable a workflow needs.",
+            ],
+        )
     if result.status == "broken":
         return Analysis(
             where=where,

@@ -48,6 +48,8 @@ class Verdict:
     actual: str = ""
     screenshot: Screenshot | None = None
     line: int = 0
+    started: float = 0.0  # wall-clock seconds (time.time()): reports show when it happened
+    ended: float = 0.0
 
 
 @dataclass
@@ -60,6 +62,8 @@ class ActionRecord:
     error: str = ""
     locator: str = ""  # a Playwright locator that replays it (agent actions)
     message: str = ""  # the agent's own words
+    started: float = 0.0
+    ended: float = 0.0
 
 
 @dataclass
@@ -74,6 +78,8 @@ class Attempt:
     ok: bool = False
     note: str = ""
     screenshot: Screenshot | None = None
+    started: float = 0.0
+    ended: float = 0.0
 
 
 @dataclass
@@ -103,6 +109,10 @@ class StepResult:
     failed_phase: Phase | None = None
     error: str = ""
     duration: float = 0.0
+    started: float = 0.0
+    ended: float = 0.0
+    action_started: float = 0.0  # the action and its screenshots, between the pre and post checks
+    action_ended: float = 0.0
 
 
 @dataclass
@@ -156,6 +166,11 @@ class RunResult:
     duration: float = 0.0
     start_url: str = ""
     final_url: str = ""
+    final_title: str = ""
+    # A failed run whose recovery the browser or the model cut short says so here (the verdict stays failed).
+    infrastructure: str = ""
+    started: float = 0.0  # wall clock, like every started/ended in the result
+    ended: float = 0.0
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None

@@ -39,6 +39,11 @@ def failure_text(result: RunResult) -> str:
     if step is not None:
         out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
     out.append(f"  phase: {result.failed_phase or 'start'}")
+    if result.final_url:
+        title = f"'{result.final_title}' " if result.final_title else ""
+        out.append(f"  page: {title}at {result.final_url}")
+    if result.infrastructure and result.status == "failed":
+        out.append(f"  infrastructure: {result.infrastructure} (it cut the recovery short; the check had failed)")
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
     if step is not None:

@@ -24,6 +24,12 @@ log = logging.getLogger(__name__)
 
 BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
 
+# Bounds on input, so one hostile or broken file fails alone instead of exhausting the session:
+# a real workflow is a few kilobytes, a few levels deep, with a few hundred YAML nodes.
+MAX_FILE_BYTES = 256 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 50_000  # after expanding aliases (*a): nine lines of nested aliases can mean billions
+
 _TYPE_WORDS = {
     "valid tuple": "list",
     "valid list": "list",
@@ -215,21 +221,180 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
-def parse(text: str, path: str) -> LoadedWorkflow:
-    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
-    source_lines: dict[tuple[str | int, ...], int] = {}
+def _check_size(text: str, path: str) -> None:
+    """Walk the YAML events once (no recursion, nothing built) and refuse what is too big or deep."""
+    # One entry per open collection: its anchor and how many nodes it holds so far (aliases expanded).
+    open_: list[tuple[str | None, int]] = [(None, 0)]
+    anchors: dict[str, int] = {}
+    total = 0
+    for event in yaml.parse(text, Loader=_UniqueKeyLoader):
+        where = f"{path}:{event.start_mark.line + 1}:{event.start_mark.column + 1}"
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_) > MAX_DEPTH:
+                raise WorkflowFormatError(path, [f"{where}: nested more than {MAX_DEPTH} levels deep"])
+            open_.append((event.anchor, 0))
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, inside = open_.pop()
+            size = inside + 1
+        elif isinstance(event, yaml.AliasEvent):
+            anchor, size = None, anchors.get(str(event.anchor), 1)
+        elif isinstance(event, yaml.ScalarEvent):
+            anchor, size = event.anchor, 1
+        else:
+            continue
+        if anchor:
+            anchors[anchor] = size
+        parent_anchor, inside = open_[-1]
+        open_[-1] = (parent_anchor, inside + size)
+        total += size
+        if total > MAX_NODES:
+            raise WorkflowFormatError(
+                path, [f"{where}: the document expands to more than {MAX_NODES} YAML nodes (aliases included)"]
+            )
+
+
+def _read_yaml(text: str, path: str) -> tuple[yaml.Node | None, Any]:
+    if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
+        raise WorkflowFormatError(
+            path, [f"{path}:1: the file is larger than {MAX_FILE_BYTES // 1024} KiB; a workflow file is far smaller"]
+        )
     try:
+        _check_size(text, path)
         node = yaml.compose(text, Loader=_UniqueKeyLoader)
         data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
+        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1"
         problem = exc.problem or "cannot be parsed"
         if "python/" in problem or "could not determine a constructor" in problem:
             problem += " (Python tags are not allowed in workflow files)"
-        raise WorkflowFormatError(path, [f"{path}:{line}: invalid YAML: {problem}"]) from None
+        raise WorkflowFormatError(path, [f"{path}:{where}: invalid YAML: {problem}"]) from None
     except yaml.YAMLError as exc:
         raise WorkflowFormatError(path, [f"{path}:1: invalid YAML: {exc}"]) from None
+    except RecursionError:  # a safety net behind _check_size: never abort the whole session
+        raise WorkflowFormatError(path, [f"{path}:1: the document is nested too deeply"]) from None
+    return node, data
+
+
+def _is_words(path: tuple[str | int, ...]) -> bool:
+    """Strings that go to the model as words: checks in words, fallbacks in words, model queries."""
+    tail = path[-1] if path else None
+    if tail == "query" and "extract" in path:
+        return True
+    if path[:1] == ("outcome",):
+        return len(path) == 2 or path[2:] == ("check",)
+    if len(path) >= 4 and path[0] == "steps" and path[2] in ("pre", "post"):
+        return len(path) == 4 or path[4:] == ("check",)
+    if len(path) >= 4 and path[0] == "steps" and path[2] == "fallback":
+        return len(path) == 4 or path[4:] == ("agent",)
+    return False
+
+
+def _params_sets(wf: Workflow) -> list[dict[str, object]]:
+    return [{**wf.params, **v.params} for v in wf.all_variations()]
+
+
+def _secrets_reached(text: str, params: dict[str, object], seen: frozenset[str] = frozenset()) -> set[str]:
+    """The ``{secret.X}`` a text leads to, directly or through params."""
+    found: set[str] = set()
+    for name in names_in(text):
+        if name.startswith("secret."):
+            found.add(name)
+        elif name in params and name not in seen:
+            found |= _secrets_reached(str(params[name]), params, seen | {name})
+    return found
+
+
+def _check_secret_words(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    problems = []
+    for path, text in _strings(data):
+        if not _is_words(path):
+            continue
+        reached = set().union(*(_secrets_reached(text, p) for p in _params_sets(wf)))
+        if reached:
+            problems.append(
+                f"{source.where(*path)}: {format_path(path)}: {{{sorted(reached)[0]}}} would be sent to the model: "
+                "secrets may not appear in checks in words, fallbacks in words or queries "
+                "(compare it with an expect, or type it with a do op)"
+            )
+    return problems
+
+
+def _check_param_loops(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    """Params that refer to each other in a circle never resolve: name the circle."""
+    problems: list[str] = []
+    for params in _params_sets(wf):
+        for start in params:
+            chain = [start]
+            while True:
+                refs = [n for n in names_in(str(params[chain[-1]])) if n in params]
+                nxt = next((n for n in refs if n in chain), None)
+                if nxt is not None:
+                    if nxt == start:
+                        circle = " -> ".join(f"{{{n}}}" for n in [*chain, start])
+                        line = f"{source.where('params', start)}: params.{start}: placeholders refer to each other in a loop: {circle}"
+                        if line not in problems and not any(f"{{{start}}}" in p for p in problems):
+                            problems.append(line)
+                    break
+                unvisited = [n for n in refs if n not in chain]
+                if not unvisited:
+                    break
+                chain.append(unvisited[0])
+    return problems
+
+
+def _available_from(wf: Workflow) -> dict[str, float]:
+    """For each extracted name, the first position where it has a value (see :func:`_position`)."""
+    avail: dict[str, float] = {}
+    for i, step in enumerate(wf.steps):
+        for k, op in enumerate(step.do or ()):
+            if isinstance(op.arg, Extract):
+                avail.setdefault(op.arg.into, i + (k + 1) / 1000)  # for the ops after it, and the post checks
+        for fb in step.fallback:
+            for op in fb.do or ():
+                if isinstance(op.arg, Extract):
+                    avail.setdefault(op.arg.into, i + 1)
+        for ex in step.extract:
+            avail.setdefault(ex.into, i + 1)  # step extraction runs after the post checks
+    return avail
+
+
+def _position(path: tuple[str | int, ...]) -> float:
+    """When a string is filled in: before step 1 (-1), during step i's pre checks, action and op k
+    (i + k/1000), its post checks and fallbacks (i + 0.5), or after the last step (outcome)."""
+    if path[:1] == ("outcome",):
+        return float("inf")
+    if path[:1] != ("steps",) or len(path) < 3 or not isinstance(path[1], int):
+        return -1
+    i = path[1]
+    if path[2] == "do" and len(path) > 3 and isinstance(path[3], int):
+        return i + path[3] / 1000
+    if path[2] in ("post", "fallback", "extract"):
+        return i + 0.5
+    return i
+
+
+def _check_use_before_extract(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    """A ``{name}`` that only an extraction provides must come after what extracts it."""
+    given = set(BUILTIN_NAMES) | {k for p in _params_sets(wf) for k in p}
+    avail = _available_from(wf)
+    problems: list[str] = []
+    for path, text in _strings(data):
+        for name in names_in(text):
+            if name in given or name not in avail or avail[name] <= _position(path):
+                continue
+            problems.append(
+                f"{source.where(*path)}: {format_path(path)}: {{{name}}} is used before it is extracted "
+                f"(step {int(avail[name] - 0.001) + 1} extracts it)"
+            )
+    return problems
+
+
+def parse(text: str, path: str) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+    source_lines: dict[tuple[str | int, ...], int] = {}
+    node, data = _read_yaml(text, path)
     if node is not None:
         _index_lines(node, (), source_lines)
     source = Source(path, source_lines)
@@ -244,6 +409,9 @@ def parse(text: str, path: str) -> LoadedWorkflow:
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
     problems = _check_placeholders(wf, data, source)
+    problems += _check_param_loops(wf, data, source)
+    problems += _check_secret_words(wf, data, source)
+    problems += _check_use_before_extract(wf, data, source)
     if problems:
         raise WorkflowFormatError(path, problems)
     return LoadedWorkflow(wf, source)
@@ -258,3 +426,13 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
     return parse(text, shown)
+
+
+def placeholder_names(wf: Workflow, extra: dict[str, object] | None = None) -> set[str]:
+    """Every placeholder name written anywhere in ``wf`` (and in ``extra`` params)."""
+    data: dict[str, Any] = wf.model_dump(mode="json", exclude_none=True)
+    return {
+        name
+        for _, text in _strings([data, {str(k): str(v) for k, v in (extra or {}).items()}])
+        for name in names_in(text)
+    }

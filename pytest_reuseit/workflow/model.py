@@ -19,6 +19,91 @@ SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
 VARIATION_KINDS = ("original", "attribute", "category", "website", "other")
 SEVERITIES = ("blocker", "critical", "normal", "minor", "trivial")
 LOCATOR_KINDS = ("role", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "selector")
+# The ARIA roles Playwright's get_by_role accepts (a typo would otherwise wait, then blame the site).
+ARIA_ROLES = [
+    "alert",
+    "alertdialog",
+    "application",
+    "article",
+    "banner",
+    "blockquote",
+    "button",
+    "caption",
+    "cell",
+    "checkbox",
+    "code",
+    "columnheader",
+    "combobox",
+    "complementary",
+    "contentinfo",
+    "definition",
+    "deletion",
+    "dialog",
+    "directory",
+    "document",
+    "emphasis",
+    "feed",
+    "figure",
+    "form",
+    "generic",
+    "grid",
+    "gridcell",
+    "group",
+    "heading",
+    "img",
+    "insertion",
+    "link",
+    "list",
+    "listbox",
+    "listitem",
+    "log",
+    "main",
+    "marquee",
+    "math",
+    "menu",
+    "menubar",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "meter",
+    "navigation",
+    "none",
+    "note",
+    "option",
+    "paragraph",
+    "presentation",
+    "progressbar",
+    "radio",
+    "radiogroup",
+    "region",
+    "row",
+    "rowgroup",
+    "rowheader",
+    "scrollbar",
+    "search",
+    "searchbox",
+    "separator",
+    "slider",
+    "spinbutton",
+    "status",
+    "strong",
+    "subscript",
+    "superscript",
+    "switch",
+    "tab",
+    "table",
+    "tablist",
+    "tabpanel",
+    "term",
+    "textbox",
+    "time",
+    "timer",
+    "toolbar",
+    "tooltip",
+    "tree",
+    "treegrid",
+    "treeitem",
+]
 
 
 def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
@@ -79,6 +164,15 @@ class Locator(Strict):
     nth: int | None = None
     has_text: str | None = None
     within: Loc | None = None
+
+    @field_validator("role")
+    @classmethod
+    def _known_role(cls, value: str | None) -> str | None:
+        if value is None or "{" in value or value in ARIA_ROLES:
+            return value
+        guess = closest(value, ARIA_ROLES)
+        hint = f" (did you mean '{guess}'?)" if guess else ""
+        raise PydanticCustomError("unknown_role", "'{role}' is not an ARIA role{hint}", {"role": value, "hint": hint})
 
     @model_validator(mode="after")
     def _one_kind(self) -> Locator:
