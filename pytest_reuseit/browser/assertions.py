@@ -62,101 +62,101 @@ def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], time
         return DomVerdict(False, key, str(err))
 
 
-def _count(loc: Any) -> int:
+_STATE_METHODS = {
+    "visible": "to_be_visible",
+    "hidden": "to_be_hidden",
+    "enabled": "to_be_enabled",
+    "disabled": "to_be_disabled",
+    "checked": "to_be_checked",
+    "unchecked": "not_to_be_checked",
+}
+
+
+def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """visible, hidden, enabled, disabled, checked, unchecked."""
+    assert isinstance(arg, Locator)
+    loc = resolve(page, arg, render)
+    name = describe(arg, render)
+    try:
+        getattr(expect(loc), _STATE_METHODS[key])(timeout=t)
+        return DomVerdict(True, f"{name} to be {key}", key)
+    except AssertionError:
+        count = loc.count()
+        if count == 0:
+            actual = "no element matches"
+        elif count > 1 and key not in ("hidden",):
+            actual = f"{count} elements match (the locator must be unique)"
+        else:
+            actual = f"not {key}"
+        return DomVerdict(False, f"{name} to be {key}", actual)
+
+
+def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocText)
+    loc = resolve(page, arg, render)
+    pattern, words = _pattern(arg, render)
+    name = describe(arg, render)
+    try:
+        if key == "text":
+            if arg.contains is not None:
+                expect(loc).to_contain_text(render(arg.contains), timeout=t)
+            else:
+                expect(loc).to_have_text(pattern, timeout=t)
+        else:
+            expect(loc).to_have_value(pattern, timeout=t)
+        return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
+    except AssertionError:
+        getter = loc.first.inner_text if key == "text" else loc.first.input_value
+        actual = _safe(lambda: getter(timeout=200))
+        count = _matches(loc)
+        if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
+            actual = f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
+        return DomVerdict(False, f"{key} of {name} to {words}", actual)
+
+
+def _matches(loc: Any) -> int:
     try:
         return int(loc.count())
     except (PlaywrightError, PlaywrightTimeout):
         return 0
 
 
-def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
-    if key in ("visible", "hidden", "enabled", "disabled", "checked", "unchecked"):
-        assert isinstance(arg, Locator)
-        loc = resolve(page, arg, render)
-        name = describe(arg, render)
-        try:
-            getattr(
-                expect(loc),
-                {
-                    "visible": "to_be_visible",
-                    "hidden": "to_be_hidden",
-                    "enabled": "to_be_enabled",
-                    "disabled": "to_be_disabled",
-                    "checked": "to_be_checked",
-                    "unchecked": "not_to_be_checked",
-                }[key],
-            )(timeout=t)
-            return DomVerdict(True, f"{name} to be {key}", key)
-        except AssertionError:
-            count = loc.count()
-            if count == 0:
-                actual = "no element matches"
-            elif count > 1 and key not in ("hidden",):
-                actual = f"{count} elements match (the locator must be unique)"
-            else:
-                actual = f"not {key}"
-            return DomVerdict(False, f"{name} to be {key}", actual)
-    if key in ("text", "value"):
-        assert isinstance(arg, LocText)
-        loc = resolve(page, arg, render)
-        pattern, words = _pattern(arg, render)
-        name = describe(arg, render)
-        try:
-            if key == "text":
-                if arg.contains is not None:
-                    expect(loc).to_contain_text(render(arg.contains), timeout=t)
-                else:
-                    expect(loc).to_have_text(pattern, timeout=t)
-            else:
-                expect(loc).to_have_value(pattern, timeout=t)
-            return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
-        except AssertionError:
-            getter = loc.first.inner_text if key == "text" else loc.first.input_value
-            actual = _safe(lambda: getter(timeout=200))
-            count = _count(loc)
-            if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
-                actual = (
-                    f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
-                )
-            return DomVerdict(False, f"{key} of {name} to {words}", actual)
-    if key == "count":
-        assert isinstance(arg, LocCount)
-        loc = resolve(page, arg, render)
-        name = describe(arg, render)
-        bounds = []
-        if arg.equals is not None:
-            bounds.append(f"== {arg.equals}")
-        if arg.min is not None:
-            bounds.append(f">= {arg.min}")
-        if arg.max is not None:
-            bounds.append(f"<= {arg.max}")
-        wanted = f"count of {name} {' and '.join(bounds)}"
-        deadline = time.monotonic() + t / 1000
-        while True:
-            n = loc.count()
-            ok = (
-                (arg.equals is None or n == arg.equals)
-                and (arg.min is None or n >= arg.min)
-                and (arg.max is None or n <= arg.max)
-            )
-            if ok or time.monotonic() >= deadline:
-                return DomVerdict(ok, wanted, f"{n}")
-            page.wait_for_timeout(100)
-    if key in ("url", "title"):
-        assert isinstance(arg, TextMatch)
-        pattern, words = _pattern(arg, render)
-        try:
-            if key == "url":
-                expect(page).to_have_url(pattern, timeout=t)
-            else:
-                expect(page).to_have_title(pattern, timeout=t)
-            return DomVerdict(True, f"{key} to {words}", "as expected")
-        except AssertionError:
-            actual = page.url if key == "url" else _safe(page.title)
-            return DomVerdict(False, f"{key} to {words}", actual if key == "url" else actual)
-    if key == "js":
-        return _check_js(page, render(arg), t)
-    raise AssertionError(f"assertion {key} has no implementation")
+def _count(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocCount)
+    loc = resolve(page, arg, render)
+    bounds = []
+    if arg.equals is not None:
+        bounds.append(f"== {arg.equals}")
+    if arg.min is not None:
+        bounds.append(f">= {arg.min}")
+    if arg.max is not None:
+        bounds.append(f"<= {arg.max}")
+    wanted = f"count of {describe(arg, render)} {' and '.join(bounds)}"
+    deadline = time.monotonic() + t / 1000
+    while True:
+        n = loc.count()
+        ok = (
+            (arg.equals is None or n == arg.equals)
+            and (arg.min is None or n >= arg.min)
+            and (arg.max is None or n <= arg.max)
+        )
+        if ok or time.monotonic() >= deadline:
+            return DomVerdict(ok, wanted, f"{n}")
+        page.wait_for_timeout(100)
+
+
+def _url_or_title(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, TextMatch)
+    pattern, words = _pattern(arg, render)
+    try:
+        if key == "url":
+            expect(page).to_have_url(pattern, timeout=t)
+        else:
+            expect(page).to_have_title(pattern, timeout=t)
+        return DomVerdict(True, f"{key} to {words}", "as expected")
+    except AssertionError:
+        actual = page.url if key == "url" else _safe(page.title)
+        return DomVerdict(False, f"{key} to {words}", actual)
 
 
 def _js_truthy(value: Any) -> bool:
@@ -168,9 +168,10 @@ def _js_truthy(value: Any) -> bool:
     return bool(value)
 
 
-def _check_js(page: Page, expr: str, t: float) -> DomVerdict:
+def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     """Poll the expression until it is truthy. ``page.evaluate`` awaits a returned Promise, so a
     Promise resolving to false fails (``wait_for_function`` would take the Promise itself as truthy)."""
+    expr = render(arg)
     wanted = f"js {expr} to be truthy"
     deadline = time.monotonic() + t / 1000
     while True:
@@ -180,6 +181,26 @@ def _check_js(page: Page, expr: str, t: float) -> DomVerdict:
         if time.monotonic() >= deadline:
             return DomVerdict(False, wanted, repr(value))
         page.wait_for_timeout(100)
+
+
+_Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]
+# One entry per key of ``expect`` (workflow.model.EXPECT_KEYS).
+_ASSERTIONS: dict[str, _Assertion] = {
+    **dict.fromkeys(_STATE_METHODS, _state),
+    "text": _text_or_value,
+    "value": _text_or_value,
+    "count": _count,
+    "url": _url_or_title,
+    "title": _url_or_title,
+    "js": _js,
+}
+
+
+def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assertion = _ASSERTIONS.get(key)
+    if assertion is None:
+        raise AssertionError(f"assertion {key} has no implementation")
+    return assertion(page, key, arg, render, t)
 
 
 def check_expect(page: Page, exp: Expect, render: Callable[[str], str], timeout_ms: float) -> list[DomVerdict]:

@@ -224,4 +224,4 @@ class RunResult:
 
         out = clean(self)
         out["label"] = self.label
-        return out  # type: ignore[no-any-return]
+        return out

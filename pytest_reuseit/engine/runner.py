@@ -34,7 +34,9 @@ ScreenshotMode = Literal["steps", "failures", "off"]
 
 @dataclass(frozen=True)
 class RunOptions:
-    screenshots: ScreenshotMode = "steps"
+    """How a run records itself. These defaults are also the plugin's (settings.OPTIONS reads them)."""
+
+    screenshots: ScreenshotMode = "failures"
     jpeg_quality: int = 70
     max_width: int = 1280  # screenshots wider than this are scaled down in the browser
     # Upper bound on the text view given to the judge with each screenshot.

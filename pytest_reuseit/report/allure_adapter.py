@@ -26,9 +26,10 @@ try:  # allure-pytest is a dependency, but the plugin must work with it disabled
     import allure
     from allure_commons._allure import plugin_manager
     from allure_commons.model2 import StatusDetails, TestResult, TestStepResult
+
+    _HAVE_ALLURE = True
 except ImportError:  # pragma: no cover - exercised only without allure installed
-    allure = None
-    plugin_manager = None
+    _HAVE_ALLURE = False
 
 
 def _listener() -> Any:
@@ -37,7 +38,7 @@ def _listener() -> Any:
 
 def active() -> bool:
     """True when allure-pytest is listening (``--alluredir`` given)."""
-    if allure is None or plugin_manager is None:
+    if not _HAVE_ALLURE:
         return False
     return _listener() is not None
 

@@ -15,10 +15,14 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
 from .model import Extract, Op, Workflow, closest
 from .placeholders import names_in
+
+# The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
+FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +80,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping",
@@ -118,7 +122,7 @@ def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     msg = str(err["msg"])
     for old, new in _TYPE_WORDS.items():
         msg = msg.replace(old, new)
@@ -228,7 +232,8 @@ def _check_size(text: str, path: str) -> None:
     anchors: dict[str, int] = {}
     total = 0
     for event in yaml.parse(text, Loader=_UniqueKeyLoader):
-        where = f"{path}:{event.start_mark.line + 1}:{event.start_mark.column + 1}"
+        mark = event.start_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}:1"
         if isinstance(event, yaml.CollectionStartEvent):
             if len(open_) > MAX_DEPTH:
                 raise WorkflowFormatError(path, [f"{where}: nested more than {MAX_DEPTH} levels deep"])

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
@@ -204,12 +205,28 @@ class Locator(Strict):
         return text
 
 
-def _as_locator(value: str | Locator) -> Locator:
-    return Locator(selector=value) if isinstance(value, str) else value
+class _OrString:
+    """JSON Schema of an object that may also be written as a string.
+
+    The field's type is the object (what the code always gets: a ``BeforeValidator`` turns the
+    string into it), while the published schema still offers the short string form to authors.
+    """
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"anyOf": [{"type": "string"}, handler(core_schema)]}
+
+
+def _wrap_string(key: str) -> Callable[[Any], Any]:
+    """A before-validator: a plain string ``s`` becomes ``{key: s}``; anything else is validated as is."""
+
+    def wrap(value: Any) -> Any:
+        return {key: value} if isinstance(value, str) else value
+
+    return wrap
 
 
 # A locator is written as a Playwright selector string or a mapping; the engine always sees a Locator.
-Loc = Annotated[str | Locator, AfterValidator(_as_locator)]
+Loc = Annotated[Locator, BeforeValidator(_wrap_string("selector")), _OrString()]
 
 
 # --------------------------------------------------------------------------- ops
@@ -448,11 +465,8 @@ def _short(value: Any) -> str:
     return repr(value)
 
 
-def _as_check(value: str | Check) -> Check:
-    return Check(check=value) if isinstance(value, str) else value
-
-
-CheckArg = Annotated[str | Check, AfterValidator(_as_check)]
+# A check is written as words or a mapping; the engine always sees a Check.
+CheckArg = Annotated[Check, BeforeValidator(_wrap_string("check")), _OrString()]
 
 
 class Fallback(Strict):
@@ -488,11 +502,8 @@ def describe_op(op: Op) -> str:
     return f"{op.kind} {arg!r}"
 
 
-def _as_fallback(value: str | Fallback) -> Fallback:
-    return Fallback(agent=value) if isinstance(value, str) else value
-
-
-FallbackArg = Annotated[str | Fallback, AfterValidator(_as_fallback)]
+# A fallback is written as words for the agent or a mapping; the engine always sees a Fallback.
+FallbackArg = Annotated[Fallback, BeforeValidator(_wrap_string("agent")), _OrString()]
 
 
 # --------------------------------------------------------------------------- steps & workflow

@@ -12,13 +12,26 @@ from tqdm import tqdm
 from ..api import default_settings
 from ..browser.session import BrowserConfig
 from ..errors import BrokenRun
+from ..experience import ExperienceStore
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
 from ..sites import SiteServer
+from ..synthesis.explore import RunRecord
+from ..synthesis.pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
 from ..workflow.loader import load
-from .experience import ExperienceStore
-from .explore import RunRecord
-from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
+
+
+def _client(args: argparse.Namespace) -> LlmClient:
+    return LlmClient(
+        LlmConfig(
+            model=args.model,
+            mode="auto",
+            cache_dir=args.cache,
+            retries=args.llm_retries,
+            backoff=args.llm_backoff,
+            timeout=args.llm_timeout,
+        )
+    )
 
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
@@ -30,16 +43,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     if bad:
         print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
         return 2
-    client = LlmClient(
-        LlmConfig(
-            model=args.model,
-            mode="auto",
-            cache_dir=args.cache,
-            retries=args.llm_retries,
-            backoff=args.llm_backoff,
-            timeout=args.llm_timeout,
-        )
-    )
+    client = _client(args)
     sites = None
     start_url = args.start_url
     if "{demo_url}" in start_url or "{miniwob_url}" in start_url:
@@ -73,11 +77,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
 
     try:
         result = synth.run(explore_progress=progress)
-    except SynthesisError as exc:
-        bar.close()
-        print(f"synthesis stopped: {exc}", file=sys.stderr)
-        return 1
-    except BrokenRun as exc:
+    except (SynthesisError, BrokenRun) as exc:
         bar.close()
         print(f"synthesis stopped: {exc}", file=sys.stderr)
         return 1
@@ -123,7 +123,7 @@ def synth_total(options: SynthesisOptions) -> range:
     return range((1 + len(options.kinds)) * options.runs)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
     p.add_argument("task", help="the task in words")
     p.add_argument(
