@@ -5,9 +5,7 @@ the recovery short, and what a run could not judge never passes silently."""
 from __future__ import annotations
 
 import json
-import re
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
