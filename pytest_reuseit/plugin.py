@@ -133,6 +133,10 @@ class WorkflowItem(pytest.Item):
                 reasons.append("checks were not judged (no model): " + "; ".join(v.check for v in result.not_judged))
             if reasons:
                 raise WorkflowFailed(f"workflow '{result.workflow}' [{result.variation}] " + "\n".join(reasons), result)
+        if result.not_judged and runtime.settings.llm != "off":
+            # Nothing unjudged passes silently: no model was configured (an explicit --reuseit-llm off
+            # passes them, counted in the summary).
+            pytest.skip(unjudged_reason(len(result.not_judged)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
         exc = excinfo.value
@@ -145,6 +149,14 @@ class WorkflowItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
+
+
+def unjudged_reason(count: int) -> str:
+    return (
+        f"not judged: {count} check(s) in words need a model and none is configured; set OPENAI_BASE_URL "
+        "and OPENAI_API_KEY to judge them, give them an expect (a DOM assertion), or pass --reuseit-llm off "
+        "to accept them unjudged"
+    )
 
 
 class InvalidWorkflowItem(pytest.Item):
@@ -174,12 +186,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     result = item.stash.get(RESULT, None)
+    if call.when == "call" and isinstance(item, InvalidWorkflowItem):
+        report.reuseit_invalid = item.error.problems[0] if item.error.problems else str(item.error)
     if call.when == "call" and result is not None:
         # tryfirst: this runs after allure-pytest's own wrapper has set the test's status.
         allure_adapter.finish(result)
         # A plain dict survives xdist's report serialisation, so the controller can summarise.
         report.reuseit = {
-            "label": result.label,
+            "label": "not judged" if report.skipped else result.label,
             "workflow": result.workflow,
             "variation": result.variation,
             "file": result.file,
@@ -221,13 +235,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    reports = [
+        rep for key in ("passed", "failed", "error", "skipped", "") for rep in terminalreporter.stats.get(key, [])
+    ]
     runs = [
         (rep.nodeid, rep.reuseit)
-        for key in ("passed", "failed", "error", "")
-        for rep in terminalreporter.stats.get(key, [])
+        for rep in reports
         if getattr(rep, "reuseit", None) and getattr(rep, "when", "") == "call"
     ]
-    if not runs:
+    invalid = [(rep.nodeid, rep.reuseit_invalid) for rep in reports if getattr(rep, "reuseit_invalid", None)]
+    if not runs and not invalid:
         return
     runtime = config.stash.get(RUNTIME, None)
     if runtime is not None and not hasattr(config, "workerinput"):
@@ -238,6 +255,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section("reuseit summary")
     for line in _summary_lines(runs, verbose=config.option.verbose > 0):
         write(line)
+    if invalid:  # files that could not be loaded are no workflow runs, but they are not forgotten either
+        write(f"{len(invalid)} invalid workflow file(s):")
+        for nodeid, problem in invalid:
+            write(f"INVALID {nodeid.split('::')[0]}: {problem}")
 
 
 def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:
@@ -247,6 +268,8 @@ def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> 
         counts[info["label"]] = counts.get(info["label"], 0) + 1
     order = ("passed", "recovered", "healed", "failed", "broken")
     yield ", ".join(f"{counts.get(k, 0)} {k}" for k in order) + f"  ({len(runs)} workflow runs)"
+    if counts.get("not judged"):
+        yield f"{counts['not judged']} skipped: checks in words not judged (no model configured)"
     calls = sum(i["usage"]["calls"] for _, i in runs)
     if calls or any(i["usage"]["cache_hits"] for _, i in runs):
         hits = sum(i["usage"]["cache_hits"] for _, i in runs)

@@ -16,7 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
-from .engine.result import RunResult
+from .engine.result import TRACE_WITHHELD_SECRET, RunResult
 from .engine.runner import RunOptions, execute
 from .errors import PlaceholderError
 from .experience import DEFAULT_DIR as EXPERIENCE_DIR
@@ -199,12 +199,12 @@ class Runtime:
                 blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
-            if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
-                artifacts.write(result, folder)
-            if tracing:
+            if tracing:  # before result.json is written, so that it names the trace
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
+            if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
+                artifacts.write(result, folder)
             return result
         finally:
             try:
@@ -216,7 +216,8 @@ class Runtime:
     def _stop_trace(context, folder: Path, *, keep: bool, result: RunResult) -> str | None:  # type: ignore[no-untyped-def]
         """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
         if keep and result.typed_secret:
-            log.info("trace not kept for %s: the run typed a secret", folder.name)
+            result.trace_withheld = TRACE_WITHHELD_SECRET
+            log.info("trace not kept for %s: %s", folder.name, TRACE_WITHHELD_SECRET)
             keep = False
         try:
             if not keep:

@@ -5,7 +5,10 @@ the recovery short, and what a run could not judge never passes silently."""
 from __future__ import annotations
 
 import json
+import re
+import urllib.request
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -125,6 +128,9 @@ def test_no_secret_in_any_byte_the_session_writes(
     assert data["steps"][1]["post"][0]["expected"] == "text of css='#head' to equal 'Hello ***'"
     assert data["final_url"].endswith("?shown=***") and data["start_url"].endswith("?t=***")
     assert fake_llm.calls("condition_check") >= 1 and fake_llm.calls("challenge_analysis") == 1
+    # A trace would record the typed and compared values: none is kept, and the report says why.
+    assert data["trace"] is None and data["trace_withheld"]
+    assert "trace: not kept: the run used a secret" in result.stdout.str()
     shown = f"Your token is {TOKEN}"
     forms = {TOKEN, quote(TOKEN, safe=""), shown}
     texts = {"stdout": result.stdout.str(), "stderr": result.stderr.str(), "model requests": fake_llm.bodies_text()}
@@ -160,3 +166,88 @@ def test_wrong_password_is_failed_even_when_the_model_cuts_the_recovery_short(
     message = allure[0]["statusDetails"]["message"]
     assert "Wrong password" in message and "infrastructure:" in message and "verdicts.html" in message
     assert WRONG_PW not in out and WRONG_PW not in fake_llm.bodies_text()
+
+
+WORDS_ONLY_WF = """\
+name: Words only
+task: Look at the page
+start_url: "{base_url}/verdicts.html"
+steps:
+  - action: Look
+    do: [{wait: 1}]
+    post:
+      - The page asks the user to sign in
+"""
+
+
+def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "REUSEIT_LLM"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_unjudged_checks_skip_without_a_model_and_pass_only_by_explicit_choice(
+    pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_model(monkeypatch)
+    pytester.path.joinpath("words.reuseit.yaml").write_text(WORDS_ONLY_WF)
+    skipped = run(pytester, pages_url, "-rs", "--reuseit-trace", "off")
+    skipped.assert_outcomes(skipped=1)
+    out = skipped.stdout.str()
+    assert "not judged: 1 check(s) in words need a model and none is configured" in out
+    assert "give them an expect (a DOM assertion)" in out
+    assert "1 skipped: checks in words not judged (no model configured)" in out
+    allure = [json.loads(p.read_text()) for p in (pytester.path / "allure").glob("*-result.json")]
+    assert [r["status"] for r in allure] == ["skipped"]
+
+    accepted = run(pytester, pages_url, "--reuseit-llm", "off", "--reuseit-trace", "off")
+    accepted.assert_outcomes(passed=1)
+    assert "NOT JUDGED: 1 model-only checks in 1 runs" in accepted.stdout.str()
+
+
+def test_the_readme_example_runs_green_for_a_new_user(
+    pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_model(monkeypatch)
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", readme, re.S)
+    assert block
+    pytester.path.joinpath("search.reuseit.yaml").write_text(block.group(1))
+    result = run(pytester, pages_url, "--reuseit-trace", "off")
+    result.assert_outcomes(passed=2)
+
+
+FAILING_WF = """\
+name: Status check
+task: Read the status
+start_url: "{base_url}/verdicts.html"
+settings: {retries: 0, check_timeout: 0.5}
+steps:
+  - action: Read the status
+    do: [{wait: 1}]
+    post:
+      - expect: {text: {css: "#status", equals: signed in}}
+"""
+
+
+def test_trace_is_named_in_result_json_and_opens_offline(
+    pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_reuseit.cli.trace import start_viewer
+
+    no_model(monkeypatch)
+    pytester.path.joinpath("status.reuseit.yaml").write_text(FAILING_WF)
+    result = run(pytester, pages_url, "--reuseit-llm", "off")
+    result.assert_outcomes(failed=1)
+    folder = next(p for p in (pytester.path / "reuseit-output").iterdir() if p.is_dir())
+    data = json.loads((folder / "result.json").read_text())
+    assert data["trace"] == str(folder / "trace.zip") and (folder / "trace.zip").is_file()
+    hint = f"(open with: reuseit trace {folder.name}"
+    assert hint in result.stdout.str().replace("reuseit-output/", "")
+    proc, url = start_viewer(folder / "trace.zip")
+    try:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/?\S*", url), url
+        with urllib.request.urlopen(url, timeout=30) as page:  # noqa: S310 - 127.0.0.1 only
+            assert page.status == 200 and "Playwright" in page.read().decode()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -46,6 +47,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
             for problem in exc.problems:
                 print(f"  {problem}")
             continue
+        unset = loaded.unset_variables(os.environ)
+        if unset:  # a run would stop at its start: say it now, before a browser starts
+            bad += 1
+            print(f"INVALID {f}")
+            for problem in unset:
+                print(f"  {problem}")
+            continue
         wf = loaded.workflow
         print(f"ok      {f}: '{wf.name}', {len(wf.steps)} steps, {len(wf.all_variations())} variation(s)")
     print(f"{len(files) - bad} valid, {bad} invalid")
@@ -62,9 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
     # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
-    from . import experience, guide, heal, report, synthesize  # noqa: PLC0415
+    from . import experience, guide, heal, report, synthesize, trace  # noqa: PLC0415
 
     report.register(sub)
+    trace.register(sub)
     heal.register(sub)
     guide.register(sub)
     experience.register(sub)

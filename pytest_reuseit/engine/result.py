@@ -25,6 +25,10 @@ CATEGORIES = (
 )
 
 
+# Why a trace is not kept, said once for every report (a trace records typed and compared values).
+TRACE_WITHHELD_SECRET = "the run used a secret and a trace would record its value"
+
+
 @dataclass
 class Screenshot:
     """A screenshot kept in memory until the reporters decide where it goes."""
@@ -174,6 +178,7 @@ class RunResult:
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None
+    trace_withheld: str = ""  # why no trace was kept although one was asked for
 
     @property
     def recovered(self) -> bool:

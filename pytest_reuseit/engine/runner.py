@@ -246,7 +246,8 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
     if err is not None and not _recover(ctx, i, step, sr, "action", str(err), deadline):
         return _fail(sr, "action", f"action failed: {err}")
     sr.after = _shot(ctx, f"step {sr.index} after action", always=False)
-    sr.action_ended = time.time()
+    if err is None:  # after a recovery the attempts hold the time since the action failed
+        sr.action_ended = time.time()
     if step.post:
         sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), step)
         if not ok and not _recover(ctx, i, step, sr, "post", _first_failure(sr.post), deadline):

@@ -311,6 +311,12 @@ def after_run(result: RunResult) -> None:
             )
         if result.trace:
             allure.attach.file(result.trace, name="playwright trace", extension="zip")
+        elif result.trace_withheld:
+            allure.attach(
+                f"No trace was kept: {result.trace_withheld}.",
+                name="playwright trace: not kept",
+                attachment_type=allure.attachment_type.TEXT,
+            )
         if result.ended:
             with _step("analysis, artifacts and trace", start=result.ended, stop=time.time()):
                 pass

@@ -39,11 +39,7 @@ def failure_text(result: RunResult) -> str:
     if step is not None:
         out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
     out.append(f"  phase: {result.failed_phase or 'start'}")
-    if result.final_url:
-        title = f"'{result.final_title}' " if result.final_title else ""
-        out.append(f"  page: {title}at {result.final_url}")
-    if result.infrastructure and result.status == "failed":
-        out.append(f"  infrastructure: {result.infrastructure} (it cut the recovery short; the check had failed)")
+    out.extend(_page_lines(result))
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
     if step is not None:
@@ -55,11 +51,28 @@ def failure_text(result: RunResult) -> str:
     if result.blocked_navigation:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
     out.extend(_analysis_lines(result))
-    if result.artifacts_dir:
-        out.append(f"artifacts: {_rel(result.artifacts_dir)}")
-    if result.trace:
-        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
+    out.extend(_files_lines(result))
     return "\n".join(out)
+
+
+def _files_lines(result: RunResult) -> list[str]:
+    out = [f"artifacts: {_rel(result.artifacts_dir)}"] if result.artifacts_dir else []
+    if result.trace:
+        out.append(f"trace: {_rel(result.trace)}  (open with: reuseit trace {_rel(result.trace)})")
+    elif result.trace_withheld:
+        out.append(f"trace: not kept: {result.trace_withheld}")
+    return out
+
+
+def _page_lines(result: RunResult) -> list[str]:
+    """Where the page was, and what cut a failed run's recovery short (the verdict stands)."""
+    out = []
+    if result.final_url:
+        title = f"'{result.final_title}' " if result.final_title else ""
+        out.append(f"  page: {title}at {result.final_url}")
+    if result.infrastructure and result.status == "failed":
+        out.append(f"  infrastructure: {result.infrastructure} (it cut the recovery short; the check had failed)")
+    return out
 
 
 def _step_lines(step: StepResult) -> list[str]:

@@ -8,7 +8,7 @@ path inside the document (``steps[2].post[0].expect.text``), as tavern does.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
 from .model import Extract, Op, Workflow, closest
-from .placeholders import names_in
+from .placeholders import MIN_SECRET_LENGTH, names_in
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
 FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
@@ -65,6 +65,20 @@ class Source:
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
+    # Every {env.X} / {secret.X} with where it is written ("file:line: path"), for `reuseit validate`.
+    environment: tuple[tuple[str, str], ...] = ()
+
+    def unset_variables(self, environ: Mapping[str, str]) -> list[str]:
+        """One problem per {env.X} / {secret.X} that ``environ`` does not provide (or a secret too short)."""
+        problems = []
+        for name, where in self.environment:
+            var = name.split(".", 1)[1]
+            if var not in environ:
+                kind = "secret" if name.startswith("secret.") else "environment variable"
+                problems.append(f"{where}: {kind} '{var}' (used as {{{name}}}) is not set: export {var}=...")
+            elif name.startswith("secret.") and len(environ[var]) < MIN_SECRET_LENGTH:
+                problems.append(f"{where}: secret '{var}' is shorter than {MIN_SECRET_LENGTH} characters")
+        return problems
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -419,7 +433,13 @@ def parse(text: str, path: str) -> LoadedWorkflow:
     problems += _check_use_before_extract(wf, data, source)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source)
+    environment = tuple(
+        (name, f"{source.where(*p)}: {format_path(p)}")
+        for p, text in _strings(data)
+        for name in dict.fromkeys(names_in(text))
+        if name.startswith(("env.", "secret."))
+    )
+    return LoadedWorkflow(wf, source, environment)
 
 
 def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
