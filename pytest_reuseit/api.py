@@ -48,10 +48,10 @@ def run_workflow(
     With ``page=``, the run uses that page as it is (no artifacts, no trace: the page's owner has them);
     ``models`` then replaces the ones the settings would give.
     """
-    loaded = load(path)
     runtime = Runtime(
         default_settings(params=dict(params or {}), base_url=base_url.rstrip("/"), **settings), Path.cwd()
     )
+    loaded = load(path, builtin_names=runtime.builtin_names())
     try:
         if page is not None:
             return execute(

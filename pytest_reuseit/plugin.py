@@ -8,25 +8,52 @@ from __future__ import annotations
 
 import fnmatch
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from . import hookspecs
 from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .experience import learn_from_result
 from .llm.client import load_prices
 from .report import allure_adapter, run_context, text
-from .runtime import Runtime
+from .runtime import Placeholders, Runtime
+from .sites import LocalSites
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)
 
 RUNTIME = pytest.StashKey[Runtime]()
 RESULT = pytest.StashKey[RunResult]()
+SITES = pytest.StashKey[LocalSites]()
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_reuseit_placeholders(config: pytest.Config) -> Mapping[str, str] | None:
+    """The project's own built-ins, given the way a suite gives its own: {demo_url} and {miniwob_url}
+    (their server starts when a run first reads one)."""
+    return config.stash.get(SITES, None)
+
+
+def placeholders_for(node: pytest.Item | pytest.Collector) -> Placeholders:
+    """What every ``pytest_reuseit_placeholders`` implementation visible from ``node`` returns."""
+    found: list[Mapping[str, object]] = []
+    for mapping in node.ihook.pytest_reuseit_placeholders(config=node.config):
+        if mapping is None:
+            continue
+        if not isinstance(mapping, Mapping):
+            raise ReuseitError(
+                f"pytest_reuseit_placeholders must return a mapping of names to values, not {type(mapping).__name__}"
+            )
+        found.append(mapping)
+    return found
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,13 +68,18 @@ def pytest_configure(config: pytest.Config) -> None:
             load_prices(resolved.prices)  # a broken price table is a usage error, found before any run
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
-    config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)))
+    config.stash[SITES] = LocalSites()
+    # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
+    config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     runtime = config.stash.get(RUNTIME, None)
     if runtime is not None:
         runtime.close()
+    sites = config.stash.get(SITES, None)
+    if sites is not None:
+        sites.close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -77,9 +109,11 @@ class WorkflowFile(pytest.File):
     """One workflow file; yields one item per variation, or one failing item if it is invalid."""
 
     def collect(self) -> Iterator[pytest.Item]:
+        runtime = self.config.stash[RUNTIME]
         try:
             # Messages name the file as the user would: relative to the rootdir when possible.
-            loaded = load(self.path, display=_display_path(self.config, self.path))
+            names = runtime.builtin_names(placeholders_for(self))
+            loaded = load(self.path, display=_display_path(self.config, self.path), builtin_names=names)
         except WorkflowFormatError as exc:
             # A plain collection error would stop the whole session: fail this file only.
             yield InvalidWorkflowItem.from_parent(self, name=_stem(self.path), error=exc)
@@ -110,9 +144,16 @@ class WorkflowItem(pytest.Item):
     def runtest(self) -> None:
         runtime = self.config.stash[RUNTIME]
         allure_adapter.before_run(self.loaded, self.variation, runtime.settings.params)
-        result = runtime.run(self.loaded, self.variation, self.nodeid)
+        result = runtime.run(
+            self.loaded,
+            self.variation,
+            self.nodeid,
+            placeholders=placeholders_for(self),
+            on_start=lambda page: self.ihook.pytest_reuseit_run_start(item=self, page=page),
+        )
         self.stash[RESULT] = result
         allure_adapter.after_run(result)
+        self.ihook.pytest_reuseit_run_end(item=self, result=hookspecs.RunEnd(result))
         if runtime.settings.learn and result.label in ("recovered", "healed"):
             # Opt-in: new rules change the agent's prompt, so a recorded cache would stop matching.
             for rule in learn_from_result(result, runtime.experience):
@@ -316,7 +357,10 @@ def reuseit_run(request: pytest.FixtureRequest) -> Callable[..., RunResult]:
         p = Path(path)
         if not p.is_absolute():
             p = Path(str(request.config.rootpath)) / p
-        loaded = load(p)
-        return runtime.run(loaded, variation, f"{request.node.nodeid}-{p.name}-{variation or 'default'}")
+        extra = placeholders_for(request.node)
+        loaded = load(p, builtin_names=runtime.builtin_names(extra))
+        return runtime.run(
+            loaded, variation, f"{request.node.nodeid}-{p.name}-{variation or 'default'}", placeholders=extra
+        )
 
     return run

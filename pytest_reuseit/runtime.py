@@ -1,4 +1,4 @@
-"""Per-process resources shared by every run: the browser, the local sites, the models.
+"""Per-process resources shared by every run: the browser, the built-in placeholders, the models.
 
 The plugin, the ``reuseit`` command and the Python API all run workflows through
 :meth:`Runtime.run`, so a run behaves the same wherever it is started from.
@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import logging
 import shutil
+from collections import ChainMap
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
 
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
@@ -24,22 +27,32 @@ from .experience import ExperienceStore
 from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
+from .llm.cost import session_ledger
 from .llm.judge import ModelJudge, ModelReader
+from .llm.long_text import LongTexts
 from .report import artifacts
 from .settings import ReuseitSettings
-from .sites import SiteServer
+from .sites import LocalSites
 from .workflow.loader import LoadedWorkflow
 from .workflow.placeholders import Values
 
 log = logging.getLogger(__name__)
 
 
+Placeholders = Sequence[Mapping[str, object]]
+
+
 class Runtime:
-    def __init__(self, settings: ReuseitSettings, root: Path) -> None:
+    """``placeholders``: mappings of built-ins besides ``base_url``, first one wins. Left out, the
+    runtime provides (and closes) the bundled sites itself; the plugin passes none and gives each
+    run what the ``pytest_reuseit_placeholders`` hook returns."""
+
+    def __init__(self, settings: ReuseitSettings, root: Path, placeholders: Placeholders | None = None) -> None:
         self.settings = settings
         self.root = root
         self._session: BrowserSession | None = None
-        self._sites: SiteServer | None = None
+        self._own_sites = LocalSites() if placeholders is None else None
+        self.placeholders: Placeholders = [self._own_sites] if self._own_sites is not None else placeholders or ()
         self._llm: LlmClient | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._thread_checked = False
@@ -55,16 +68,11 @@ class Runtime:
                     executable_path=s.browser_path or None,
                     headed=s.headed,
                     connect=s.connect or None,
+                    cdp=s.cdp or None,
                     slow_mo=s.slow_mo,
                 )
             )
         return self._session
-
-    @property
-    def sites(self) -> SiteServer:
-        if self._sites is None:
-            self._sites = SiteServer()
-        return self._sites
 
     def run_options(self) -> RunOptions:
         s = self.settings
@@ -75,11 +83,15 @@ class Runtime:
             page_text_chars=s.page_text,
         )
 
-    def builtins(self) -> dict[str, str]:
-        values = {"demo_url": self.sites.demo_url, "miniwob_url": self.sites.miniwob_url}
-        if self.settings.base_url:
-            values["base_url"] = self.settings.base_url
-        return values
+    def builtins(self, extra: Placeholders = ()) -> Mapping[str, object]:
+        """``base_url`` (when given), then ``extra``, then the runtime's own placeholders; values
+        are read only when a run uses them (ChainMap never copies)."""
+        base = {"base_url": self.settings.base_url} if self.settings.base_url else {}
+        return ChainMap(base, *extra, *self.placeholders)  # type: ignore[arg-type]
+
+    def builtin_names(self, extra: Placeholders = ()) -> tuple[str, ...]:
+        """The built-in names, for validating files before anything starts."""
+        return tuple(self.builtins(extra))
 
     @property
     def llm_enabled(self) -> bool:
@@ -96,6 +108,9 @@ class Runtime:
                     mode=s.llm,
                     cache_dir=str(self.root / s.cache),
                     timeout=s.llm_timeout,
+                    budget=s.llm_budget,
+                    max_cost=s.max_cost,
+                    cost_ledger=str(ledger) if (ledger := session_ledger(self.root)) else "",
                     retries=s.llm_retries,
                     backoff=s.llm_backoff,
                     prices=load_prices(s.prices),
@@ -103,47 +118,60 @@ class Runtime:
             )
         return self._llm
 
-    def models(self, loaded: LoadedWorkflow, variation: str | None = None) -> Models:
-        """The model-backed parts for one run, sharing one usage counter; none when models are off."""
+    def models(
+        self,
+        loaded: LoadedWorkflow,
+        variation: str | None = None,
+        extra: Placeholders = (),
+        texts: LongTexts | None = None,
+    ) -> Models:
+        """The model-backed parts for one run, sharing one usage counter; none when models are off.
+
+        ``texts`` receives the full text of model answers too long for reports (see ``llm.long_text``).
+        """
         if not self.llm_enabled:
             return Models()
         client = self.llm_client()
         model = loaded.workflow.model
         models = Models()
         usage = models.usage
-        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail)
-        models.reader = ModelReader(client, usage, models.mask, model=model)
+        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail, texts=texts)
+        models.reader = ModelReader(client, usage, models.mask, model=model, texts=texts)
         models.agent = ModelAgent(
             client,
             usage,
             reveal=models.reveal,
             mask=models.mask,
             model=model,
-            allowed_domains=self.allowed_domains(loaded, variation),
+            allowed_domains=self.allowed_domains(loaded, variation, extra),
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
-            experience=self.experience.text(host) if (host := self.start_host(loaded, variation)) else "",
+            experience=self.experience.text(host) if (host := self.start_host(loaded, variation, extra)) else "",
             marks=self.settings.agent_marks,
+            texts=texts,
         )
-        models.analyst = ModelAnalyst(client, usage, model=model)
+        models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
         return models
 
     # ---------------------------------------------------------------- one run
 
-    def start_host(self, loaded: LoadedWorkflow, variation: str | None) -> str:
+    def start_host(self, loaded: LoadedWorkflow, variation: str | None, extra: Placeholders = ()) -> str:
         """Host of the variation's start_url ("" when a placeholder is missing: the run reports that)."""
         wf = loaded.workflow
         var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
         try:
-            url = Values({**wf.params, **var.params, **self.settings.params}, self.builtins()).render(wf.start_url)
+            params = {**wf.params, **var.params, **self.settings.params}
+            url = Values(params, self.builtins(extra)).render(wf.start_url)
         except PlaceholderError:
             return ""
         return urlsplit(url).hostname or ""
 
-    def allowed_domains(self, loaded: LoadedWorkflow, variation: str | None) -> tuple[str, ...]:
+    def allowed_domains(
+        self, loaded: LoadedWorkflow, variation: str | None, extra: Placeholders = ()
+    ) -> tuple[str, ...]:
         wf = loaded.workflow
         if wf.allowed_domains is not None:
             return tuple(wf.allowed_domains)
-        host = self.start_host(loaded, variation)
+        host = self.start_host(loaded, variation, extra)
         return (host,) if host else ()
 
     @property
@@ -165,19 +193,39 @@ class Runtime:
             self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reuseit-browser")
         return self._thread
 
-    def run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
-        """Run one variation in a fresh browser context; keep artifacts as the settings say."""
+    def run(
+        self,
+        loaded: LoadedWorkflow,
+        variation: str | None,
+        run_id: str,
+        *,
+        placeholders: Placeholders = (),
+        on_start: Callable[[Page], None] | None = None,
+    ) -> RunResult:
+        """Run one variation in a fresh browser context; keep artifacts as the settings say.
+
+        ``placeholders`` come before the runtime's own; ``on_start`` gets the page before
+        ``start_url`` is opened (the plugin's ``pytest_reuseit_run_start`` hook).
+        """
         thread = self._browser_thread()
         if thread is not None:
-            return thread.submit(self._run, loaded, variation, run_id).result()
-        return self._run(loaded, variation, run_id)
+            return thread.submit(self._run, loaded, variation, run_id, placeholders, on_start).result()
+        return self._run(loaded, variation, run_id, placeholders, on_start)
 
-    def _run(self, loaded: LoadedWorkflow, variation: str | None, run_id: str) -> RunResult:
+    def _run(
+        self,
+        loaded: LoadedWorkflow,
+        variation: str | None,
+        run_id: str,
+        placeholders: Placeholders,
+        on_start: Callable[[Page], None] | None,
+    ) -> RunResult:
         s = self.settings
         wf = loaded.workflow
         folder = self.root / s.output / artifacts.slug(run_id)
         shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
-        fence = NavigationFence(self.allowed_domains(loaded, variation))
+        fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
+        texts = LongTexts()
         context = self.session.new_context(wf.browser.context_kwargs(), fence)
         tracing = s.trace != "off"
         try:
@@ -188,17 +236,25 @@ class Runtime:
             page = context.new_page()
             page.set_default_timeout(wf.settings.action_timeout * 1000)
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
+            if on_start is not None:
+                on_start(page)
+            models = self.models(loaded, variation, placeholders, texts=texts)
             result = execute(
                 page,
                 loaded,
                 variation,
-                builtins=self.builtins(),
+                builtins=self.builtins(placeholders),
                 extra_params=dict(s.params),
                 options=self.run_options(),
-                models=self.models(loaded, variation),
+                models=models,
                 blocked=fence.blocked,
             )
             bad = result.status in ("failed", "broken")
+            if s.artifacts != "never":
+                # Reports name these files for the full text of what they show cut: keep them whenever
+                # anything may be reported, passed runs included.
+                texts.mask = models.mask
+                texts.write(folder)
             if tracing:  # before result.json is written, so that it names the trace
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
@@ -238,9 +294,8 @@ class Runtime:
             self._thread.shutdown()
             self._thread = None
         self._close_session()
-        if self._sites is not None:
-            self._sites.close()
-            self._sites = None
+        if self._own_sites is not None:
+            self._own_sites.close()
 
     def _close_session(self) -> None:
         if self._session is not None:

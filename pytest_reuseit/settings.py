@@ -3,7 +3,8 @@
 Every ``--reuseit-X`` flag has a ``reuseit_X`` ini key and, where it makes sense, an environment
 variable ``REUSEIT_X``. The plugin registers them (``add_options``); :func:`resolve` reads them.
 ``OPTIONS`` is the one place a default is written (the screenshot ones come from the engine's
-``RunOptions``); :func:`defaults` builds settings from it without pytest.
+``RunOptions``, the model ones from ``LlmConfig``); :func:`defaults` builds settings from it
+without pytest, :func:`default` gives one as text.
 """
 
 from __future__ import annotations
@@ -17,15 +18,23 @@ import pytest
 
 from .engine.runner import RunOptions, ScreenshotMode
 from .errors import ReuseitError
+from .llm.client import LlmConfig
 from .workflow.loader import FILE_PATTERNS
 
 DEFAULT_FILES = FILE_PATTERNS
 _RUN = RunOptions()
+_LLM = LlmConfig()
 
 # name: (help, choices or None, default)
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "browser_path": ("Chromium executable (default: $REUSEIT_CHROMIUM, /usr/bin/chromium, Playwright's own)", None, ""),
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
+    "cdp": (
+        "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"
+        " --remote-debugging-port) to use instead of launching one",
+        None,
+        "",
+    ),
     "output": ("folder for screenshots, traces and result files", None, "reuseit-output"),
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
     "screenshots": (
@@ -41,14 +50,24 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm": (
         "model use: auto (cache, then live), live, replay (cache only), refresh, off",
         ("auto", "live", "replay", "refresh", "off"),
-        "auto",
+        _LLM.mode,
     ),
-    "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
-    "cache": ("folder of the model response cache", None, ".reuseit/cache"),
-    "llm_timeout": ("seconds to wait for one model answer", None, "60"),
-    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
-    "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
+    "model": ("model name for checks, agent and analysis", None, _LLM.model),
+    "cache": ("folder of the model response cache", None, _LLM.cache_dir),
+    "llm_timeout": ("seconds to wait for one model answer", None, f"{_LLM.timeout:g}"),
+    "llm_budget": (
+        "seconds one model call may take in all (tries, waits, backoff); past it the run is broken",
+        None,
+        f"{_LLM.budget:g}",
+    ),
+    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, str(_LLM.retries)),
+    "llm_backoff": ("seconds before the first retry (doubles each time)", None, f"{_LLM.backoff:g}"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
+    "max_cost": (
+        "USD of model calls per session (all xdist workers together); past it no more calls, and runs that need one are broken (0: no limit)",
+        None,
+        f"{_LLM.max_cost:g}",
+    ),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
         None,
@@ -70,6 +89,7 @@ BOOL_OPTIONS: dict[str, str] = {
 class ReuseitSettings:
     browser_path: str
     connect: str
+    cdp: str
     output: str
     artifacts: str
     screenshots: ScreenshotMode
@@ -83,9 +103,11 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     llm_timeout: float
+    llm_budget: float
     llm_retries: int
     llm_backoff: float
     prices: str
+    max_cost: float
     strict: bool
     learn: bool
     agent_marks: bool
@@ -164,7 +186,7 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
             raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
         text[name] = value
     out: dict[str, Any] = dict(text)
-    for name in ("slow_mo", "llm_timeout", "llm_backoff"):
+    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost"):
         out[name] = _number(name, text[name])
     for name in ("screenshot_width", "page_text", "llm_retries"):
         out[name] = int(_number(name, text[name]))
@@ -186,6 +208,8 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
+    if _choose(config, "connect") and _choose(config, "cdp"):
+        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         **_typed(lambda name: _choose(config, name)),
@@ -197,6 +221,11 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
         params=params,
         files=tuple(config.getini("reuseit_files")),
     )
+
+
+def default(name: str) -> str:
+    """The default of option ``name`` as text (as a flag would give it)."""
+    return OPTIONS[name][2]
 
 
 def defaults(**overrides: Any) -> ReuseitSettings:

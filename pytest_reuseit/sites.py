@@ -1,9 +1,11 @@
 """Local web sites the plugin serves on 127.0.0.1: the demo app and MiniWoB++ task pages.
 
 Both are static folders (all behaviour is client-side JavaScript), so one threaded stdlib
-server with two mounts is enough. Each pytest process (each xdist worker) starts its own on a
-free port; workflows reach them through the built-in placeholders ``{demo_url}`` and
-``{miniwob_url}``.
+server with two mounts is enough. Workflows reach them through the placeholders ``{demo_url}``
+and ``{miniwob_url}``, which the plugin provides with its own ``pytest_reuseit_placeholders``
+hook (as any suite adds its own): :class:`LocalSites` starts the server the first time a run
+reads one of them, so a suite testing its own site never starts it. Each pytest process (each
+xdist worker) starts its own on a free port.
 """
 
 from __future__ import annotations
@@ -12,8 +14,11 @@ import functools
 import importlib.util
 import logging
 import threading
+from collections.abc import Iterator, Mapping
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+from .errors import PlaceholderError
 
 log = logging.getLogger(__name__)
 
@@ -94,3 +99,45 @@ class SiteServer:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class LocalSites(Mapping[str, str]):
+    """``{demo_url}`` and ``{miniwob_url}``: the names are known at once, the server starts on first lookup."""
+
+    NAMES = ("demo_url", "miniwob_url")
+
+    def __init__(self) -> None:
+        self._server: SiteServer | None = None
+        self._lock = threading.Lock()  # runs in a browser thread and the main thread may both ask
+
+    @property
+    def started(self) -> bool:
+        return self._server is not None
+
+    def _started_server(self) -> SiteServer:
+        with self._lock:
+            if self._server is None:
+                self._server = SiteServer()
+            return self._server
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self.NAMES:
+            raise KeyError(name)
+        if name == "miniwob_url" and miniwob_dir() is None:
+            raise PlaceholderError(
+                "{miniwob_url} needs the MiniWoB++ pages: install the 'examples' extra (pytest-reuseit[examples])"
+            )
+        server = self._started_server()
+        return server.demo_url if name == "demo_url" else server.miniwob_url
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.NAMES)
+
+    def __len__(self) -> int:
+        return len(self.NAMES)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._server is not None:
+                self._server.close()
+                self._server = None

@@ -22,6 +22,7 @@ from ..engine.result import ModelUsage
 from ..errors import ReuseitError
 from ..llm.prompts import GUIDE_SYSTEM
 from ..llm.schemas import GuidanceEdit, GuidanceEdits
+from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow, load
 from ..workflow.model import Check, Fallback, Workflow, describe_op
 from .yamledit import WorkflowDoc
@@ -179,7 +180,7 @@ def ask(client: LlmClient, wf: Workflow, guidance: str, usage: ModelUsage) -> Gu
 def guide(path: Path, guidance: str, client: LlmClient, usage: ModelUsage) -> tuple[GuidanceEdits, GuideResult]:
     """Ask the model, check its edits and apply them (not written). Raises GuideError,
     WorkflowFormatError, YamlEditError or ModelUnavailable."""
-    loaded: LoadedWorkflow = load(path)
+    loaded: LoadedWorkflow = load(path, builtin_names=LocalSites.NAMES)
     doc = WorkflowDoc.load(path)
     answer = ask(client, loaded.workflow, guidance, usage)
     problems = check_edits(loaded.workflow, answer.edits)

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ReuseitError
+from ..llm.schemas import AGENT_ACTIONS
 from .yamledit import WorkflowDoc, YamlEditError
 
-DEFAULT_HEALING = "reuseit-output/healing.json"
-
 # What the agent's record looks like when it did not act on an element: "press 'Enter'", "back".
-_NOT_A_LOCATOR = re.compile(r"^(click|fill|select|press|scroll|hover|goto|back|wait|done|fail)(\s|$)")
+_NOT_A_LOCATOR = re.compile(rf"^({'|'.join(AGENT_ACTIONS)})(\s|$)")
 
 
 @dataclass

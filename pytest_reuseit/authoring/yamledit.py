@@ -40,6 +40,7 @@ from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScala
 from ruamel.yaml.tokens import CommentToken
 
 from ..errors import ReuseitError, WorkflowFormatError
+from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow, parse
 from ..workflow.model import LOCATOR_KINDS
 
@@ -158,7 +159,7 @@ class WorkflowDoc:
         """The edited text and the workflow it loads as; YamlEditError if it does not validate."""
         text = self.dump()
         try:
-            loaded = parse(text, self.path)
+            loaded = parse(text, self.path, builtin_names=LocalSites.NAMES)
         except WorkflowFormatError as exc:
             raise YamlEditError(self.path, ["the edited workflow does not validate:", *exc.problems]) from None
         return text, loaded

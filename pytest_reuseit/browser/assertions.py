@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -18,9 +19,10 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.model import Expect, Locator, LocCount, LocText, TextMatch
+from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText, TextMatch
 from .locators import describe, resolve
 from .ops import classify
+from .pages import Pages
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,16 @@ def _safe(fn: Callable[[], Any], default: str = "(no such element)") -> str:
         return default
 
 
-def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
-    """Judge one assertion key; never raises for a plain mismatch."""
+def check_one(target: Page | Pages, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
+    """Judge one assertion key on the current page; never raises for a plain mismatch."""
     try:
-        return _check(page, key, arg, render, timeout_ms)
+        if key in ("dialog", "download"):
+            # Only the run's page holder has seen the dialogs and downloads.
+            pages = target if isinstance(target, Pages) else Pages(target)
+            if key == "dialog":
+                return _check_dialog(pages, arg, render, timeout_ms)
+            return _check_download(pages, arg, render)
+        return _check(target.page if isinstance(target, Pages) else target, key, arg, render, timeout_ms)
     except AssertionError as exc:  # Playwright's expect: we build our own message from the state
         return DomVerdict(False, key, str(exc).splitlines()[0])
     except (PlaywrightError, PlaywrightTimeout) as exc:
@@ -108,13 +116,13 @@ def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str],
     except AssertionError:
         getter = loc.first.inner_text if key == "text" else loc.first.input_value
         actual = _safe(lambda: getter(timeout=200))
-        count = _matches(loc)
+        count = _element_count(loc)
         if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
             actual = f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
         return DomVerdict(False, f"{key} of {name} to {words}", actual)
 
 
-def _matches(loc: Any) -> int:
+def _element_count(loc: Any) -> int:
     try:
         return int(loc.count())
     except (PlaywrightError, PlaywrightTimeout):
@@ -203,11 +211,55 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
     return assertion(page, key, arg, render, t)
 
 
-def check_expect(page: Page, exp: Expect, render: Callable[[str], str], timeout_ms: float) -> list[DomVerdict]:
+def _matches(m: TextMatch, text: str, render: Callable[[str], str]) -> tuple[bool, str]:
+    pattern, words = _pattern(m, render)
+    if isinstance(pattern, str):
+        return text == pattern, words
+    return pattern.search(text) is not None, words
+
+
+def _check_dialog(pages: Pages, arg: TextMatch, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The message of the last dialog shown (waits up to ``t`` for one to appear)."""
+    deadline = time.monotonic() + t / 1000
+    while pages.last_dialog() is None and time.monotonic() < deadline:
+        pages.page.wait_for_timeout(100)
+    last = pages.last_dialog()
+    _, words = _pattern(arg, render)
+    if last is None:
+        return DomVerdict(False, f"a dialog message to {words}", "no dialog was shown")
+    ok, _ = _matches(arg, last.message, render)
+    return DomVerdict(ok, f"the last dialog's message to {words}", f"{last.type} {last.message!r} ({last.answer})")
+
+
+def _check_download(pages: Pages, arg: DownloadExpect, render: Callable[[str], str]) -> DomVerdict:
+    last = pages.last_download()
+    wanted = []
+    if arg.name is not None:
+        wanted.append(f"name to {_pattern(arg.name, render)[1]}")
+    if arg.contains is not None:
+        wanted.append(f"contents to contain {render(arg.contains)!r}")
+    expected = "the last download's " + " and ".join(wanted) if wanted else "a download"
+    if last is None:
+        return DomVerdict(False, expected, "nothing was downloaded")
+    if arg.name is not None and not _matches(arg.name, last.name, render)[0]:
+        return DomVerdict(False, expected, f"name {last.name!r}")
+    if arg.contains is not None:
+        try:
+            text = Path(last.path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            return DomVerdict(False, expected, f"cannot read {last.name}: {exc}")
+        if render(arg.contains) not in text:
+            return DomVerdict(False, expected, f"{last.name} starts with {text[:200]!r}")
+    return DomVerdict(True, expected, f"{last.name} ({last.size} bytes)")
+
+
+def check_expect(
+    target: Page | Pages, exp: Expect, render: Callable[[str], str], timeout_ms: float
+) -> list[DomVerdict]:
     """All keys of one ``expect`` mapping; stops at the first that fails (the rest would only wait too)."""
     out: list[DomVerdict] = []
     for key, arg in exp.items():
-        verdict = check_one(page, key, arg, render, timeout_ms)
+        verdict = check_one(target, key, arg, render, timeout_ms)
         out.append(verdict)
         if not verdict.ok:
             break

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import WorkflowFormatError
+from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
 
@@ -40,7 +41,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for f in files:
         try:
-            loaded = load(f)
+            loaded = load(f, builtin_names=LocalSites.NAMES)
         except WorkflowFormatError as exc:
             bad += 1
             print(f"INVALID {f}")

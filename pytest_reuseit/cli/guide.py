@@ -13,6 +13,7 @@ from ..authoring.yamledit import YamlEditError
 from ..engine.result import ModelUsage
 from ..errors import WorkflowFormatError
 from ..llm.schemas import GuidanceEdits
+from ..settings import default
 
 
 def _read_guidance(arg: str) -> str:
@@ -94,12 +95,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--apply", action="store_true", help="write the file (default: only show the diff)")
     p.add_argument(
         "--model",
-        default=os.environ.get("REUSEIT_MODEL") or "gpt-4o-mini",
-        help="model name [$REUSEIT_MODEL or gpt-4o-mini]",
+        default=os.environ.get("REUSEIT_MODEL") or default("model"),
+        help=f"model name [$REUSEIT_MODEL or {default('model')}]",
     )
     p.add_argument(
         "--cache",
-        default=os.environ.get("REUSEIT_CACHE") or ".reuseit/cache",
-        help="folder of the model response cache [$REUSEIT_CACHE or .reuseit/cache]",
+        default=os.environ.get("REUSEIT_CACHE") or default("cache"),
+        help=f"folder of the model response cache [$REUSEIT_CACHE or {default('cache')}]",
     )
     p.set_defaults(func=cmd_guide)

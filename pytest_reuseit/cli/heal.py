@@ -7,8 +7,12 @@ import sys
 from pathlib import Path
 
 from ..atomic import write_text_atomic
-from ..authoring.heal import DEFAULT_HEALING, HealingFileError, heal_file, plan, read_suggestions
+from ..authoring.heal import HealingFileError, heal_file, plan, read_suggestions
 from ..authoring.yamledit import YamlEditError
+from ..settings import default
+
+# Where a pytest run with the default --reuseit-output writes its healing suggestions.
+DEFAULT_HEALING = f"{default('output')}/healing.json"
 
 
 def cmd_heal(args: argparse.Namespace) -> int:

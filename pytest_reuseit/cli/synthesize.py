@@ -15,6 +15,7 @@ from ..errors import BrokenRun
 from ..experience import ExperienceStore
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
+from ..settings import default
 from ..sites import SiteServer
 from ..synthesis.explore import RunRecord
 from ..synthesis.pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
@@ -102,7 +103,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         )
         runtime = Runtime(settings, Path.cwd())
         try:
-            loaded = load(result.path)
+            loaded = load(result.path, builtin_names=runtime.builtin_names())
             for var in loaded.workflow.all_variations():
                 run = runtime.run(loaded, var.id, f"synthesized-{var.id}")
                 result.verification.append((var.id, run.label, run.duration))
@@ -135,14 +136,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--kinds", default="attribute,category", help="variation kinds [attribute,category]")
     p.add_argument("--concurrency", type=int, default=4, help="runs in parallel [4]")
     p.add_argument("-o", "--output", help="workflow file to write [<task-slug>.reuseit.yaml]")
-    p.add_argument("--model", default="gpt-4o-mini", help="model name [gpt-4o-mini]")
-    p.add_argument("--cache", default=".reuseit/cache", help="model response cache [.reuseit/cache]")
+    p.add_argument("--model", default=default("model"), help=f"model name [{default('model')}]")
+    p.add_argument("--cache", default=default("cache"), help=f"model response cache [{default('cache')}]")
     p.add_argument("--work-dir", default=".reuseit/runs", help="where runs are recorded (resumable) [.reuseit/runs]")
     p.add_argument("--max-actions", type=int, default=15, help="agent actions per run [15]")
     p.add_argument("--browser-path", help="Chromium executable")
-    p.add_argument("--llm-timeout", type=float, default=60)
-    p.add_argument("--llm-retries", type=int, default=3)
-    p.add_argument("--llm-backoff", type=float, default=1.0)
+    p.add_argument("--llm-timeout", type=float, default=float(default("llm_timeout")))
+    p.add_argument("--llm-retries", type=int, default=int(default("llm_retries")))
+    p.add_argument("--llm-backoff", type=float, default=float(default("llm_backoff")))
     p.add_argument(
         "--experience-dir", default=".reuseit/experience", help="rules learnt per site [.reuseit/experience]"
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .result import ActionRecord, Analysis, RunResult, StepResult, Verdict
+from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
 
@@ -119,7 +119,7 @@ def _outcome(result: RunResult, where: str, what: str) -> Analysis:
     )
 
 
-def _action_failure(step: StepResult) -> tuple[str, list[str]]:
+def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
     """Category and guidance when the step's action itself failed, read from its error."""
     error = step.error
     if _OVERLAY_WORDS.search(error):
@@ -148,7 +148,7 @@ def _action_failure(step: StepResult) -> tuple[str, list[str]]:
     ]
 
 
-def _check_category(phase: str, bad: Verdict | None) -> str:
+def _check_category(phase: str, bad: Verdict | None) -> Category:
     """What a failed pre/post check most probably means."""
     text = f"{bad.check if bad else ''} {bad.actual if bad else ''}"
     if _OVERLAY_WORDS.search(text):

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from ..browser.pages import DialogRecord, DownloadRecord
 
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
-CATEGORIES = (
+# The challenge analysis' categories (ReUseIt §4.2): the one list. The model's answer schema, the
+# analyst's prompt, Allure's categories.json and docs/workflow-format.md all follow it.
+Category = Literal[
     "popup_or_overlay",
     "wrong_element_or_value",
     "action_incomplete",
@@ -22,7 +26,8 @@ CATEGORIES = (
     "product_defect",
     "ambiguous_instruction",
     "infrastructure",
-)
+]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 # Why a trace is not kept, said once for every report (a trace records typed and compared values).
@@ -54,6 +59,7 @@ class Verdict:
     line: int = 0
     started: float = 0.0  # wall-clock seconds (time.time()): reports show when it happened
     ended: float = 0.0
+    page: str = ""  # the page judged (which one, its title and url) when the run had several
 
 
 @dataclass
@@ -117,6 +123,8 @@ class StepResult:
     ended: float = 0.0
     action_started: float = 0.0  # the action and its screenshots, between the pre and post checks
     action_ended: float = 0.0
+    dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
+    page: str = ""  # the current page when the step ended (set when the run opened more than one)
 
 
 @dataclass
@@ -127,7 +135,7 @@ class Analysis:
     why: str
     what: str
     guidance: list[str]
-    category: str
+    category: Category
     source: Literal["observed", "model"] = "observed"
 
 
@@ -179,6 +187,9 @@ class RunResult:
     artifacts_dir: str | None = None
     trace: str | None = None
     trace_withheld: str = ""  # why no trace was kept although one was asked for
+    downloads: list[DownloadRecord] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
+    unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
 
     @property
     def recovered(self) -> bool:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -19,6 +20,7 @@ from playwright.sync_api import Page
 from ..browser.assertions import check_expect
 from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
+from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow, placeholder_names
 from ..workflow.model import Check, Extract, Fallback, Op, Step, Variation
@@ -41,35 +43,50 @@ class RunOptions:
     max_width: int = 1280  # screenshots wider than this are scaled down in the browser
     # Upper bound on the text view given to the judge with each screenshot.
     page_text_chars: int = 4000
+    # Where the run saves files (downloads); a temporary folder when not given.
+    output_dir: str | None = None
 
 
 @dataclass
 class _Ctx:
-    page: Page
+    pages: Pages
     loaded: LoadedWorkflow
     values: Values
     options: RunOptions
     models: Models
     result: RunResult
     blocked: list[str] = field(default_factory=list)
+    output_dir: str = ""
+
+    @property
+    def page(self) -> Page:
+        """The current page (a pop-up after ``new_page``, the opener again once it closed)."""
+        return self.pages.page
 
 
 def execute(
-    page: Page,
+    page: Page | Pages,
     loaded: LoadedWorkflow,
     variation: str | None = None,
     *,
-    builtins: dict[str, str] | None = None,
+    builtins: Mapping[str, object] | None = None,
     extra_params: dict[str, object] | None = None,
     options: RunOptions | None = None,
     models: Models | None = None,
     blocked: list[str] | None = None,
 ) -> RunResult:
-    """Run ``loaded`` (one variation of it) on ``page`` and return everything that happened."""
+    """Run ``loaded`` (one variation of it) on ``page`` and return everything that happened.
+
+    ``page`` is the page to start on, or a :class:`Pages` holder when the caller follows the run's
+    pages itself; pages the run opens (pop-ups, tabs) are followed either way.
+    """
     wf = loaded.workflow
+    pages = Pages.wrap(page)
+    pages.default_dialog = pages.dialog = DialogPolicy.of(wf.settings.dialog)
     var = _pick_variation(loaded, variation)
     params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
-    values = Values(params=params, builtins=dict(builtins or {}))
+    # Not copied: a built-in's value may be computed on first use (a local server that starts then).
+    values = Values(params=params, builtins=builtins if builtins is not None else {})
     var_index = wf.variations.index(var) if var in wf.variations else None
     result = RunResult(
         workflow=wf.name,
@@ -82,7 +99,7 @@ def execute(
         total_steps=len(wf.steps),
     )
     ctx = _Ctx(
-        page,
+        pages,
         loaded,
         values,
         options or RunOptions(),
@@ -113,11 +130,7 @@ def execute(
         result.blocked_navigation = list(ctx.blocked)
         result.usage = ctx.models.usage
         result.typed_secret = bool(values.secrets_used)
-        try:
-            result.final_url = page.url
-            result.final_title = page.title() if result.status != "passed" else ""
-        except PlaywrightError:
-            pass  # the page is gone: the result says so in its message
+        _record_pages(ctx)
     # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
     _mask_result(ctx)
     if result.status in ("failed", "broken"):
@@ -137,6 +150,25 @@ def _read_environment(values: Values, names: set[str]) -> None:
         if name.startswith("env.") and name[4:] not in values.environ:
             raise PlaceholderError(f"environment variable '{name[4:]}' (used as {{{name}}}) is not set")
     values.load_secrets(sorted(n[len("secret.") :] for n in names if n.startswith("secret.")))
+
+
+def _record_pages(ctx: _Ctx) -> None:
+    """What the reports list about the run's pages: the final one, all of them, downloads."""
+    result, pages = ctx.result, ctx.pages
+    try:
+        result.final_url = pages.page.url
+        result.final_title = pages.page.title() if result.status != "passed" else ""
+    except PlaywrightError:
+        result.final_url = ""  # the page is gone: the result says so in its message
+    result.pages = [p.url for p in pages.order]
+    result.unvisited_pages = [p.url for p in pages.unvisited()]
+    result.downloads = list(pages.downloads)
+
+
+def _output_dir(ctx: _Ctx) -> str:
+    if not ctx.output_dir:
+        ctx.output_dir = ctx.options.output_dir or tempfile.mkdtemp(prefix="reuseit-run-")
+    return ctx.output_dir
 
 
 def _pick_variation(loaded: LoadedWorkflow, variation: str | None) -> Variation:
@@ -172,11 +204,14 @@ def _run(ctx: _Ctx) -> None:
         ctx.result.steps.append(sr)
         started = time.monotonic()
         sr.started = time.time()
+        dialogs_before = len(ctx.pages.dialogs)
         try:
             _step(ctx, i, step, sr)
         finally:
             sr.duration = time.monotonic() - started
             sr.ended = sr.started + sr.duration
+            sr.dialogs = ctx.pages.dialogs[dialogs_before:]
+            sr.page = _page_name(ctx)
         if sr.status == "failed":
             ctx.result.status = "failed"
             ctx.result.failed_step = sr.index
@@ -193,6 +228,13 @@ def _run(ctx: _Ctx) -> None:
             ctx.result.message = f"outcome check failed: {bad.check}: {_why(bad)}"
             return
     ctx.result.healed = any(s.status == "healed" for s in ctx.result.steps)
+
+
+def _page_name(ctx: _Ctx) -> str:
+    """The current page as reports name it, once the run has more than one page (else "")."""
+    if len(ctx.pages.order) < 2:
+        return ""
+    return ctx.pages.name()
 
 
 def _open(ctx: _Ctx, url: str) -> None:
@@ -254,7 +296,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
             return _fail(sr, "post", f"post check failed: {_first_failure_text(sr, 'post')}")
     for ex in step.extract:
         try:
-            value = extract_value(ctx.page, ex, _op_ctx(ctx, step))
+            value = extract_value(ex, _op_ctx(ctx, step))
         except OpFailed as exc:
             return _fail(sr, "extract", f"extract failed: {exc}")
         _extracted(ctx, ex.into, value)
@@ -310,6 +352,9 @@ def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
         blocked=ctx.blocked,
         query=query,
         taint=ctx.values.add_derived,
+        pages=ctx.pages,
+        folder=ctx.loaded.folder,
+        output_dir=_output_dir(ctx),
     )
 
 
@@ -321,7 +366,7 @@ def _run_ops(
     for op in ops:
         started = time.time()
         try:
-            done = run_op(ctx.page, op, octx)
+            done = run_op(op, octx)
         except OpFailed as exc:
             mask = ctx.values.mask  # the agent reads these records: no revealed value may stay in them
             records.append(
@@ -555,12 +600,14 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
 def _judge_once(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str) -> Verdict:
     render, mask = ctx.values.render, ctx.values.mask
     words = render(check.check) if check.check else None
-    v = Verdict(check=mask(render(check.describe())), phase=phase, ok=None, source="none", line=line)
+    v = Verdict(
+        check=mask(render(check.describe())), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx)
+    )
     if check.expect is not None:
         # Secrets are compared with their real values; what the verdict says about them is masked.
         reveal = lambda text: ctx.values.render(text, reveal=True)  # noqa: E731
         for exp in check.expect:
-            for dv in check_expect(ctx.page, exp, reveal, timeout_ms):
+            for dv in check_expect(ctx.pages, exp, reveal, timeout_ms):
                 if not dv.ok:
                     v.ok, v.source, v.expected, v.actual = False, "dom", mask(dv.expected), mask(dv.actual)
                     v.screenshot = _shot(

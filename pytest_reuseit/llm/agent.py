@@ -32,7 +32,8 @@ from ..browser.session import first_line, host_allowed
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
 from .client import LlmClient
-from .prompts import AGENT_SYSTEM
+from .long_text import LongTexts
+from .prompts import AGENT_SYSTEM, data_block
 from .schemas import AgentAction
 
 log = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class ModelAgent:
         observer: Callable[[AgentAction, ActionRecord, Observation, Any, bytes | None], None] | None = None,
         variant: str = "",
         marks: bool = False,
+        texts: LongTexts | None = None,
     ) -> None:
         self.client = client
         self.usage = usage
@@ -74,6 +76,7 @@ class ModelAgent:
         self.variant = variant
         # Draw the element ids on the screenshot (set-of-marks); costs a call per element.
         self.marks = marks
+        self.texts = texts
 
     def messages(
         self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation, shot: bytes | None
@@ -89,7 +92,7 @@ class ModelAgent:
                     + ("\n".join(f"- {d}" for d in done) if done else "- nothing yet")
                 ),
             },
-            {"type": "text", "text": f"Page: {obs.title} ({obs.url})\n<observation>\n{obs.text}\n</observation>"},
+            {"type": "text", "text": f"Page: {obs.title} ({obs.url})\n{data_block('observation', obs.text)}"},
         ]
         if shot is not None:
             parts.append({"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}})
@@ -104,6 +107,7 @@ class ModelAgent:
             self.usage,
             model=self.model,
             variant=self.variant,
+            texts=self.texts,
         )
         assert isinstance(answer, AgentAction)
         return answer

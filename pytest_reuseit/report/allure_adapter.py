@@ -22,6 +22,8 @@ from ..workflow.loader import LoadedWorkflow
 
 log = logging.getLogger(__name__)
 
+USAGE_ATTACHMENT = "model usage (json)"
+
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
     from allure_commons._allure import plugin_manager
@@ -199,6 +201,30 @@ def _workflow_step(s: StepResult, page: str) -> None:
                 pass
 
 
+def usage_summary(result: RunResult) -> dict[str, Any]:
+    """What the run's model use was, as shown in Allure and read back by ``reuseit report``'s trends."""
+    u = result.usage
+    return {
+        "calls": u.calls,
+        "cache_hits": u.cache_hits,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "tokens": u.prompt_tokens + u.completion_tokens,
+        "cost_usd": round(u.cost, 6),
+    }
+
+
+def _usage(result: RunResult) -> None:
+    """Calls, tokens and cost as parameters (excluded from the history id) and a JSON attachment."""
+    summary = usage_summary(result)
+    if not (summary["calls"] or summary["cache_hits"]):
+        return
+    allure.dynamic.parameter("model calls", str(summary["calls"]), excluded=True)
+    allure.dynamic.parameter("model tokens", str(summary["tokens"]), excluded=True)
+    allure.dynamic.parameter("model cost", f"${summary['cost_usd']:.4f}", excluded=True)
+    allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
+
+
 def analysis_html(result: RunResult) -> str:
     """A readable page: where / why / what / guidance, with the attempts' screenshots."""
     a = result.analysis
@@ -281,6 +307,7 @@ def after_run(result: RunResult) -> None:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
         allure.dynamic.description_html(_description(result))
+        _usage(result)
         if test is not None and test.start and result.started and _ms(result.started) > test.start:
             # The browser context (and, for the first run, the browser) opened before the run started.
             with _step("prepare the browser", start=test.start / 1000, stop=result.started):

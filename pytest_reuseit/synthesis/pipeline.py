@@ -39,6 +39,7 @@ from ..llm.schemas import (
     TaskVariations,
     WorkflowStructure,
 )
+from ..sites import LocalSites
 from ..workflow.loader import parse
 from . import prompts
 from .compile import compile_step, parse_evidence
@@ -272,7 +273,7 @@ class Synthesizer:
         self.say(f"6/7 compiled: {n_compiled} of {len(structure.steps)} steps replay without a model")
         text = self.write_yaml(variations, instances, guarded, compiled, len(records))
         path = opt.output or Path(f"{self.dir.name}.reuseit.yaml")
-        parse(text, str(path))  # never write a file the loader would reject
+        parse(text, str(path), builtin_names=LocalSites.NAMES)  # never write a file the loader would reject
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         self.say(f"7/7 wrote {path}")

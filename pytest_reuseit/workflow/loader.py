@@ -1,14 +1,18 @@
 """Line-aware, safe loading of workflow files.
 
 pyyaml's SafeLoader composes a node tree that keeps a mark (line, column) on every node; we keep
-that tree beside the plain data, so any validation error can be pointed at ``file:line`` with the
-path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+the lines of that tree beside the plain data, so any validation error can be pointed at
+``file:line`` with the path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+
+Each file is parsed once: the data is constructed from the same node tree the lines are read
+from, and the tree is composed by libyaml (``CSafeLoader``) when pyyaml has it. Parsing in pure
+Python, twice, was nearly all the time of collecting many files (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, Workflow, closest
+from .model import Extract, Op, UploadArgs, Workflow, closest
 from .placeholders import MIN_SECRET_LENGTH, names_in
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
@@ -26,7 +30,9 @@ FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
-BUILTIN_NAMES = ("base_url", "demo_url", "miniwob_url")
+# The one built-in of the language; others come from whoever runs the file (the plugin's
+# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url",)
 
 # Bounds on input, so one hostile or broken file fails alone instead of exhausting the session:
 # a real workflow is a few kilobytes, a few levels deep, with a few hundred YAML nodes.
@@ -65,6 +71,7 @@ class Source:
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
+    folder: str = "."  # the file's folder: upload paths are relative to it
     # Every {env.X} / {secret.X} with where it is written ("file:line: path"), for `reuseit validate`.
     environment: tuple[tuple[str, str], ...] = ()
 
@@ -88,8 +95,8 @@ def format_path(doc_path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (plain YAML silently keeps the last one)."""
+class _UniqueKeys(yaml.constructor.SafeConstructor):
+    """Refuses duplicate keys (plain YAML silently keeps the last one); mixed into both loaders."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -104,6 +111,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """pyyaml's own parser: the reference, and the one whose error messages users see."""
+
+
+# libyaml's parser under pyyaml's safe constructor: the same data and marks, several times faster.
+_FastLoader: type[yaml.SafeLoader] = (
+    type("_FastUniqueKeyLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else _UniqueKeyLoader
+)
 
 
 def _index_lines(node: yaml.Node, prefix: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:
@@ -212,11 +229,13 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_placeholders(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
+) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
@@ -239,13 +258,22 @@ def _check_placeholders(wf: Workflow, data: dict[str, Any], source: Source) -> l
     return problems
 
 
+def _events(text: str) -> Iterator[yaml.Event]:
+    """The document's events, stopping early once it is deeper or larger than any workflow."""
+    yield from yaml.parse(text, Loader=_FastLoader)
+
+
 def _check_size(text: str, path: str) -> None:
     """Walk the YAML events once (no recursion, nothing built) and refuse what is too big or deep."""
     # One entry per open collection: its anchor and how many nodes it holds so far (aliases expanded).
     open_: list[tuple[str | None, int]] = [(None, 0)]
     anchors: dict[str, int] = {}
     total = 0
-    for event in yaml.parse(text, Loader=_UniqueKeyLoader):
+    try:
+        events = list(_events(text))
+    except yaml.YAMLError:
+        return  # not YAML: composing it reports the error with pyyaml's words
+    for event in events:
         mark = event.start_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}:1"
         if isinstance(event, yaml.CollectionStartEvent):
@@ -273,15 +301,65 @@ def _check_size(text: str, path: str) -> None:
             )
 
 
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree (for lines) and the data built from it, from one parse of ``text``.
+
+    A file libyaml rejects is parsed again by pyyaml's own parser: its messages are the ones the
+    error reports are written for ("mapping values are not allowed here"), and the slow path is
+    paid by broken files only."""
+    try:
+        return _one_parse(text, _FastLoader)
+    except yaml.YAMLError:
+        if _FastLoader is _UniqueKeyLoader:
+            raise
+        return _one_parse(text, _UniqueKeyLoader)
+
+
+def _one_parse(text: str, loader_type: type[yaml.SafeLoader]) -> tuple[yaml.Node | None, Any]:
+    loader = loader_type(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        return node, data
+    finally:
+        loader.dispose()
+
+
+def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
+    """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
+    problems: list[str] = []
+
+    def from_ops(ops: tuple[Op, ...] | None, where: tuple[str | int, ...]) -> None:
+        for n, op in enumerate(ops or ()):
+            if not isinstance(op.arg, UploadArgs):
+                continue
+            for k, name in enumerate(op.arg.files):
+                if names_in(name):
+                    continue  # computed at run time; checked then
+                if not (Path(folder) / name).is_file():
+                    path = (*where, n, "upload", "files", k)
+                    problems.append(
+                        f"{source.where(*path)}: {format_path(path)}: upload file {name!r} does not exist "
+                        f"(paths are relative to the workflow file's folder)"
+                    )
+
+    for i, step in enumerate(wf.steps):
+        from_ops(step.do, ("steps", i, "do"))
+        for j, fb in enumerate(step.fallback):
+            from_ops(fb.do, ("steps", i, "fallback", j, "do"))
+    return problems
+
+
 def _read_yaml(text: str, path: str) -> tuple[yaml.Node | None, Any]:
+    """Node tree and data of ``text``, once it is known to be of workflow size (one clear error
+    on this file, never a session-wide MemoryError or RecursionError)."""
     if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
         raise WorkflowFormatError(
             path, [f"{path}:1: the file is larger than {MAX_FILE_BYTES // 1024} KiB; a workflow file is far smaller"]
         )
+    _check_size(text, path)
     try:
-        _check_size(text, path)
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        return _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1"
@@ -293,7 +371,6 @@ def _read_yaml(text: str, path: str) -> tuple[yaml.Node | None, Any]:
         raise WorkflowFormatError(path, [f"{path}:1: invalid YAML: {exc}"]) from None
     except RecursionError:  # a safety net behind _check_size: never abort the whole session
         raise WorkflowFormatError(path, [f"{path}:1: the document is nested too deeply"]) from None
-    return node, data
 
 
 def _is_words(path: tuple[str | int, ...]) -> bool:
@@ -394,9 +471,11 @@ def _position(path: tuple[str | int, ...]) -> float:
     return i
 
 
-def _check_use_before_extract(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_use_before_extract(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str] = ()
+) -> list[str]:
     """A ``{name}`` that only an extraction provides must come after what extracts it."""
-    given = set(BUILTIN_NAMES) | {k for p in _params_sets(wf) for k in p}
+    given = {"base_url", *builtin_names} | {k for p in _params_sets(wf) for k in p}
     avail = _available_from(wf)
     problems: list[str] = []
     for path, text in _strings(data):
@@ -410,8 +489,13 @@ def _check_use_before_extract(wf: Workflow, data: dict[str, Any], source: Source
     return problems
 
 
-def parse(text: str, path: str) -> LoadedWorkflow:
-    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found."""
+def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+    """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
+
+    ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
+    default the folder part of ``path``). ``builtin_names`` are the placeholders the runner will
+    provide besides ``base_url``."""
+    folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     node, data = _read_yaml(text, path)
     if node is not None:
@@ -427,10 +511,10 @@ def parse(text: str, path: str) -> LoadedWorkflow:
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source)
+    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     problems += _check_param_loops(wf, data, source)
     problems += _check_secret_words(wf, data, source)
-    problems += _check_use_before_extract(wf, data, source)
+    problems += _check_use_before_extract(wf, data, source, builtin_names)
     if problems:
         raise WorkflowFormatError(path, problems)
     environment = tuple(
@@ -439,10 +523,10 @@ def parse(text: str, path: str) -> LoadedWorkflow:
         for name in dict.fromkeys(names_in(text))
         if name.startswith(("env.", "secret."))
     )
-    return LoadedWorkflow(wf, source, environment)
+    return LoadedWorkflow(wf, source, folder, environment)
 
 
-def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
+def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -450,7 +534,7 @@ def load(path: str | Path, display: str | None = None) -> LoadedWorkflow:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown)
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
 
 
 def placeholder_names(wf: Workflow, extra: dict[str, object] | None = None) -> set[str]:

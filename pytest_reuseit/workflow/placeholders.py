@@ -51,7 +51,7 @@ class Values:
     """The values one run can fill in. ``extracted`` grows as the run goes."""
 
     params: Mapping[str, object]
-    builtins: Mapping[str, str] = field(default_factory=dict)
+    builtins: Mapping[str, object] = field(default_factory=dict)
     extracted: dict[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     secrets_used: dict[str, str] = field(default_factory=dict)
