@@ -6,6 +6,7 @@ The plugin, the ``reuseit`` command and the Python API all run workflows through
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from collections import ChainMap
@@ -17,6 +18,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
+from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
+from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.ports import Models
 from .engine.result import TRACE_WITHHELD_SECRET, RunResult
@@ -150,6 +153,8 @@ class Runtime:
             texts=texts,
         )
         models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
+        # The pages the model judges checks on, for `reuseit promote` (bounded; see authoring/judged_pages.py).
+        models.recorder = PageRecorder(self.root / JUDGED_PAGES_DIR, loaded.source.path, models.mask)
         return models
 
     # ---------------------------------------------------------------- one run
@@ -245,7 +250,8 @@ class Runtime:
                 variation,
                 builtins=self.builtins(placeholders),
                 extra_params=dict(s.params),
-                options=self.run_options(),
+                # Downloads are saved in the run's own folder, beside its artifacts.
+                options=dataclasses.replace(self.run_options(), output_dir=str(folder)),
                 models=models,
                 blocked=fence.blocked,
             )

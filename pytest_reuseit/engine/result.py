@@ -60,6 +60,9 @@ class Verdict:
     started: float = 0.0  # wall-clock seconds (time.time()): reports show when it happened
     ended: float = 0.0
     page: str = ""  # the page judged (which one, its title and url) when the run had several
+    # A promoted check whose assertion failed while the model judged its words met: the assertion
+    # is out of date, the page is not wrong. The check passes; the step counts as recovered.
+    stale: bool = False
 
 
 @dataclass
@@ -74,6 +77,7 @@ class ActionRecord:
     message: str = ""  # the agent's own words
     started: float = 0.0
     ended: float = 0.0
+    opened_page: bool = False  # the action opened a pop-up or tab, which became current (agent actions)
 
 
 @dataclass

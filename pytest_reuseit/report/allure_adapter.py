@@ -199,6 +199,12 @@ def _workflow_step(s: StepResult, page: str) -> None:
         for key, value in s.extracted.items():
             with _step(f"extracted {key} = {value!r}", start=s.ended, stop=s.ended):
                 pass
+        for d in s.dialogs:
+            with _step(f"dialog ({d.type}) {d.message!r}: {d.answer}"):
+                pass
+        if s.page:
+            with _step(f"current page: {s.page}"):
+                pass
 
 
 def usage_summary(result: RunResult) -> dict[str, Any]:
@@ -336,6 +342,8 @@ def after_run(result: RunResult) -> None:
                 name="challenge analysis (json)",
                 attachment_type=allure.attachment_type.JSON,
             )
+        for d in result.downloads:
+            allure.attach.file(d.path, name=f"download: {d.name}", extension=d.name.rsplit(".", 1)[-1])
         if result.trace:
             allure.attach.file(result.trace, name="playwright trace", extension="zip")
         elif result.trace_withheld:

@@ -48,6 +48,10 @@ def failure_text(result: RunResult) -> str:
         for v in result.outcome:
             if v.ok is False:
                 out.extend(_verdict_lines(v, "  outcome "))
+    if result.unvisited_pages:
+        out.append("  opened but never switched to: " + ", ".join(result.unvisited_pages))
+    if result.downloads:
+        out.append("  downloads: " + ", ".join(f"{d.name} -> {_rel(d.path)}" for d in result.downloads))
     if result.blocked_navigation:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
     out.extend(_analysis_lines(result))
@@ -88,6 +92,10 @@ def _step_lines(step: StepResult) -> list[str]:
         out.extend(_verdict_lines(v, "  "))
     if step.failed_phase in ("action", "extract"):
         out.append(f"  error: {step.error}")
+    if step.page:
+        out.append(f"  current page: {step.page}")
+    for d in step.dialogs:
+        out.append(f"  dialog ({d.type}) {d.message!r}: {d.answer}")
     if step.attempts:
         out.append("  attempts:")
         for att in step.attempts:
@@ -123,7 +131,14 @@ def recovered_text(result: RunResult) -> list[str]:
     """What needed recovery or healing in a run that passed (for the terminal summary)."""
     lines = []
     for step in result.steps:
-        if step.status == "recovered":
+        for v in step.pre + step.post:
+            if v.stale:
+                lines.append(
+                    f"step {step.index} ({step.action}): {v.phase} check '{v.check}' (line {v.line}): "
+                    "its promoted assertion is stale (the model judged the words met); "
+                    f"heal it with `reuseit promote {result.file} --apply`"
+                )
+        if step.status == "recovered" and step.attempts:
             ok = next((a for a in step.attempts if a.ok), None)
             how = ok.fallback if ok else "?"
             lines.append(
