@@ -128,6 +128,7 @@ def test_no_secret_in_any_byte_the_session_writes(
     assert data["steps"][1]["post"][0]["expected"] == "text of css='#head' to equal 'Hello ***'"
     assert data["final_url"].endswith("?shown=***") and data["start_url"].endswith("?t=***")
     assert fake_llm.calls("condition_check") >= 1 and fake_llm.calls("challenge_analysis") == 1
+    assert list((pytester.path / "cache").rglob("*.json")) and not list((pytester.path / "cache").rglob("*.lock"))
     # A trace would record the typed and compared values: none is kept, and the report says why.
     assert data["trace"] is None and data["trace_withheld"]
     assert "trace: not kept: the run used a secret" in result.stdout.str()
