@@ -147,3 +147,18 @@ def test_invalid_files_fail_alone_and_the_summary_lists_them(pytester: pytest.Py
     )
     for name in ("bomb", "deep", "big"):
         assert f"INVALID {name}.reuseit.yaml: {name}.reuseit.yaml:" in out
+
+
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [
+        (
+            "{switch_page: popup}",
+            "steps[0].do[0].switch_page: expected one of the accepted forms: input should be 'main'",
+        ),
+        ("{upload: {css: '#f', files: [nope.txt]}}", "upload file 'nope.txt' does not exist"),
+    ],
+)
+def test_unknown_page_names_and_missing_upload_files_are_load_errors(op: str, expected: str) -> None:
+    found = problems(HEAD + f"steps:\n  - action: a\n    do: [{op}]\n")
+    assert len(found) == 1 and expected in found[0], found
