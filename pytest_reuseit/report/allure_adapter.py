@@ -12,7 +12,6 @@ import functools
 import html
 import json
 import logging
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -309,15 +308,10 @@ def after_run(result: RunResult) -> None:
     if not active():
         return
     try:
-        test = _current(TestResult)
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
         allure.dynamic.description_html(_description(result))
         _usage(result)
-        if test is not None and test.start and result.started and _ms(result.started) > test.start:
-            # The browser context (and, for the first run, the browser) opened before the run started.
-            with _step("prepare the browser", start=test.start / 1000, stop=result.started):
-                pass
         _top_steps(result)
         if result.label in ("recovered", "healed"):
             allure.dynamic.tag(result.label)
@@ -352,9 +346,6 @@ def after_run(result: RunResult) -> None:
                 name="playwright trace: not kept",
                 attachment_type=allure.attachment_type.TEXT,
             )
-        if result.ended:
-            with _step("analysis, artifacts and trace", start=result.ended, stop=time.time()):
-                pass
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
         log.warning("could not write the Allure steps: %s", exc)
 
@@ -367,6 +358,10 @@ def finish(result: RunResult | None) -> None:
     test = _current(TestResult)
     if test is None:
         return
+    if result.started and result.ended:
+        # The test's time is the workflow run's, as its steps' are (not the browser's start-up or
+        # the writing of artifacts around it): the steps add up to the duration Allure shows.
+        test.start, test.stop = _ms(result.started), _ms(result.ended)
     if result.label in ("recovered", "healed") and test.status == "passed":
         test.statusDetails = StatusDetails(flaky=True, message=recovery_message(result))
     elif result.status in ("failed", "broken") and test.statusDetails is not None:
