@@ -288,13 +288,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not runs and not invalid:
         return
     runtime = config.stash.get(RUNTIME, None)
-    if runtime is not None and not hasattr(config, "workerinput"):
+    if runs and runtime is not None and not hasattr(config, "workerinput"):
         out = Path(str(config.rootpath)) / runtime.settings.output
         run_context.write_usage(out / "usage.json", runs)
         run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
-    for line in _summary_lines(runs, verbose=config.option.verbose > 0):
+    for line in _summary_lines(runs, verbose=config.option.verbose > 0) if runs else ():
         write(line)
     if invalid:  # files that could not be loaded are no workflow runs, but they are not forgotten either
         write(f"{len(invalid)} invalid workflow file(s):")

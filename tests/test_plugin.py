@@ -375,7 +375,7 @@ def test_unparseable_file_is_one_failing_item(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
     result.assert_outcomes(failed=2)
     out = output_of(result)
-    assert "bad.reuseit.yaml:3:1: invalid YAML: expected ',' or ']'" in out
+    assert "bad.reuseit.yaml:3:10: invalid YAML: expected ',' or ']'" in out
     assert "empty.reuseit.yml:1: a workflow file must be a mapping" in out
     assert_no_traceback(out)
 
