@@ -590,6 +590,11 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
 
 
 @pytest.mark.slow
+def data_trace_named(mixed: Session, folder: Path) -> bool:
+    """result.json names the trace kept beside it (it was once written before the trace was saved)."""
+    return bool(mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")["trace"] == str(folder / "trace.zip"))
+
+
 def test_failed_post_check_explains_itself(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Expects the wrong text [default]")
     assert "workflow 'Expects the wrong text' [default] FAILED" in text
@@ -610,8 +615,9 @@ def test_failed_post_check_explains_itself(mixed: Session) -> None:
     assert shown and (mixed.path / shown.group(1)).resolve() == folder.resolve()
     assert folder.is_dir()
     assert (folder / "trace.zip").is_file() and (folder / "trace.zip").stat().st_size > 0
-    shown = re.search(r"^trace: (\S+)  \(open with: playwright show-trace (\S+)\)$", text, re.M)
+    shown = re.search(r"^trace: (\S+)  \(open with: reuseit trace (\S+)\)$", text, re.M)
     assert shown and (mixed.path / shown.group(1)).resolve() == (folder / "trace.zip").resolve()
+    assert data_trace_named(mixed, folder)
     data = mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")
     assert (data["status"], data["label"], data["failed_step"], data["failed_phase"]) == ("failed", "failed", 1, "post")
     assert data["analysis"]["category"] == "wrong_element_or_value"
