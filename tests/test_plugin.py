@@ -592,7 +592,8 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
 @pytest.mark.slow
 def data_trace_named(mixed: Session, folder: Path) -> bool:
     """result.json names the trace kept beside it (it was once written before the trace was saved)."""
-    return bool(mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")["trace"] == str(folder / "trace.zip"))
+    trace = mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")["trace"]
+    return trace is not None and Path(trace).resolve() == (folder / "trace.zip").resolve()
 
 
 def test_failed_post_check_explains_itself(mixed: Session) -> None:
