@@ -23,7 +23,9 @@ from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, KEEP, judged_page
 from pytest_reuseit.cli import main
 from pytest_reuseit.report.text import recovered_text
 from pytest_reuseit.runtime import Runtime
-from pytest_reuseit.workflow.loader import load
+from pytest_reuseit.sites import LocalSites
+from pytest_reuseit.workflow.loader import LoadedWorkflow
+from pytest_reuseit.workflow.loader import load as load_file
 from tests.support.llm_server import FakeLLM, Request
 
 pytestmark = pytest.mark.browser
@@ -56,6 +58,10 @@ LOOSE_PROPOSAL = {
     "rationale": "A result is shown.",
 }
 ANALYSIS = {"where": "step 1", "why": "price", "what": "judged", "guidance": ["x"], "category": "product_defect"}
+
+
+def load(path: Path) -> LoadedWorkflow:
+    return load_file(path, builtin_names=LocalSites.NAMES)
 
 
 def reads_price(req: Request) -> dict[str, Any]:
