@@ -1,6 +1,6 @@
 """Example workflows against real third-party applications (workflows/apps), run as a user runs
 them: ``pytest`` in a subprocess on the real files, real Chromium, the applications served on
-127.0.0.1 by workflows/apps/conftest.py through the placeholders hook.
+127.0.0.1 by the fixtures of workflows/apps/conftest.py (``usefixtures: [admin_url]``).
 
 - Django's admin (PyPI ``django``): login, add, delete with its confirmation page, bulk delete,
   inline forms; a wrong password is a *failed* run, not a broken one; the password never shows.
@@ -25,6 +25,7 @@ TIMEOUT = 300
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(importlib.util.find_spec("django") is None, reason="django is not installed (test extra)"),
 ]
 
@@ -126,15 +127,8 @@ def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pyteste
 CONFTEST = f"""
 import sys
 
-import pytest
-
 sys.path.insert(0, {str(APPS)!r})
-from appservers import LazyURLs
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_reuseit_placeholders(config):
-    return LazyURLs()
+from appservers.fixtures import todomvc_url
 """
 
 
@@ -155,13 +149,13 @@ def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest
     assert "actual:   'book a doctors appointment'" in out
 
 
-def test_missing_todomvc_is_a_broken_run_that_says_how_to_install_it(
+def test_missing_todomvc_is_a_setup_error_that_says_how_to_install_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TODOMVC_DIR", str(pytester.path / "no-such-package"))
     result = run(pytester, str(TODOMVC / "new-todo.reuseit.yaml"))
     out = result.stdout.str()
-    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 0, "broken": 1}, out
+    result.assert_outcomes(errors=1)
     assert "TodoMVC is not installed in" in out and "bash ci/install.sh" in out
     assert "Traceback" not in out and "raise TodoMVCMissing" not in out
     assert started_apps(result) == {}

@@ -16,9 +16,30 @@ from ..engine.result import Category
 
 # The agent's actions: the one list (the answer schema, the agent's planner in llm/agent.py and
 # `reuseit heal` follow it; docs/workflow-format.md is checked against it). Add an action here,
-# describe it in prompts.AGENT_SYSTEM and plan it in ModelAgent._call_for.
-AgentActionName = Literal["click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail"]
+# describe it in prompts.AGENT_SYSTEM and plan it in ModelAgent._call_for. The page and file
+# actions mirror the ops of the same names (workflow/ops.py), so what the agent did compiles back
+# to those ops; ``dialog`` sets how the dialogs of its next actions are answered.
+AgentActionName = Literal[
+    "click",
+    "fill",
+    "select",
+    "press",
+    "scroll",
+    "hover",
+    "goto",
+    "back",
+    "wait",
+    "switch_page",
+    "close_page",
+    "forward",
+    "reload",
+    "upload",
+    "dialog",
+    "done",
+    "fail",
+]
 AGENT_ACTIONS: tuple[str, ...] = get_args(AgentActionName)
+PAGE_ACTIONS = ("switch_page", "close_page", "forward", "reload", "upload", "dialog")
 
 
 class ConditionCheck(BaseModel):

@@ -47,14 +47,25 @@ def failure_text(result: RunResult) -> str:
         for v in result.outcome:
             if v.ok is False:
                 out.extend(_verdict_lines(v, "  outcome "))
+    if result.unvisited_pages:
+        out.append("  opened but never switched to: " + ", ".join(result.unvisited_pages))
+    if result.downloads:
+        out.append("  downloads: " + ", ".join(f"{d.name} -> {_rel(d.path)}" for d in result.downloads))
     if result.blocked_navigation:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
     out.extend(_analysis_lines(result))
     if result.artifacts_dir:
         out.append(f"artifacts: {_rel(result.artifacts_dir)}")
-    if result.trace:
-        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
+    out.extend(_trace_lines(result))
     return "\n".join(out)
+
+
+def _trace_lines(result: RunResult) -> list[str]:
+    if result.trace:
+        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+    if result.trace_withheld:
+        return [f"trace: not kept ({result.trace_withheld})"]
+    return []
 
 
 def _step_lines(step: StepResult) -> list[str]:
@@ -70,6 +81,10 @@ def _step_lines(step: StepResult) -> list[str]:
         out.extend(_verdict_lines(v, "  "))
     if step.failed_phase in ("action", "extract"):
         out.append(f"  error: {step.error}")
+    if step.page:
+        out.append(f"  current page: {step.page}")
+    for d in step.dialogs:
+        out.append(f"  dialog ({d.type}) {d.message!r}: {d.answer}")
     if step.attempts:
         out.append("  attempts:")
         for att in step.attempts:

@@ -200,6 +200,8 @@ def _extract_targets(wf: Workflow) -> set[str]:
         for op in ops or ():
             if isinstance(op.arg, Extract):
                 names.add(op.arg.into)
+            if op.into is not None:  # download's saved path
+                names.add(op.into)
 
     for step in wf.steps:
         names.update(e.into for e in step.extract)
@@ -271,7 +273,7 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
             if not isinstance(op.arg, UploadArgs):
                 continue
             for k, name in enumerate(op.arg.files):
-                if names_in(name):
+                if any(True for _ in names_in(name)):
                     continue  # computed at run time; checked then
                 if not (Path(folder) / name).is_file():
                     path = (*where, n, "upload", "files", k)
