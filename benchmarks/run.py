@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -456,6 +457,7 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
         for i in range(workflows):
             (folder / f"flow{i:02d}.reuseit.yaml").write_text(text.replace("name: Benchmark", f"name: Benchmark {i}"))
         started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.Popen(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--reuseit-llm", "off"],
             cwd=folder,
@@ -468,6 +470,7 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
         sampler.start()
         output, _ = proc.communicate()
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         sampler.stop.set()
         sampler.join()
     if proc.returncode != 0 or f"{workflows} passed" not in output:
@@ -477,6 +480,10 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
     if not trees:
         raise SystemExit("memory row: no xdist worker was seen")
     per_hour_core = workflows / wall * 3600 / min(2, CORES)
+    # CPU seconds of the whole tree (pytest, workers, drivers, Chromium: every process is reaped),
+    # per run: what a run costs a core whatever else the machine is doing.
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    per_hour_cpu = 3600 / (cpu / workflows)
     ROWS.append(
         Row(
             f"peak memory per worker with {workflows} workflows (`-n 2`, PSS of the worker, its driver and Chromium)",
@@ -485,7 +492,8 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
             None,
             f"workers {', '.join(f'{t / 1024:.0f}' for t in trees)} MB, of which the Python process "
             f"{', '.join(f'{p / 1024:.0f}' for p in pythons)} MB; {workflows} runs in {wall:.1f} s "
-            f"= {per_hour_core:.0f} runs per hour per core at this load",
+            f"= {per_hour_core:.0f} runs per hour per core at this load; {cpu / workflows:.2f} CPU s per run "
+            f"(process start included) = {per_hour_cpu:.0f} runs per CPU-hour",
         )
     )
     log(f"memory: {max(trees) / 1024:.0f} MB per worker, {per_hour_core:.0f} runs/hour/core")
