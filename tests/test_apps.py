@@ -83,6 +83,7 @@ def admin_password(monkeypatch: pytest.MonkeyPatch) -> str:
     return value
 
 
+@pytest.mark.slow
 def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytester, admin_password: str) -> None:
     files = ["login", "add-book", "delete-book", "bulk-delete", "inline-chapters"]
     result = run(pytester, *(str(ADMIN / f"{name}.reuseit.yaml") for name in files), "--reuseit-artifacts", "always")
@@ -101,6 +102,7 @@ def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytes
     assert not leaked, f"the password is written in {leaked}"
 
 
+@pytest.mark.slow
 def test_wrong_admin_password_is_a_failed_run_not_a_broken_one(pytester: pytest.Pytester, admin_password: str) -> None:
     # The login workflow types {password}, whose default is {secret.ADMIN_PASSWORD}: override it.
     result = run(pytester, str(ADMIN / "login.reuseit.yaml"), "--reuseit-param", "password=not-the-password")
@@ -113,6 +115,7 @@ def test_wrong_admin_password_is_a_failed_run_not_a_broken_one(pytester: pytest.
     assert "BROKEN" not in out
 
 
+@pytest.mark.slow
 @needs_todomvc
 def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pytester) -> None:
     files = ["create-three-todos", "new-todo", "editing", "persistence", "routing"]
@@ -132,6 +135,7 @@ from appservers.fixtures import todomvc_url
 """
 
 
+@pytest.mark.slow
 @needs_todomvc
 def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest.Pytester) -> None:
     # "Create three todos" with one expected text changed: the app lists what was typed, so the
@@ -149,6 +153,7 @@ def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest
     assert "actual:   'book a doctors appointment'" in out
 
 
+@pytest.mark.slow
 def test_missing_todomvc_is_a_setup_error_that_says_how_to_install_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

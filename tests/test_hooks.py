@@ -100,6 +100,7 @@ def test_a_conftest_placeholder_overrides_the_project_one(pytester: pytest.Pytes
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_unknown_placeholder_lists_the_hook_names(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_placeholders(config):
@@ -112,6 +113,7 @@ def test_unknown_placeholder_lists_the_hook_names(pytester: pytest.Pytester) -> 
     assert "typo.reuseit.yaml:5: steps[0].action: unknown placeholder {greting} (did you mean '{greeting}'?)" in out
 
 
+@pytest.mark.slow
 def test_placeholders_hook_returning_a_non_mapping_is_a_clear_error(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_placeholders(config):
