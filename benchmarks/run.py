@@ -41,6 +41,7 @@ import bench_explore  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
+from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
 
 CORES = os.cpu_count() or 1
@@ -90,7 +91,7 @@ def listing(values: list[float], fmt: str = "{:.2f}") -> str:
 def row_engine(quick: bool) -> None:
     rounds = 6 if quick else 20
     variants = bench_engine.VARIANTS[:1] if quick else bench_engine.VARIANTS
-    loaded = load(bench_engine.WORKFLOW)
+    loaded = load(bench_engine.WORKFLOW, builtin_names=LocalSites.NAMES)
     with tempfile.TemporaryDirectory(prefix="reuseit-run-engine-") as tmp:
         runtime = Runtime(default_settings(), Path(tmp))
         base = runtime.settings
@@ -146,7 +147,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
         root = Path(tmp)
         path = root / "checks.reuseit.yaml"
         path.write_text(bench_cache.overhead_workflow(checks), encoding="utf-8")
-        loaded = load(path)
+        loaded = load(path, builtin_names=LocalSites.NAMES)
         runtime = Runtime(default_settings(screenshots="failures", trace="retain-on-failure", llm="auto"), root)
         cold: list[float] = []
         warm: list[float] = []

@@ -376,7 +376,8 @@ def test_ambiguous_locator_fails_and_clicks_nothing(page, fence, pages_url, loc,
     ],
 )
 def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": 0.5}))
+    # 2 s, not less: on a loaded machine Playwright must get past "waiting for locator" to say why.
+    result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": 2}))
     assert result.status == "failed" and result.failed_phase == "action"
     assert f"click selector='{loc}': timed out:" in result.message
     assert result.message.endswith(f"(last: {why})")

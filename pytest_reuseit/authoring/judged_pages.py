@@ -4,8 +4,9 @@ Each time the model judges a check in words, the recorder keeps the page as it w
 with the page's stylesheets inlined, so visibility survives without the site; its accessibility
 snapshot; its URL and title) with the verdict. One folder per check, named by a hash of the
 workflow file, the check's line and its words; at most :data:`KEEP` records per verdict (met /
-not met) per check, the oldest dropped, and no page over :data:`MAX_HTML` bytes. Secrets are
-masked in everything kept, as in every other file the run writes.
+not met) per check, the oldest dropped, and no page over :data:`MAX_HTML` bytes. Nothing is kept
+for a run that used a secret: masking replaces whole values, and a page can hold part of one (a
+field with a maxlength keeps the first characters of a typed token), as a trace can.
 """
 
 from __future__ import annotations
@@ -53,12 +54,18 @@ def check_folder(root: Path, file: str, line: int, words: str) -> Path:
 class PageRecorder:
     """Implements the engine's Recorder port for the runs of one workflow file."""
 
-    def __init__(self, root: Path, file: str, mask: Callable[[str], str]) -> None:
+    def __init__(
+        self, root: Path, file: str, mask: Callable[[str], str], holds_secret: Callable[[], bool] = lambda: False
+    ) -> None:
         self.root = root
         self.file = file
         self.mask = mask
+        self.holds_secret = holds_secret
 
     def record(self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page) -> None:
+        if self.holds_secret():
+            log.info("promotion record skipped: the run used a secret")
+            return
         try:
             html = _html_with_styles(page)
             aria = page.locator("body").aria_snapshot(timeout=2000)

@@ -27,6 +27,7 @@ from ..engine.result import ModelUsage
 from ..llm.client import LlmClient
 from ..llm.prompts import PROMOTE_SYSTEM, data_block
 from ..llm.schemas import ExpectProposal, ProposedAssertion
+from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow, load
 from ..workflow.model import Check, Expect
 from .judged_pages import JudgedPage, judged_pages
@@ -127,7 +128,7 @@ def promote(
     path: Path, client: LlmClient, session: BrowserSession, records: Path, usage: ModelUsage
 ) -> tuple[WorkflowDoc, str, list[Promotion]]:
     """Propose and verify an assertion for every words-only check with recorded pages; the edited text."""
-    loaded = load(path)
+    loaded = load(path, builtin_names=LocalSites.NAMES)
     doc = WorkflowDoc.load(path)
     results = []
     for wc in words_checks(loaded):

@@ -56,9 +56,16 @@ def failure_text(result: RunResult) -> str:
     out.extend(_analysis_lines(result))
     if result.artifacts_dir:
         out.append(f"artifacts: {_rel(result.artifacts_dir)}")
-    if result.trace:
-        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
+    out.extend(_trace_lines(result))
     return "\n".join(out)
+
+
+def _trace_lines(result: RunResult) -> list[str]:
+    if result.trace:
+        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+    if result.trace_withheld:
+        return [f"trace: not kept ({result.trace_withheld})"]
+    return []
 
 
 def _step_lines(step: StepResult) -> list[str]:
