@@ -74,9 +74,12 @@ def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]
     allure.dynamic.parameter("variation", variation)
     allure.dynamic.title(f"{wf.name} [{variation}]")
     allure.dynamic.suite(loaded.source.path)
-    allure.dynamic.feature(wf.name)
-    allure.dynamic.story(f"{variation} ({var.kind})")
-    allure.dynamic.severity(getattr(allure.severity_level, wf.severity.upper()))
+    # The file's own feature/story (and its severity, epic) are marks set at collection, as
+    # allure-pytest's decorators set them; without them the workflow and the variation stand in.
+    if wf.feature is None:
+        allure.dynamic.feature(wf.name)
+    if wf.story is None:
+        allure.dynamic.story(f"{variation} ({var.kind})")
     # Tags need no call here: allure-pytest turns the item's markers (our tags) into Allure tags.
     steps = "".join(f"<li>{html.escape(s.action)}</li>" for s in wf.steps)
     allure.dynamic.description_html(

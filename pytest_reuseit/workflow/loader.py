@@ -196,13 +196,15 @@ def _check_placeholders(
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names) | set(wf.usefixtures)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
         for name in names_in(text):
             if name.startswith(("env.", "secret.")):
                 continue
+            if name.split(".", 1)[0] in wf.usefixtures:
+                continue  # a fixture's value (or a key of it): known only once the fixture has run
             missing_in = [v.id for v in wf.all_variations() if name not in base and name not in v.params]
             if missing_in:
                 known = sorted(base | {k for v in wf.all_variations() for k in v.params})

@@ -401,6 +401,39 @@ def _as_fallback(value: str | Fallback) -> Fallback:
 FallbackArg = Annotated[str | Fallback, AfterValidator(_as_fallback)]
 
 
+# --------------------------------------------------------------------------- pytest integration
+
+IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+Identifier = Annotated[str, Field(pattern=IDENTIFIER)]
+MarkValue = str | dict[str, str | int | float | bool] | None
+
+
+def _check_mark(value: str | dict[str, MarkValue]) -> str | dict[str, MarkValue]:
+    """A mark is a bare name or ``{name: reason}`` / ``{name: {keyword: value}}`` (one key)."""
+    if isinstance(value, dict):
+        if len(value) != 1:
+            raise PydanticCustomError(
+                "mark_shape",
+                "a mark is a name or a mapping with one key, the mark's name (got keys: {keys})",
+                {"keys": ", ".join(map(str, value)) or "none"},
+            )
+        name = next(iter(value))
+    else:
+        name = value
+    if not re.match(IDENTIFIER, name):
+        raise PydanticCustomError("mark_name", "'{name}' is not a mark name", {"name": name})
+    if name in ("usefixtures", "parametrize"):
+        raise PydanticCustomError(
+            "mark_name", "the '{name}' mark is not available here (use the 'usefixtures' key)", {"name": name}
+        )
+    if name == "skipif" and isinstance(value, dict) and not isinstance(value[name], dict):
+        raise PydanticCustomError("mark_skipif", "skipif needs a mapping: {{condition: ..., reason: ...}}", {})
+    return value
+
+
+MarkArg = Annotated[str | dict[str, MarkValue], AfterValidator(_check_mark)]
+
+
 # --------------------------------------------------------------------------- steps & workflow
 
 
@@ -439,6 +472,7 @@ class Variation(Strict):
     kind: Literal["original", "attribute", "category", "website", "other"] = "original"
     params: dict[str, ParamValue] = Field(default_factory=dict)
     description: str | None = None
+    marks: tuple[MarkArg, ...] = Field((), description="pytest marks for this variation only")
 
 
 class Viewport(Strict):
@@ -483,8 +517,15 @@ class Workflow(Strict):
     params: dict[str, ParamValue] = Field(default_factory=dict)
     variations: tuple[Variation, ...] = ()
     allowed_domains: tuple[str, ...] | None = None
-    tags: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], ...] = ()
+    tags: tuple[Identifier, ...] = ()
     severity: Literal["blocker", "critical", "normal", "minor", "trivial"] = "normal"
+    epic: str | None = Field(None, description="Allure epic label")
+    feature: str | None = Field(None, description="Allure feature label")
+    story: str | None = Field(None, description="Allure story label")
+    usefixtures: tuple[Identifier, ...] = Field(
+        (), description="pytest fixtures set up before the run; each value is the placeholder {name}"
+    )
+    marks: tuple[MarkArg, ...] = Field((), description="pytest marks on every item of the file")
     browser: BrowserOptions = BrowserOptions()
     settings: Settings = Settings()
     model: str | None = Field(None, description="model name for this workflow's checks and agent")
