@@ -10,12 +10,12 @@ browser is started for the call and closed afterwards.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page
 
+from . import settings
 from .engine.ports import Models
 from .engine.result import RunResult
 from .engine.runner import execute
@@ -23,36 +23,14 @@ from .runtime import Runtime
 from .settings import ReuseitSettings
 from .workflow.loader import load
 
+# Where the Python API differs from a pytest run: it keeps every step's screenshots and, unless
+# asked, runs without a model or a trace.
+API_DEFAULTS: dict[str, Any] = {"screenshots": "steps", "trace": "off", "llm": "off"}
+
 
 def default_settings(**overrides: Any) -> ReuseitSettings:
-    base = ReuseitSettings(
-        browser_path="",
-        connect="",
-        output="reuseit-output",
-        artifacts="on-failure",
-        screenshots="steps",
-        trace="off",
-        llm="off",
-        model="gpt-4o-mini",
-        cache=".reuseit/cache",
-        slow_mo=0,
-        strict=False,
-        learn=False,
-        agent_marks=False,
-        llm_timeout=60,
-        llm_retries=3,
-        llm_backoff=1,
-        prices="",
-        screenshot_width=1280,
-        jpeg_quality=70,
-        image_detail="auto",
-        page_text=4000,
-        headed=False,
-        base_url="",
-        params={},
-        files=("*.reuseit.yaml", "*.reuseit.yml"),
-    )
-    return replace(base, **overrides)
+    """The API's settings: the plugin's defaults, ``API_DEFAULTS``, then ``overrides``."""
+    return settings.defaults(**{**API_DEFAULTS, **overrides})
 
 
 def run_workflow(

@@ -19,12 +19,12 @@ from . import hookspecs
 from . import settings as settings_mod
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
+from .experience import learn_from_result
 from .llm.client import load_prices
 from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
 from .report import allure_adapter, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
-from .synthesis.experience import learn_from_result
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     runtime = parent.config.stash.get(RUNTIME, None)
-    patterns = runtime.settings.files if runtime else tuple(settings_mod.DEFAULT_FILES.split())
+    patterns = runtime.settings.files if runtime else settings_mod.DEFAULT_FILES
     if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
         return WorkflowFile.from_parent(parent, path=file_path)
     return None
@@ -317,32 +317,41 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
+    for line in _summary_lines(runs, verbose=config.option.verbose > 0):
+        write(line)
+
+
+def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:
+    """The reuseit section of the terminal summary: counts, model use, what failed, recovered or went unjudged."""
     counts: dict[str, int] = {}
     for _, info in runs:
         counts[info["label"]] = counts.get(info["label"], 0) + 1
     order = ("passed", "recovered", "healed", "failed", "broken")
-    write(", ".join(f"{counts.get(k, 0)} {k}" for k in order) + f"  ({len(runs)} workflow runs)")
+    yield ", ".join(f"{counts.get(k, 0)} {k}" for k in order) + f"  ({len(runs)} workflow runs)"
     calls = sum(i["usage"]["calls"] for _, i in runs)
     if calls or any(i["usage"]["cache_hits"] for _, i in runs):
         hits = sum(i["usage"]["cache_hits"] for _, i in runs)
         tokens = sum(i["usage"]["tokens"] for _, i in runs)
         cost = sum(i["usage"]["cost"] for _, i in runs)
-        write(f"model: {calls} calls, {hits} cache hits, {tokens} tokens, ${cost:.4f}")
+        yield f"model: {calls} calls, {hits} cache hits, {tokens} tokens, ${cost:.4f}"
     for nodeid, info in runs:
         if info["label"] in ("failed", "broken"):
-            write(f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0])
+            yield f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0]
     for nodeid, info in runs:
         if info["recovered"]:
-            write(f"{info['label'].upper()} {nodeid}:")
-            for line in info["recovered"]:
-                write(f"    {line}")
+            yield f"{info['label'].upper()} {nodeid}:"
+            yield from (f"    {line}" for line in info["recovered"])
+    yield from _unjudged_lines(runs, verbose=verbose)
+
+
+def _unjudged_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:
     unjudged = [(nodeid, line) for nodeid, info in runs for line in info["not_judged"]]
-    if unjudged and config.option.verbose > 0:
+    if unjudged and verbose:
         for nodeid, line in unjudged:
-            write(f"NOT JUDGED {nodeid}: {line}")
+            yield f"NOT JUDGED {nodeid}: {line}"
     elif unjudged:
         n_runs = len({nodeid for nodeid, _ in unjudged})
-        write(
+        yield (
             f"NOT JUDGED: {len(unjudged)} model-only checks in {n_runs} runs (no model; -v lists them, "
             "--reuseit-strict fails them)"
         )

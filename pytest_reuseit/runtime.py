@@ -22,6 +22,8 @@ from .engine.ports import Models
 from .engine.result import RunResult
 from .engine.runner import RunOptions, execute
 from .errors import PlaceholderError
+from .experience import DEFAULT_DIR as EXPERIENCE_DIR
+from .experience import ExperienceStore
 from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
@@ -29,8 +31,6 @@ from .llm.judge import ModelJudge, ModelReader
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import LocalSites
-from .synthesis.experience import DEFAULT_DIR as EXPERIENCE_DIR
-from .synthesis.experience import ExperienceStore
 from .workflow.loader import LoadedWorkflow
 from .workflow.placeholders import Values
 
@@ -75,7 +75,7 @@ class Runtime:
         s = self.settings
         return RunOptions(
             screenshots=s.screenshots,
-            jpeg_quality=s.jpeg_quality,  # type: ignore[arg-type]
+            jpeg_quality=s.jpeg_quality,
             max_width=s.screenshot_width,
             page_text_chars=s.page_text,
         )

@@ -2,20 +2,28 @@
 
 Every ``--reuseit-X`` flag has a ``reuseit_X`` ini key and, where it makes sense, an environment
 variable ``REUSEIT_X``. The plugin registers them (``add_options``); :func:`resolve` reads them.
+``OPTIONS`` is the one place a default is written (the screenshot ones come from the engine's
+``RunOptions``, the model ones from ``LlmConfig``); :func:`defaults` builds settings from it
+without pytest, :func:`default` gives one as text.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, get_args
 
 import pytest
 
+from .engine.runner import RunOptions, ScreenshotMode
 from .errors import ReuseitError
+from .llm.client import LlmConfig
+from .workflow.loader import FILE_PATTERNS
 
-DEFAULT_FILES = "*.reuseit.yaml *.reuseit.yml"
+DEFAULT_FILES = FILE_PATTERNS
+_RUN = RunOptions()
+_LLM = LlmConfig()
 
 # name: (help, choices or None, default)
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
@@ -25,8 +33,8 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
     "screenshots": (
         "which screenshots to take: before/after every step, only at failures, none",
-        ("steps", "failures", "off"),
-        "failures",
+        get_args(ScreenshotMode),
+        _RUN.screenshots,
     ),
     "trace": (
         "Playwright trace: kept for failed runs, always, or not recorded",
@@ -36,22 +44,22 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "llm": (
         "model use: auto (cache, then live), live, replay (cache only), refresh, off",
         ("auto", "live", "replay", "refresh", "off"),
-        "auto",
+        _LLM.mode,
     ),
-    "model": ("model name for checks, agent and analysis", None, "gpt-4o-mini"),
-    "cache": ("folder of the model response cache", None, ".reuseit/cache"),
-    "llm_timeout": ("seconds to wait for one model answer", None, "60"),
-    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, "3"),
-    "llm_backoff": ("seconds before the first retry (doubles each time)", None, "1"),
+    "model": ("model name for checks, agent and analysis", None, _LLM.model),
+    "cache": ("folder of the model response cache", None, _LLM.cache_dir),
+    "llm_timeout": ("seconds to wait for one model answer", None, f"{_LLM.timeout:g}"),
+    "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, str(_LLM.retries)),
+    "llm_backoff": ("seconds before the first retry (doubles each time)", None, f"{_LLM.backoff:g}"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
         None,
-        "1280",
+        str(_RUN.max_width),
     ),
-    "jpeg_quality": ("JPEG quality of screenshots, 1-100", None, "70"),
+    "jpeg_quality": ("JPEG quality of screenshots, 1-100", None, str(_RUN.jpeg_quality)),
     "image_detail": ("the 'detail' of images sent to the model", ("auto", "low", "high"), "auto"),
-    "page_text": ("characters of page text sent with each model check (0: none)", None, "4000"),
+    "page_text": ("characters of page text sent with each model check (0: none)", None, str(_RUN.page_text_chars)),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
 }
 BOOL_OPTIONS: dict[str, str] = {
@@ -67,7 +75,7 @@ class ReuseitSettings:
     connect: str
     output: str
     artifacts: str
-    screenshots: str
+    screenshots: ScreenshotMode
     trace: str
     llm: str
     model: str
@@ -113,7 +121,7 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="NAME=VALUE",
         help="override a workflow parameter for every run (repeatable)",
     )
-    parser.addini("reuseit_files", "glob patterns of workflow files", type="args", default=DEFAULT_FILES.split())
+    parser.addini("reuseit_files", "glob patterns of workflow files", type="args", default=list(DEFAULT_FILES))
     # Flags other plugins may own too (pytest-playwright, pytest-base-url): add them only if free.
     for flag, dest, kwargs in (
         ("--headed", "headed", {"action": "store_true", "default": False, "help": "run the browser headed"}),
@@ -126,28 +134,46 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("base_url", "base URL for {base_url} in workflows", default=None)
 
 
-def _choose(config: pytest.Config, name: str, default: str, check: Callable[[str], Any] | None = None) -> str:
+def _choose(config: pytest.Config, name: str) -> str:
     cli = config.getoption(f"reuseit_{name}", None)
     if cli is not None:
         return str(cli)
     ini = config.getini(f"reuseit_{name}")
     if ini not in (None, ""):
-        value = str(ini)
-    else:
-        value = os.environ.get(f"REUSEIT_{name.upper()}", default)
-    choices = OPTIONS.get(name, (None, None, None))[1]
-    if choices and value not in choices:
-        raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
-    if check is not None:
-        check(value)
-    return value
+        return str(ini)
+    return os.environ.get(f"REUSEIT_{name.upper()}", OPTIONS[name][2])
 
 
-def _float(value: str) -> None:
+def _number(name: str, value: str) -> float:
     try:
-        float(value)
+        return float(value)
     except ValueError:
-        raise ReuseitError(f"expected a number, got {value!r}") from None
+        raise ReuseitError(f"reuseit_{name}: expected a number, got {value!r}") from None
+
+
+def _screenshot_mode(value: str) -> ScreenshotMode:
+    for mode in get_args(ScreenshotMode):
+        if value == mode:
+            return mode
+    raise ReuseitError(f"reuseit_screenshots = {value!r} is not one of: {', '.join(get_args(ScreenshotMode))}")
+
+
+def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
+    """The valued options, checked and converted; ``raw(name)`` gives each one's text."""
+    text: dict[str, str] = {}
+    for name, (_, choices, _) in OPTIONS.items():
+        value = raw(name)
+        if choices and value not in choices:
+            raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
+        text[name] = value
+    out: dict[str, Any] = dict(text)
+    for name in ("slow_mo", "llm_timeout", "llm_backoff"):
+        out[name] = _number(name, text[name])
+    for name in ("screenshot_width", "page_text", "llm_retries"):
+        out[name] = int(_number(name, text[name]))
+    out["jpeg_quality"] = max(1, min(100, int(_number("jpeg_quality", text["jpeg_quality"]))))
+    out["screenshots"] = _screenshot_mode(text["screenshots"])
+    return out
 
 
 def _flag(config: pytest.Config, name: str) -> bool:
@@ -163,32 +189,34 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
-    strict, learn, agent_marks = (_flag(config, name) for name in ("strict", "learn", "agent_marks"))
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
-        browser_path=_choose(config, "browser_path", ""),
-        connect=_choose(config, "connect", ""),
-        output=_choose(config, "output", "reuseit-output"),
-        artifacts=_choose(config, "artifacts", "on-failure"),
-        screenshots=_choose(config, "screenshots", "failures"),
-        trace=_choose(config, "trace", "retain-on-failure"),
-        llm=_choose(config, "llm", "auto"),
-        model=_choose(config, "model", "gpt-4o-mini"),
-        cache=_choose(config, "cache", ".reuseit/cache"),
-        slow_mo=float(_choose(config, "slow_mo", "0", _float)),
-        screenshot_width=int(float(_choose(config, "screenshot_width", "1280", _float))),
-        jpeg_quality=max(1, min(100, int(float(_choose(config, "jpeg_quality", "70", _float))))),
-        image_detail=_choose(config, "image_detail", "auto"),
-        page_text=int(float(_choose(config, "page_text", "4000", _float))),
-        llm_timeout=float(_choose(config, "llm_timeout", "60", _float)),
-        llm_retries=int(float(_choose(config, "llm_retries", "3", _float))),
-        llm_backoff=float(_choose(config, "llm_backoff", "1", _float)),
-        prices=_choose(config, "prices", ""),
-        strict=strict,
-        learn=learn,
-        agent_marks=agent_marks,
+        **_typed(lambda name: _choose(config, name)),
+        strict=_flag(config, "strict"),
+        learn=_flag(config, "learn"),
+        agent_marks=_flag(config, "agent_marks"),
         headed=bool(config.getoption("headed", False)),
         base_url=str(base_url or "").rstrip("/"),
         params=params,
         files=tuple(config.getini("reuseit_files")),
     )
+
+
+def default(name: str) -> str:
+    """The default of option ``name`` as text (as a flag would give it)."""
+    return OPTIONS[name][2]
+
+
+def defaults(**overrides: Any) -> ReuseitSettings:
+    """The settings a run has when nothing is configured, with ``overrides`` (no pytest needed)."""
+    base = ReuseitSettings(
+        **_typed(lambda name: OPTIONS[name][2]),
+        strict=False,
+        learn=False,
+        agent_marks=False,
+        headed=False,
+        base_url="",
+        params={},
+        files=DEFAULT_FILES,
+    )
+    return replace(base, **overrides)

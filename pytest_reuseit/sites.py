@@ -71,7 +71,8 @@ class SiteServer:
         handler = type("SiteHandler", (_Handler,), {"mounts": mounts})
         self._httpd = ThreadingHTTPServer((host, port), functools.partial(handler))
         self._httpd.daemon_threads = True
-        self.host, self.port = self._httpd.server_address[:2]
+        bound, self.port = self._httpd.server_address[:2]
+        self.host = bound.decode() if isinstance(bound, (bytes, bytearray)) else bound
         self.has_miniwob = wob is not None
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="reuseit-sites", daemon=True)
         self._thread.start()

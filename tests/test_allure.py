@@ -102,6 +102,7 @@ def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return {"root": root, "proc": proc, "by_name": {r["name"]: r for r in results}, "results": results}
 
 
+@pytest.mark.slow
 def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str, Any]) -> None:
     by_name = allure_run["by_name"]
     assert allure_run["proc"].returncode == 1, allure_run["proc"].stdout
@@ -128,6 +129,7 @@ def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str,
     assert "<ol><li>Search {product}</li></ol>" in first["descriptionHtml"]
 
 
+@pytest.mark.slow
 def test_failed_vs_broken_and_category_status_messages(allure_run: dict[str, Any]) -> None:
     failing = allure_run["by_name"]["Price is right [default]"]
     broken = allure_run["by_name"]["Site down [default]"]
@@ -146,6 +148,7 @@ def test_failed_vs_broken_and_category_status_messages(allure_run: dict[str, Any
     assert not re.fullmatch(regex, broken["statusDetails"]["message"])
 
 
+@pytest.mark.slow
 def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str, Any]) -> None:
     failing = allure_run["by_name"]["Price is right [default]"]
     tree = _walk(failing["steps"])
@@ -174,6 +177,7 @@ def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str,
     assert trace.suffix == ".zip" and trace.stat().st_size > 1000
 
 
+@pytest.mark.slow
 def test_recovered_run_is_passed_but_visibly_different(allure_run: dict[str, Any]) -> None:
     rec = allure_run["by_name"]["Banner in the way [default]"]
     clean = allure_run["by_name"]["Two variations [first]"]
@@ -186,6 +190,7 @@ def test_recovered_run_is_passed_but_visibly_different(allure_run: dict[str, Any
     assert any(s["name"].startswith("attempt 1 (action)") and s["status"] == "passed" for s in step["steps"])
 
 
+@pytest.mark.slow
 def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
     results = allure_run["root"] / "results"
     env = (results / "environment.properties").read_text()
@@ -196,6 +201,7 @@ def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
     assert "sk-never-in-a-report-123" not in everything
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("allure") is None, reason="Allure command line not installed (ci/install.sh --report)")
 def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_session: Any) -> None:
     """Generate the single-file report, open it offline in Chromium, reach the failure's analysis."""

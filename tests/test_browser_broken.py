@@ -318,19 +318,23 @@ def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser
         assert len(ours) == 1, ours
         ((pid, data_dir),) = ours.items()
 
-        steps = [{"action": "Wait a while", "do": [{"wait": 4000}]}, {"action": "Never reached", "do": [{"wait": 0}]}]
+        # The page asks for /started right before the step's long wait: once the recorder has seen
+        # that request the run is inside step 1, however slow the machine is.
+        steps = [
+            {"action": "Wait a while", "do": [{"eval": "fetch('/started').then(() => 1)"}, {"wait": 20000}]},
+            {"action": "Never reached", "do": [{"wait": 0}]},
+        ]
         started = time.monotonic()
-        running = rt.submit(rt.runtime.run, load(workflow(steps, start=f"{recorder.url}/crash.html")), None, "crash")
-        # Once the start page has been served the run is in its 4 s wait: kill our Chromium, by its pid.
-        assert recorder.wait_for("/crash.html", timeout=30), "the run never opened its start page"
-        time.sleep(0.5)
+        text = workflow(steps, start=f"{recorder.url}/crash.html", settings={"step_timeout": 60})
+        running = rt.submit(rt.runtime.run, load(text), None, "crash")
+        assert recorder.wait_for("/started", timeout=60), "the run never reached its first step"
         killed_at = time.monotonic()
         os.kill(pid, signal.SIGKILL)
         result = running.result(timeout=60)
         ended = time.monotonic()
         assert result.status == "broken", result.message
         assert ended - killed_at < 3  # the run noticed the crash; it did not sit out the wait
-        assert ended - started < 4 + 10
+        assert ended - started < 20
         assert "the browser went away" in result.message
         assert [s.status for s in result.steps] == ["broken"]
         assert result.failed_step == 1
@@ -395,6 +399,7 @@ def test_connect_to_an_unreachable_server_is_broken_not_a_hang(tmp_path, pages_u
     assert "ECONNREFUSED" in message and "is the browser server running and reachable?" in message
 
 
+@pytest.mark.slow
 def test_connect_with_xdist_workers_runs_every_variation_on_the_remote_browser(
     pytester: pytest.Pytester, browser_server: BrowserServer
 ) -> None:

@@ -57,6 +57,7 @@ def test_schema_prints_json_with_id(capsys: pytest.CaptureFixture[str]) -> None:
     assert out == schema_text()
 
 
+@pytest.mark.slow
 def test_schema_as_a_real_command() -> None:
     proc = subprocess.run([*reuseit_command(), "schema"], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
@@ -64,6 +65,7 @@ def test_schema_as_a_real_command() -> None:
     assert proc.stdout == schema_text()
 
 
+@pytest.mark.slow
 def test_module_entry_point() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest_reuseit.cli", "schema"], capture_output=True, text=True, timeout=60, check=False
@@ -148,6 +150,7 @@ def test_validate_empty_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert captured.out == ""
 
 
+@pytest.mark.slow
 def test_validate_as_a_real_command_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "bad.reuseit.yaml").write_text(BAD, encoding="utf-8")
     proc = subprocess.run(

@@ -333,36 +333,201 @@ def test_malformed_yaml_names_file_and_line() -> None:
     assert "expected ',' or ']'" in problem
 
 
-def test_bad_indentation_is_reported_on_its_line() -> None:
-    problem = only_problem("""
+# (workflow text, the one problem reported), one per kind of mistake
+ONE_PROBLEM = [
+    pytest.param(
+        """
         name: n
           task: t
         steps: x
-    """)
-    assert problem == f"{FILE}:2: invalid YAML: mapping values are not allowed here"
-
-
-def test_unknown_step_key_suggests_the_right_one() -> None:
-    problem = only_problem("""
+    """,
+        f"{FILE}:2: invalid YAML: mapping values are not allowed here",
+        id="bad_indentation_is_reported_on_its_line",
+    ),
+    pytest.param(
+        """
         name: n
         task: t
         start_url: u
         steps:
           - action: a
             psot: []
-    """)
-    assert problem == f"{FILE}:6: steps[0].psot: unknown key 'psot' (did you mean 'post'?)"
-
-
-def test_unknown_top_level_key_suggests_the_right_one() -> None:
-    problem = only_problem("""
+    """,
+        f"{FILE}:6: steps[0].psot: unknown key 'psot' (did you mean 'post'?)",
+        id="unknown_step_key_suggests_the_right_one",
+    ),
+    pytest.param(
+        """
         name: n
         task: t
         start_url: u
         stpes: []
         steps: [{action: a}]
-    """)
-    assert problem == f"{FILE}:4: stpes: unknown key 'stpes' (did you mean 'steps'?)"
+    """,
+        f"{FILE}:4: stpes: unknown key 'stpes' (did you mean 'steps'?)",
+        id="unknown_top_level_key_suggests_the_right_one",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do:
+              - fill: {css: "#q", value: x}
+              - clik: "#b"
+    """,
+        f"{FILE}:8: steps[0].do[1].clik: unknown key 'clik' (did you mean 'click'?)",
+        id="unknown_op_suggests_the_right_one",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do:
+              - clik
+    """,
+        f"{FILE}:7: steps[0].do[0]: an op is a mapping like '{{click: \"#go\"}}' "
+        "or a bare word (close_page, back, forward, reload), got the string 'clik' (did you mean '{click: ...}'?)",
+        id="op_written_as_a_bare_string_says_what_an_op_looks_like",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do:
+              - {click: "#a", hover: "#b"}
+    """,
+        f"{FILE}:7: steps[0].do[0]: an op takes only one of: click, hover",
+        id="two_ops_in_one_mapping_are_refused",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+          - action: b
+          - action: c
+            post:
+              - expect:
+                  text: {css: "#a", equls: x}
+    """,
+        f"{FILE}:10: steps[2].post[0].expect.text.equls: unknown key 'equls' (did you mean 'equals'?)",
+        id="deep_path_inside_an_expect",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps: []
+    """,
+        f"{FILE}:4: steps: list should have at least 1 item after validation, not 0",
+        id="empty_steps",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do: []
+    """,
+        f"{FILE}:6: steps[0].do: 'do' is empty: list at least one op or remove it",
+        id="empty_do_list",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            post:
+              - votes: 3
+    """,
+        f"{FILE}:7: steps[0].post[0]: a check needs 'check' (words), 'expect' (DOM), or both",
+        id="check_without_check_or_expect",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        name: m
+        steps: [{action: a}]
+    """,
+        f"{FILE}:4: invalid YAML: key 'name' appears twice (first on line 1)",
+        id="duplicate_keys_are_refused_with_both_lines",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            retries: 1
+            retries: 2
+    """,
+        f"{FILE}:7: invalid YAML: key 'retries' appears twice (first on line 6)",
+        id="duplicate_keys_deep_inside_a_step",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: Buy {product}
+        start_url: "{base_url}/"
+        params: {product: shoes}
+        steps:
+          - action: Search for {prodcut}
+    """,
+        f"{FILE}:6: steps[0].action: unknown placeholder {{prodcut}} (did you mean '{{product}}'?); "
+        "known names: base_url, product",
+        id="unknown_placeholder_with_a_suggestion",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        variations:
+          - id: a
+          - id: b
+          - id: a
+        steps: [{action: a}]
+    """,
+        f"{FILE}:4: variations: variation id 'a' is used twice",
+        id="duplicate_variation_ids",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        variations:
+          - id: has space
+        steps: [{action: a}]
+    """,
+        f"{FILE}:5: variations[0].id: string should match pattern '^[A-Za-z0-9_.-]+$'",
+        id="invalid_variation_id",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), ONE_PROBLEM)
+def test_bad_input_is_reported_as_one_clear_problem(text: str, expected: str) -> None:
+    assert only_problem(text) == expected
 
 
 def test_unknown_key_without_a_close_match_lists_the_known_ones() -> None:
@@ -376,67 +541,10 @@ def test_unknown_key_without_a_close_match_lists_the_known_ones() -> None:
     assert problem.startswith(f"{FILE}:4: zzzzzz: unknown key 'zzzzzz'; expected one of: name, task, start_url")
 
 
-def test_unknown_op_suggests_the_right_one() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            do:
-              - fill: {css: "#q", value: x}
-              - clik: "#b"
-    """)
-    assert problem == f"{FILE}:8: steps[0].do[1].clik: unknown key 'clik' (did you mean 'click'?)"
-
-
-def test_op_written_as_a_bare_string_says_what_an_op_looks_like() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            do:
-              - clik
-    """)
-    assert problem == (
-        f"{FILE}:7: steps[0].do[0]: an op is a mapping like '{{click: \"#go\"}}', "
-        "got the string 'clik' (did you mean '{click: ...}'?)"
-    )
-
-
-def test_two_ops_in_one_mapping_are_refused() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            do:
-              - {click: "#a", hover: "#b"}
-    """)
-    assert problem == f"{FILE}:7: steps[0].do[0]: an op takes only one of: click, hover"
-
-
-def test_deep_path_inside_an_expect() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-          - action: b
-          - action: c
-            post:
-              - expect:
-                  text: {css: "#a", equls: x}
-    """)
-    assert problem == f"{FILE}:10: steps[2].post[0].expect.text.equls: unknown key 'equls' (did you mean 'equals'?)"
-
-
-def test_locator_key_typo_and_two_locator_kinds() -> None:
-    problems = problems_of("""
+# (workflow text, every problem reported, in order), one per kind of mistake
+SEVERAL_PROBLEMS = [
+    pytest.param(
+        """
         name: n
         task: t
         start_url: u
@@ -445,15 +553,16 @@ def test_locator_key_typo_and_two_locator_kinds() -> None:
             do:
               - click: {rol: button, name: Go}
               - hover: {css: "#a", text: b}
-    """)
-    assert problems == [
-        f"{FILE}:7: steps[0].do[0].click.rol: unknown key 'rol' (did you mean 'role'?)",
-        f"{FILE}:8: steps[0].do[1].hover: a locator takes only one of: text, css",
-    ]
-
-
-def test_wrong_types_each_on_their_own_line() -> None:
-    problems = problems_of("""
+    """,
+        [
+            f"{FILE}:7: steps[0].do[0].click.rol: unknown key 'rol' (did you mean 'role'?)",
+            f"{FILE}:8: steps[0].do[1].hover: a locator takes only one of: text, css",
+        ],
+        id="locator_key_typo_and_two_locator_kinds",
+    ),
+    # The invalid item must not also be reported as "steps is empty".
+    pytest.param(
+        """
         name: n
         task: t
         start_url: u
@@ -462,12 +571,82 @@ def test_wrong_types_each_on_their_own_line() -> None:
         steps:
           - action: a
             post: hello
-    """)
-    # The invalid item must not also be reported as "steps is empty".
-    assert problems == [
-        f"{FILE}:5: settings.retries: input should be a valid integer, unable to parse string as an integer",
-        f"{FILE}:8: steps[0].post: input should be a list",
-    ]
+    """,
+        [
+            f"{FILE}:5: settings.retries: input should be a valid integer, unable to parse string as an integer",
+            f"{FILE}:8: steps[0].post: input should be a list",
+        ],
+        id="wrong_types_each_on_their_own_line",
+    ),
+    pytest.param(
+        """
+        name: n
+        start_url: u
+        steps:
+          - do: [{click: "#a"}]
+          - action: b
+            do:
+              - fill: {css: "#q"}
+    """,
+        [
+            f"{FILE}:1: task: required key is missing",
+            f"{FILE}:4: steps[0].action: required key is missing",
+            f"{FILE}:7: steps[1].do[0].fill.value: required key is missing",
+        ],
+        id="missing_required_keys",
+    ),
+    pytest.param(
+        "description: only this\n",
+        [
+            f"{FILE}:1: name: required key is missing",
+            f"{FILE}:1: task: required key is missing",
+            f"{FILE}:1: start_url: required key is missing",
+            f"{FILE}:1: steps: required key is missing",
+        ],
+        id="missing_everything_names_every_required_key",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            post:
+              - expect:
+                  url: {matches: "(unclosed"}
+              - expect:
+                  text: {css: "#a", matches: "[z-a]"}
+    """,
+        [
+            f"{FILE}:8: steps[0].post[0].expect.url: invalid regular expression: missing ), unterminated subpattern at position 0",
+            f"{FILE}:10: steps[0].post[1].expect.text: invalid regular expression: bad character range z-a at position 1",
+        ],
+        id="invalid_regex_in_matches",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        tags:
+          - ok_tag
+          - bad tag
+          - 1x
+        steps: [{action: a}]
+    """,
+        [
+            f"{FILE}:6: tags[1]: string should match pattern '^[A-Za-z_][A-Za-z0-9_]*$'",
+            f"{FILE}:7: tags[2]: string should match pattern '^[A-Za-z_][A-Za-z0-9_]*$'",
+        ],
+        id="invalid_tag_names",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), SEVERAL_PROBLEMS)
+def test_bad_input_lists_every_problem(text: str, expected: list[str]) -> None:
+    assert problems_of(text) == expected
 
 
 def test_wrong_scalar_types_and_enums() -> None:
@@ -490,68 +669,6 @@ def test_wrong_scalar_types_and_enums() -> None:
     ]
 
 
-def test_missing_required_keys() -> None:
-    problems = problems_of("""
-        name: n
-        start_url: u
-        steps:
-          - do: [{click: "#a"}]
-          - action: b
-            do:
-              - fill: {css: "#q"}
-    """)
-    assert problems == [
-        f"{FILE}:1: task: required key is missing",
-        f"{FILE}:4: steps[0].action: required key is missing",
-        f"{FILE}:7: steps[1].do[0].fill.value: required key is missing",
-    ]
-
-
-def test_missing_everything_names_every_required_key() -> None:
-    problems = problems_of("description: only this\n")
-    assert problems == [
-        f"{FILE}:1: name: required key is missing",
-        f"{FILE}:1: task: required key is missing",
-        f"{FILE}:1: start_url: required key is missing",
-        f"{FILE}:1: steps: required key is missing",
-    ]
-
-
-def test_empty_steps() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps: []
-    """)
-    assert problem == f"{FILE}:4: steps: list should have at least 1 item after validation, not 0"
-
-
-def test_empty_do_list() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            do: []
-    """)
-    assert problem == f"{FILE}:6: steps[0].do: 'do' is empty: list at least one op or remove it"
-
-
-def test_check_without_check_or_expect() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            post:
-              - votes: 3
-    """)
-    assert problem == f"{FILE}:7: steps[0].post[0]: a check needs 'check' (words), 'expect' (DOM), or both"
-
-
 @pytest.mark.parametrize(
     ("text", "kind"),
     [("", "empty"), ("# only a comment\n", "empty"), ("- a\n- b\n", "a list"), ("hello\n", "a str"), ("42\n", "a int")],
@@ -563,30 +680,6 @@ def test_empty_or_non_mapping_document(text: str, kind: str) -> None:
     assert info.value.problems == [
         f"{FILE}:1: a workflow file must be a mapping with name, task, start_url and steps; this one is {kind}"
     ]
-
-
-def test_duplicate_keys_are_refused_with_both_lines() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        name: m
-        steps: [{action: a}]
-    """)
-    assert problem == f"{FILE}:4: invalid YAML: key 'name' appears twice (first on line 1)"
-
-
-def test_duplicate_keys_deep_inside_a_step() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            retries: 1
-            retries: 2
-    """)
-    assert problem == f"{FILE}:7: invalid YAML: key 'retries' appears twice (first on line 6)"
 
 
 def test_python_tags_are_refused_and_never_executed(tmp_path: Path) -> None:
@@ -611,21 +704,6 @@ def test_python_name_tag_is_refused_too(tmp_path: Path) -> None:
         steps: [{action: a}]
     """)
     assert problem.startswith(f"{FILE}:1: invalid YAML:") and "Python tags are not allowed" in problem
-
-
-def test_unknown_placeholder_with_a_suggestion() -> None:
-    problem = only_problem("""
-        name: n
-        task: Buy {product}
-        start_url: "{base_url}/"
-        params: {product: shoes}
-        steps:
-          - action: Search for {prodcut}
-    """)
-    assert problem == (
-        f"{FILE}:6: steps[0].action: unknown placeholder {{prodcut}} (did you mean '{{product}}'?); "
-        "known names: base_url, product"
-    )
 
 
 def test_placeholder_missing_in_one_variation_only() -> None:
@@ -668,68 +746,6 @@ def test_placeholders_that_are_fine() -> None:
         FILE,
     ).workflow
     assert wf.steps[0].action == "pick {color}"
-
-
-def test_invalid_regex_in_matches() -> None:
-    problems = problems_of("""
-        name: n
-        task: t
-        start_url: u
-        steps:
-          - action: a
-            post:
-              - expect:
-                  url: {matches: "(unclosed"}
-              - expect:
-                  text: {css: "#a", matches: "[z-a]"}
-    """)
-    assert problems == [
-        f"{FILE}:8: steps[0].post[0].expect.url: invalid regular expression: missing ), unterminated subpattern at position 0",
-        f"{FILE}:10: steps[0].post[1].expect.text: invalid regular expression: bad character range z-a at position 1",
-    ]
-
-
-def test_duplicate_variation_ids() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        variations:
-          - id: a
-          - id: b
-          - id: a
-        steps: [{action: a}]
-    """)
-    assert problem == f"{FILE}:4: variations: variation id 'a' is used twice"
-
-
-def test_invalid_variation_id() -> None:
-    problem = only_problem("""
-        name: n
-        task: t
-        start_url: u
-        variations:
-          - id: has space
-        steps: [{action: a}]
-    """)
-    assert problem == f"{FILE}:5: variations[0].id: string should match pattern '^[A-Za-z0-9_.-]+$'"
-
-
-def test_invalid_tag_names() -> None:
-    problems = problems_of("""
-        name: n
-        task: t
-        start_url: u
-        tags:
-          - ok_tag
-          - bad tag
-          - 1x
-        steps: [{action: a}]
-    """)
-    assert problems == [
-        f"{FILE}:6: tags[1]: string should match pattern '^[A-Za-z_][A-Za-z0-9_]*$'",
-        f"{FILE}:7: tags[2]: string should match pattern '^[A-Za-z_][A-Za-z0-9_]*$'",
-    ]
 
 
 def test_every_problem_of_a_file_is_listed_at_once() -> None:

@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 
 from pytest_reuseit.api import default_settings
+from pytest_reuseit.authoring.guide import messages
+from pytest_reuseit.authoring.yamledit import WorkflowDoc, YamlEditError
 from pytest_reuseit.cli import main
 from pytest_reuseit.engine.result import ActionRecord, Attempt, HealingSuggestion, RunResult, StepResult, Verdict
-from pytest_reuseit.runtime import Runtime
-from pytest_reuseit.synthesis.experience import (
+from pytest_reuseit.experience import (
     ExperienceStore,
     host_of,
     learn_from_result,
     rules_from_result,
 )
-from pytest_reuseit.synthesis.guide import messages
-from pytest_reuseit.synthesis.yamledit import WorkflowDoc, YamlEditError
+from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import load, parse
 from pytest_reuseit.workflow.model import Locator
 from tests.support.llm_server import FakeLLM

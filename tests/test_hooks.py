@@ -28,6 +28,7 @@ def tiny_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     httpd.shutdown()
     httpd.server_close()
 
+
 GREET_WF = """\
 name: Greets with a built-in from a conftest
 task: Type {greeting}

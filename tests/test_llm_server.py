@@ -23,30 +23,14 @@ import openai
 import pydantic
 import pytest
 
+from pytest_reuseit.llm.schemas import SCHEMAS as PLUGIN_SCHEMAS
 from tests.support.fixtures import fake_llm  # noqa: F401 - fixture used by name below
 from tests.support.llm_server import FakeLLM, Request
 
 REPO = Path(__file__).resolve().parents[1]
 
-CONDITION_SCHEMA = {
-    "type": "object",
-    "properties": {"met": {"type": "boolean"}, "explanation": {"type": "string"}},
-    "required": ["met", "explanation"],
-    "additionalProperties": False,
-}
-CHALLENGE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "where": {"type": "string"},
-        "why": {"type": "string"},
-        "what": {"type": "string"},
-        "guidance": {"type": "array", "items": {"type": "string"}},
-        "category": {"type": "string"},
-    },
-    "required": ["where", "why", "what", "guidance", "category"],
-    "additionalProperties": False,
-}
-SCHEMAS = {"condition_check": CONDITION_SCHEMA, "challenge_analysis": CHALLENGE_SCHEMA}
+# The schemas the plugin sends, generated from its answer models (not a copy that could drift).
+SCHEMAS = {name: PLUGIN_SCHEMAS[name][0] for name in ("condition_check", "challenge_analysis")}
 
 MET = {"met": True, "explanation": "the cart shows one item"}
 NOT_MET = {"met": False, "explanation": "the cart is empty"}
@@ -55,7 +39,7 @@ ANALYSIS = {
     "why": "the button was renamed",
     "what": "click on 'Pay' found nothing",
     "guidance": ["use the 'Complete order' button"],
-    "category": "ui_change",
+    "category": "site_changed",
 }
 
 
@@ -448,6 +432,7 @@ def test_load_rules_rejects_bad_entries(fake: FakeLLM, entry: dict[str, Any]) ->
         fake.load_rules([entry])
 
 
+@pytest.mark.slow
 def test_command_line_serves_a_script(tmp_path: Path) -> None:
     script = tmp_path / "rules.json"
     script.write_text(json.dumps([{"schema": "condition_check", "answer": MET}]))
@@ -473,6 +458,7 @@ def test_command_line_serves_a_script(tmp_path: Path) -> None:
     assert "1 chat completion" in stderr
 
 
+@pytest.mark.slow
 def test_command_line_rejects_a_bad_script(tmp_path: Path) -> None:
     script = tmp_path / "rules.json"
     script.write_text(json.dumps({"not": "a list"}))

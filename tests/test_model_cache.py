@@ -232,6 +232,7 @@ def _shows(needle: str) -> Callable[[Request], dict[str, Any]]:
     return answer
 
 
+@pytest.mark.slow
 def test_parallel_workers_share_the_cache_and_ask_each_question_once(
     pytester: pytest.Pytester, fake: FakeLLM, pages_url: str, tmp_path: Path
 ) -> None:

@@ -660,6 +660,7 @@ steps:
 }
 
 
+@pytest.mark.slow
 def test_strict_fails_unjudged_and_recovered_runs_in_pytest(pytester: pytest.Pytester, pages_url: str) -> None:
     for name, text in STRICT_WORKFLOWS.items():
         (pytester.path / name).write_text(text, encoding="utf-8")

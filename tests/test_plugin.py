@@ -463,6 +463,7 @@ def test_runtime_is_in_the_config_stash(pytester: pytest.Pytester) -> None:
 # --------------------------------------------------------------------------- real runs (subprocess)
 
 
+@pytest.mark.slow
 def test_passing_workflow(pytester: pytest.Pytester, site_url: str) -> None:
     write(pytester, "ok.reuseit.yaml", PASS_WF)
     result = run_sub(pytester, site_url)
@@ -563,6 +564,7 @@ def failure_section(out: str, title: str) -> str:
     return m.group(1)
 
 
+@pytest.mark.slow
 def test_mixed_outcomes_and_summary(mixed: Session) -> None:
     assert mixed.ret == 1
     lines = mixed.stdout.splitlines()
@@ -587,6 +589,7 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
     assert_no_traceback(mixed.out)
 
 
+@pytest.mark.slow
 def test_failed_post_check_explains_itself(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Expects the wrong text [default]")
     assert "workflow 'Expects the wrong text' [default] FAILED" in text
@@ -621,6 +624,7 @@ def test_failed_post_check_explains_itself(mixed: Session) -> None:
     assert "base64" not in (folder / "result.json").read_text()
 
 
+@pytest.mark.slow
 def test_recovered_run_passes_and_is_listed(mixed: Session) -> None:
     lines = mixed.stdout.splitlines()
     assert "PASSED c_recover.reuseit.yaml::c_recover[default]" in lines
@@ -632,6 +636,7 @@ def test_recovered_run_passes_and_is_listed(mixed: Session) -> None:
     assert not mixed.folder("c_recover.reuseit.yaml::c_recover[default]").exists()
 
 
+@pytest.mark.slow
 def test_unreachable_site_is_broken_quickly_and_the_session_goes_on(mixed: Session) -> None:
     lines = mixed.stdout.splitlines()
     down = next(line for line in lines if line.startswith("BROKEN d_reach.reuseit.yaml::d_reach[down]"))
@@ -649,6 +654,7 @@ def test_unreachable_site_is_broken_quickly_and_the_session_goes_on(mixed: Sessi
     assert any(re.match(r"^d_reach\.reuseit\.yaml F\.\s", line) for line in lines), lines
 
 
+@pytest.mark.slow
 def test_missing_secret_is_broken_and_names_it(mixed: Session) -> None:
     line = next(x for x in mixed.stdout.splitlines() if x.startswith("BROKEN e_secret_missing"))
     assert "secret 'NOPE' is not set" in line
@@ -658,6 +664,7 @@ def test_missing_secret_is_broken_and_names_it(mixed: Session) -> None:
     assert mixed.result_json("e_secret_missing.reuseit.yaml::e_secret_missing[default]")["status"] == "broken"
 
 
+@pytest.mark.slow
 def test_secret_values_are_never_written(mixed: Session) -> None:
     nodeid = "f_secret_typed.reuseit.yaml::f_secret_typed[default]"
     text = failure_section(mixed.stdout, "Types a secret and fails afterwards [default]")
@@ -679,6 +686,7 @@ def test_secret_values_are_never_written(mixed: Session) -> None:
         assert SECRET_VALUE.encode() not in p.read_bytes(), p
 
 
+@pytest.mark.slow
 def test_invalid_file_fails_alone_while_the_others_run(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "invalid workflow g_invalid.reuseit.yaml")
     assert text.strip().splitlines() == [
@@ -689,6 +697,7 @@ def test_invalid_file_fails_alone_while_the_others_run(mixed: Session) -> None:
     assert "(9 workflow runs)" in mixed.stdout  # the invalid file is not a workflow run
 
 
+@pytest.mark.slow
 def test_strict_fails_a_recovered_run(pytester: pytest.Pytester, site_url: str) -> None:
     write(pytester, "recover.reuseit.yaml", RECOVER_WF)
     result = run_sub(pytester, site_url, "--reuseit-strict")
@@ -702,6 +711,7 @@ def test_strict_fails_a_recovered_run(pytester: pytest.Pytester, site_url: str) 
     assert_no_traceback(out)
 
 
+@pytest.mark.slow
 def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site_url: str) -> None:
     write(pytester, "a_fail.reuseit.yaml", FAIL_WF)
     write(pytester, "b_pass.reuseit.yaml", PASS_WF)
@@ -711,6 +721,7 @@ def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site
     assert summary_line(result) == "0 passed, 0 recovered, 0 healed, 1 failed, 0 broken  (1 workflow runs)"
 
 
+@pytest.mark.slow
 def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest.Pytester, site_url: str) -> None:
     write(
         pytester,
@@ -731,6 +742,7 @@ def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest
         assert re.search(rf"PASSED words\.reuseit\.yaml::words\[{var}\]", out), var
 
 
+@pytest.mark.slow
 def test_variation_params_are_used(mixed: Session) -> None:
     # Both variations type their own {word}; "own" expects it, "wrong" expects the workflow default.
     # If variation params were ignored, "own" would fail and "wrong" would pass.
@@ -744,6 +756,7 @@ def test_variation_params_are_used(mixed: Session) -> None:
     assert data["kind"] == "attribute"
 
 
+@pytest.mark.slow
 def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pytester, site_url: str) -> None:
     pytester.makeini("[pytest]\nreuseit_screenshots = off\nreuseit_artifacts = always\n")
     write(
@@ -764,6 +777,7 @@ def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pyteste
     assert sorted(p.name for p in folder.iterdir()) == ["result.json"]
 
 
+@pytest.mark.slow
 def test_artifacts_always_keeps_a_passing_run_and_cli_screenshots_beat_ini(
     pytester: pytest.Pytester, site_url: str
 ) -> None:
@@ -790,6 +804,7 @@ def test_artifacts_always_keeps_a_passing_run_and_cli_screenshots_beat_ini(
     assert data["status"] == "passed" and data["artifacts_dir"] == str(folder)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "trace",
     ["off", "retain-on-failure"],
@@ -819,6 +834,7 @@ def test_api(reuseit_run):
 """
 
 
+@pytest.mark.slow
 def test_reuseit_run_fixture_returns_a_run_result(pytester: pytest.Pytester, site_url: str) -> None:
     write(pytester, "flows/ok.reuseit.yaml", PASS_WF)
     write(pytester, "flows/bad.reuseit.yaml", FAIL_WF)
@@ -828,6 +844,7 @@ def test_reuseit_run_fixture_returns_a_run_result(pytester: pytest.Pytester, sit
     assert "API-OK True wrong_element_or_value" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_workflows_run_beside_another_sync_playwright_in_the_session(pytester: pytest.Pytester) -> None:
     """pytest-playwright (or a user's conftest) keeps a sync Playwright in the main thread; Playwright
     allows one per thread, so the plugin must take a thread of its own instead of failing."""

@@ -31,6 +31,7 @@ def _click_paint(req: Request) -> dict[str, str]:
     return {"thought": "", "action": "click", "element": ref.group(1), "value": "", "message": "clicked Paint"}
 
 
+@pytest.mark.slow
 def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -91,6 +92,7 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     assert fake_llm.calls() == calls_before
 
 
+@pytest.mark.slow
 def test_reuseit_learn_keeps_what_a_healed_run_taught(
     pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -193,6 +193,7 @@ def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) ->
     )
 
 
+@pytest.mark.slow
 def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     tmp_path: Path, fake_llm: FakeLLM, site: SiteServer
 ) -> None:
@@ -250,6 +251,7 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     assert {s: fake_llm.calls(s) for s in before} == before
 
 
+@pytest.mark.slow
 def test_synthesis_stops_clearly_when_no_run_succeeds(tmp_path: Path, fake_llm: FakeLLM, site: SiteServer) -> None:
     model = ScriptedModel()
     model.install(fake_llm)
@@ -261,6 +263,7 @@ def test_synthesis_stops_clearly_when_no_run_succeeds(tmp_path: Path, fake_llm: 
     assert not (tmp_path / "shoes.reuseit.yaml").exists()
 
 
+@pytest.mark.slow
 def test_malformed_model_answer_stops_synthesis_with_the_reason(
     tmp_path: Path, fake_llm: FakeLLM, site: SiteServer
 ) -> None:
@@ -271,6 +274,7 @@ def test_malformed_model_answer_stops_synthesis_with_the_reason(
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_no_endpoint_is_a_usage_error(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     proc = subprocess.run(

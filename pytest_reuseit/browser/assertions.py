@@ -10,6 +10,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -17,9 +18,10 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.model import Expect, Locator, LocCount, LocText, TextMatch
+from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText, TextMatch
 from .locators import describe, resolve
 from .ops import classify
+from .pages import Pages
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,16 @@ def _safe(fn: Callable[[], Any], default: str = "(no such element)") -> str:
         return default
 
 
-def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
-    """Judge one assertion key; never raises for a plain mismatch."""
+def check_one(target: Page | Pages, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
+    """Judge one assertion key on the current page; never raises for a plain mismatch."""
     try:
-        return _check(page, key, arg, render, timeout_ms)
+        if key in ("dialog", "download"):
+            # Only the run's page holder has seen the dialogs and downloads.
+            pages = target if isinstance(target, Pages) else Pages(target)
+            if key == "dialog":
+                return _check_dialog(pages, arg, render, timeout_ms)
+            return _check_download(pages, arg, render)
+        return _check(target.page if isinstance(target, Pages) else target, key, arg, render, timeout_ms)
     except AssertionError as exc:  # Playwright's expect: we build our own message from the state
         return DomVerdict(False, key, str(exc).splitlines()[0])
     except (PlaywrightError, PlaywrightTimeout) as exc:
@@ -61,100 +69,170 @@ def check_one(page: Page, key: str, arg: Any, render: Callable[[str], str], time
         return DomVerdict(False, key, str(err))
 
 
+_STATE_METHODS = {
+    "visible": "to_be_visible",
+    "hidden": "to_be_hidden",
+    "enabled": "to_be_enabled",
+    "disabled": "to_be_disabled",
+    "checked": "to_be_checked",
+    "unchecked": "not_to_be_checked",
+}
+
+
+def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """visible, hidden, enabled, disabled, checked, unchecked."""
+    assert isinstance(arg, Locator)
+    loc = resolve(page, arg, render)
+    name = describe(arg, render)
+    try:
+        getattr(expect(loc), _STATE_METHODS[key])(timeout=t)
+        return DomVerdict(True, f"{name} to be {key}", key)
+    except AssertionError:
+        count = loc.count()
+        if count == 0:
+            actual = "no element matches"
+        elif count > 1 and key not in ("hidden",):
+            actual = f"{count} elements match (the locator must be unique)"
+        else:
+            actual = f"not {key}"
+        return DomVerdict(False, f"{name} to be {key}", actual)
+
+
+def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocText)
+    loc = resolve(page, arg, render)
+    pattern, words = _pattern(arg, render)
+    name = describe(arg, render)
+    try:
+        if key == "text":
+            if arg.contains is not None:
+                expect(loc).to_contain_text(render(arg.contains), timeout=t)
+            else:
+                expect(loc).to_have_text(pattern, timeout=t)
+        else:
+            expect(loc).to_have_value(pattern, timeout=t)
+        return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
+    except AssertionError:
+        getter = loc.first.inner_text if key == "text" else loc.first.input_value
+        return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
+
+
+def _count(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocCount)
+    loc = resolve(page, arg, render)
+    bounds = []
+    if arg.equals is not None:
+        bounds.append(f"== {arg.equals}")
+    if arg.min is not None:
+        bounds.append(f">= {arg.min}")
+    if arg.max is not None:
+        bounds.append(f"<= {arg.max}")
+    wanted = f"count of {describe(arg, render)} {' and '.join(bounds)}"
+    deadline = time.monotonic() + t / 1000
+    while True:
+        n = loc.count()
+        ok = (
+            (arg.equals is None or n == arg.equals)
+            and (arg.min is None or n >= arg.min)
+            and (arg.max is None or n <= arg.max)
+        )
+        if ok or time.monotonic() >= deadline:
+            return DomVerdict(ok, wanted, f"{n}")
+        page.wait_for_timeout(100)
+
+
+def _url_or_title(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, TextMatch)
+    pattern, words = _pattern(arg, render)
+    try:
+        if key == "url":
+            expect(page).to_have_url(pattern, timeout=t)
+        else:
+            expect(page).to_have_title(pattern, timeout=t)
+        return DomVerdict(True, f"{key} to {words}", "as expected")
+    except AssertionError:
+        actual = page.url if key == "url" else _safe(page.title)
+        return DomVerdict(False, f"{key} to {words}", actual)
+
+
+def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    expr = render(arg)
+    try:
+        page.wait_for_function(expr, timeout=t)
+        return DomVerdict(True, f"js {expr} to be truthy", "truthy")
+    except PlaywrightTimeout:
+        return DomVerdict(False, f"js {expr} to be truthy", _safe(lambda: page.evaluate(expr)))
+
+
+_Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]
+# One entry per key of ``expect`` (workflow.model.EXPECT_KEYS).
+_ASSERTIONS: dict[str, _Assertion] = {
+    **dict.fromkeys(_STATE_METHODS, _state),
+    "text": _text_or_value,
+    "value": _text_or_value,
+    "count": _count,
+    "url": _url_or_title,
+    "title": _url_or_title,
+    "js": _js,
+}
+
+
 def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
-    if key in ("visible", "hidden", "enabled", "disabled", "checked", "unchecked"):
-        assert isinstance(arg, Locator)
-        loc = resolve(page, arg, render)
-        name = describe(arg, render)
-        try:
-            getattr(
-                expect(loc),
-                {
-                    "visible": "to_be_visible",
-                    "hidden": "to_be_hidden",
-                    "enabled": "to_be_enabled",
-                    "disabled": "to_be_disabled",
-                    "checked": "to_be_checked",
-                    "unchecked": "not_to_be_checked",
-                }[key],
-            )(timeout=t)
-            return DomVerdict(True, f"{name} to be {key}", key)
-        except AssertionError:
-            count = loc.count()
-            if count == 0:
-                actual = "no element matches"
-            elif count > 1 and key not in ("hidden",):
-                actual = f"{count} elements match (the locator must be unique)"
-            else:
-                actual = f"not {key}"
-            return DomVerdict(False, f"{name} to be {key}", actual)
-    if key in ("text", "value"):
-        assert isinstance(arg, LocText)
-        loc = resolve(page, arg, render)
-        pattern, words = _pattern(arg, render)
-        name = describe(arg, render)
-        try:
-            if key == "text":
-                if arg.contains is not None:
-                    expect(loc).to_contain_text(render(arg.contains), timeout=t)
-                else:
-                    expect(loc).to_have_text(pattern, timeout=t)
-            else:
-                expect(loc).to_have_value(pattern, timeout=t)
-            return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
-        except AssertionError:
-            getter = loc.first.inner_text if key == "text" else loc.first.input_value
-            return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
-    if key == "count":
-        assert isinstance(arg, LocCount)
-        loc = resolve(page, arg, render)
-        name = describe(arg, render)
-        bounds = []
-        if arg.equals is not None:
-            bounds.append(f"== {arg.equals}")
-        if arg.min is not None:
-            bounds.append(f">= {arg.min}")
-        if arg.max is not None:
-            bounds.append(f"<= {arg.max}")
-        wanted = f"count of {name} {' and '.join(bounds)}"
-        deadline = time.monotonic() + t / 1000
-        while True:
-            n = loc.count()
-            ok = (
-                (arg.equals is None or n == arg.equals)
-                and (arg.min is None or n >= arg.min)
-                and (arg.max is None or n <= arg.max)
-            )
-            if ok or time.monotonic() >= deadline:
-                return DomVerdict(ok, wanted, f"{n}")
-            page.wait_for_timeout(100)
-    if key in ("url", "title"):
-        assert isinstance(arg, TextMatch)
-        pattern, words = _pattern(arg, render)
-        try:
-            if key == "url":
-                expect(page).to_have_url(pattern, timeout=t)
-            else:
-                expect(page).to_have_title(pattern, timeout=t)
-            return DomVerdict(True, f"{key} to {words}", "as expected")
-        except AssertionError:
-            actual = page.url if key == "url" else _safe(page.title)
-            return DomVerdict(False, f"{key} to {words}", actual if key == "url" else actual)
-    if key == "js":
-        expr = render(arg)
-        try:
-            page.wait_for_function(expr, timeout=t)
-            return DomVerdict(True, f"js {expr} to be truthy", "truthy")
-        except PlaywrightTimeout:
-            return DomVerdict(False, f"js {expr} to be truthy", _safe(lambda: page.evaluate(expr)))
-    raise AssertionError(f"assertion {key} has no implementation")
+    assertion = _ASSERTIONS.get(key)
+    if assertion is None:
+        raise AssertionError(f"assertion {key} has no implementation")
+    return assertion(page, key, arg, render, t)
 
 
-def check_expect(page: Page, exp: Expect, render: Callable[[str], str], timeout_ms: float) -> list[DomVerdict]:
+def _matches(m: TextMatch, text: str, render: Callable[[str], str]) -> tuple[bool, str]:
+    pattern, words = _pattern(m, render)
+    if isinstance(pattern, str):
+        return text == pattern, words
+    return pattern.search(text) is not None, words
+
+
+def _check_dialog(pages: Pages, arg: TextMatch, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The message of the last dialog shown (waits up to ``t`` for one to appear)."""
+    deadline = time.monotonic() + t / 1000
+    while pages.last_dialog() is None and time.monotonic() < deadline:
+        pages.page.wait_for_timeout(100)
+    last = pages.last_dialog()
+    _, words = _pattern(arg, render)
+    if last is None:
+        return DomVerdict(False, f"a dialog message to {words}", "no dialog was shown")
+    ok, _ = _matches(arg, last.message, render)
+    return DomVerdict(ok, f"the last dialog's message to {words}", f"{last.type} {last.message!r} ({last.answer})")
+
+
+def _check_download(pages: Pages, arg: DownloadExpect, render: Callable[[str], str]) -> DomVerdict:
+    last = pages.last_download()
+    wanted = []
+    if arg.name is not None:
+        wanted.append(f"name to {_pattern(arg.name, render)[1]}")
+    if arg.contains is not None:
+        wanted.append(f"contents to contain {render(arg.contains)!r}")
+    expected = "the last download's " + " and ".join(wanted) if wanted else "a download"
+    if last is None:
+        return DomVerdict(False, expected, "nothing was downloaded")
+    if arg.name is not None and not _matches(arg.name, last.name, render)[0]:
+        return DomVerdict(False, expected, f"name {last.name!r}")
+    if arg.contains is not None:
+        try:
+            text = Path(last.path).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            return DomVerdict(False, expected, f"cannot read {last.name}: {exc}")
+        if render(arg.contains) not in text:
+            return DomVerdict(False, expected, f"{last.name} starts with {text[:200]!r}")
+    return DomVerdict(True, expected, f"{last.name} ({last.size} bytes)")
+
+
+def check_expect(
+    target: Page | Pages, exp: Expect, render: Callable[[str], str], timeout_ms: float
+) -> list[DomVerdict]:
     """All keys of one ``expect`` mapping; stops at the first that fails (the rest would only wait too)."""
     out: list[DomVerdict] = []
     for key, arg in exp.items():
-        verdict = check_one(page, key, arg, render, timeout_ms)
+        verdict = check_one(target, key, arg, render, timeout_ms)
         out.append(verdict)
         if not verdict.ok:
             break

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from playwright.sync_api import FrameLocator, Page
 from playwright.sync_api import Locator as PwLocator
-from playwright.sync_api import Page
 
 from ..workflow.model import Locator
 
@@ -16,9 +16,20 @@ def _same(text: str) -> str:
     return text
 
 
-def resolve(page: Page, loc: Locator, render: Render = _same) -> PwLocator:
-    """Build the Playwright locator for ``loc``; every string goes through ``render`` (placeholders)."""
-    root: Page | PwLocator = resolve(page, loc.within, render) if loc.within is not None else page
+Root = Page | FrameLocator | PwLocator
+
+
+def resolve(page: Root, loc: Locator, render: Render = _same) -> PwLocator:
+    """Build the Playwright locator for ``loc``; every string goes through ``render`` (placeholders).
+
+    ``frame`` (the LOC of an ``<iframe>``, itself possibly inside a frame) is entered first, then
+    ``within`` narrows the search inside it.
+    """
+    root: Root = page
+    if loc.frame is not None:
+        root = resolve(root, loc.frame, render).content_frame
+    if loc.within is not None:
+        root = resolve(root, loc.within, render)
     exact = loc.exact
     r = render
     if loc.role is not None:

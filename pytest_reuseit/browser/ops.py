@@ -1,4 +1,7 @@
-"""Deterministic ops (the ``do:`` lists) against a Playwright page.
+"""Deterministic ops (the ``do:`` lists): the handlers of the registry's built-in ops.
+
+Each op is declared once in ``workflow/ops.py`` (name, argument model, description); its handler
+is attached here. Handlers act on the run's current page (``ctx.page``).
 
 Errors are sorted here, once: the page did not let the op happen (``OpFailed``: a locator found
 nothing, an element never became actionable, a script threw) is a *failure* the engine may
@@ -10,8 +13,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
@@ -20,17 +25,22 @@ from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
+from ..workflow import ops as registry
 from ..workflow.model import (
     Extract,
     FillArgs,
+    Locator,
     Op,
+    PageUrl,
     PressArgs,
     ScrollBy,
     SelectArgs,
+    UploadArgs,
     WaitArgs,
     describe_op,
 )
 from .locators import describe, resolve
+from .pages import DialogPolicy, DownloadRecord, Pages
 from .session import first_line
 
 log = logging.getLogger(__name__)
@@ -56,7 +66,9 @@ class OpFailed(ReuseitError):
 
 @dataclass
 class OpContext:
-    """What ops need besides the page: placeholder filling and timeouts."""
+    """What an op's handler gets: the run's pages (``page`` is the current one), placeholder
+    filling, the timeout, where extracted values go, and the folders files are read from and
+    saved to."""
 
     render: Callable[[str], str]
     reveal: Callable[[str], str]  # fills secrets too: used only for typed values
@@ -64,6 +76,16 @@ class OpContext:
     extracted: dict[str, str]
     blocked: list[str]
     query: Callable[[str], str] | None = None  # model-read extraction (needs a model)
+    pages: Pages | None = None
+    folder: str = "."  # the workflow file's folder: upload paths are relative to it
+    output_dir: str = ""  # the run's output folder: downloads are saved under it
+    op: Op | None = None  # the op being performed (its modifiers, e.g. ``into``)
+
+    @property
+    def page(self) -> Page:
+        """The current page."""
+        assert self.pages is not None, "OpContext.pages is set by the runner"
+        return self.pages.page
 
 
 def classify(exc: BaseException, what: str) -> ReuseitError:
@@ -105,88 +127,205 @@ def _timeout_reason(text: str) -> str:
     return head
 
 
-def run_op(page: Page, op: Op, ctx: OpContext) -> str:
-    """Perform one op; return a readable line of what was done (secrets left as placeholders)."""
+def run_op(op: Op, ctx: OpContext) -> str:
+    """Perform one op on the current page; return a readable line of what was done (secrets left
+    as placeholders). Modifiers apply to any op: ``dialog`` answers the dialogs it raises,
+    ``new_page`` waits for the page it opens and makes that page current."""
     what = ctx.render(describe_op(op))
+    entry = registry.spec(op.kind)
+    if entry.handler is None:
+        raise BrokenRun(f"{what}: op '{op.kind}' is registered without a handler")
+    assert ctx.pages is not None
+    ctx.op = op
+    policy = None
+    if op.dialog is not None:
+        policy = DialogPolicy.of(op.dialog)
+        if policy.text is not None:
+            policy = DialogPolicy(policy.accept, ctx.reveal(policy.text))
     try:
-        _perform(page, op, ctx)
+        with ctx.pages.answering(policy):
+            if op.new_page:
+                _opening_page(ctx, entry.handler, op.arg, what)
+            else:
+                entry.handler(ctx, op.arg)
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
         raise classify(exc, what) from None
+    finally:
+        ctx.op = None
     return what
 
 
-def _perform(page: Page, op: Op, ctx: OpContext) -> None:
-    t = ctx.action_timeout_ms
-    kind, arg = op.kind, op.arg
-    if kind == "goto":
-        url = urljoin(page.url, ctx.render(arg)) if page.url.startswith("http") else ctx.render(arg)
-        response = page.goto(url, timeout=t, wait_until="load")
-        if ctx.blocked and url in ctx.blocked:
-            raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
-        if response is not None and response.status >= 400:
-            raise OpFailed(f"goto {url}", f"the page answered HTTP {response.status}", "http")
-        return
-    if kind in ("click", "dblclick", "hover", "check", "uncheck", "focus"):
-        loc = resolve(page, arg, ctx.render)
-        method = {
-            "click": loc.click,
-            "dblclick": loc.dblclick,
-            "hover": loc.hover,
-            "check": loc.check,
-            "uncheck": loc.uncheck,
-        }.get(kind)
-        if method is not None:
-            method(timeout=t)
-        else:
-            loc.focus(timeout=t)
-        return
-    if kind in ("fill", "type"):
-        assert isinstance(arg, FillArgs)
-        loc = resolve(page, arg, ctx.render)
-        value = ctx.reveal(arg.value)
-        if kind == "fill":
-            loc.fill(value, timeout=t)
-        else:
-            loc.press_sequentially(value, timeout=t)
-        return
-    if kind == "select":
-        assert isinstance(arg, SelectArgs)
-        options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
-        resolve(page, arg, ctx.render).select_option([ctx.render(o) for o in options], timeout=t)
-        return
-    if kind == "press":
-        if isinstance(arg, PressArgs):
-            resolve(page, arg, ctx.render).press(ctx.render(arg.key), timeout=t)
-        else:
-            page.keyboard.press(ctx.render(arg))
-        return
-    if kind == "scroll":
-        if isinstance(arg, ScrollBy):
-            page.mouse.wheel(0, arg.by)
-        else:
-            resolve(page, arg, ctx.render).scroll_into_view_if_needed(timeout=t)
-        return
-    if kind == "wait":
-        if isinstance(arg, WaitArgs):
-            resolve(page, arg, ctx.render).wait_for(state=arg.state, timeout=t)
-        else:
-            page.wait_for_timeout(int(arg))
-        return
-    if kind == "eval":
-        page.evaluate(ctx.render(arg))
-        return
-    if kind == "extract":
-        assert isinstance(arg, Extract)
-        ctx.extracted[arg.into] = extract_value(page, arg, ctx)
-        return
-    raise AssertionError(f"op {kind} has no implementation")  # the model and this module disagree
+def _opening_page(ctx: OpContext, handler: registry.Handler, arg: Any, what: str) -> None:
+    """Run ``handler`` expecting it to open a page (pop-up or tab) within the op's timeout."""
+    assert ctx.pages is not None
+    acted = False
+    try:
+        with ctx.pages.expect_new_page(ctx.action_timeout_ms):
+            handler(ctx, arg)
+            acted = True
+    except PlaywrightTimeout:
+        if not acted:
+            raise
+        raise OpFailed(
+            what,
+            f"no new page opened within {ctx.action_timeout_ms / 1000:g}s (new_page: true): "
+            "the op went through but no pop-up window or tab appeared",
+            "no_page",
+        ) from None
 
 
-def extract_value(page: Page, ex: Extract, ctx: OpContext) -> str:
-    """Read a value from the page for ``extract``."""
+# --------------------------------------------------------------------------- the built-in ops' handlers
+
+
+@registry.handles("goto")
+def _goto(ctx: OpContext, arg: str) -> None:
+    page = ctx.page
+    url = urljoin(page.url, ctx.render(arg)) if page.url.startswith("http") else ctx.render(arg)
+    response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="load")
+    if ctx.blocked and url in ctx.blocked:
+        raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
+    if response is not None and response.status >= 400:
+        raise OpFailed(f"goto {url}", f"the page answered HTTP {response.status}", "http")
+
+
+def _element_op(method: str) -> registry.Handler:
+    def handler(ctx: OpContext, arg: Locator) -> None:
+        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms)
+
+    return handler
+
+
+for _name in ("click", "dblclick", "hover", "check", "uncheck", "focus"):
+    registry.attach(_name, _element_op(_name))
+
+
+@registry.handles("fill")
+def _fill(ctx: OpContext, arg: FillArgs) -> None:
+    resolve(ctx.page, arg, ctx.render).fill(ctx.reveal(arg.value), timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("type")
+def _type(ctx: OpContext, arg: FillArgs) -> None:
+    resolve(ctx.page, arg, ctx.render).press_sequentially(ctx.reveal(arg.value), timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("select")
+def _select(ctx: OpContext, arg: SelectArgs) -> None:
+    options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
+    resolve(ctx.page, arg, ctx.render).select_option([ctx.render(o) for o in options], timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("press")
+def _press(ctx: OpContext, arg: str | PressArgs) -> None:
+    if isinstance(arg, PressArgs):
+        resolve(ctx.page, arg, ctx.render).press(ctx.render(arg.key), timeout=ctx.action_timeout_ms)
+    else:
+        ctx.page.keyboard.press(ctx.render(arg))
+
+
+@registry.handles("scroll")
+def _scroll(ctx: OpContext, arg: ScrollBy | Locator) -> None:
+    if isinstance(arg, ScrollBy):
+        ctx.page.mouse.wheel(0, arg.by)
+    else:
+        resolve(ctx.page, arg, ctx.render).scroll_into_view_if_needed(timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("wait")
+def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
+    if isinstance(arg, WaitArgs):
+        resolve(ctx.page, arg, ctx.render).wait_for(state=arg.state, timeout=ctx.action_timeout_ms)
+    else:
+        ctx.page.wait_for_timeout(int(arg))
+
+
+@registry.handles("eval")
+def _eval(ctx: OpContext, arg: str) -> None:
+    ctx.page.evaluate(ctx.render(arg))
+
+
+@registry.handles("extract")
+def _extract(ctx: OpContext, arg: Extract) -> None:
+    ctx.extracted[arg.into] = extract_value(arg, ctx)
+
+
+@registry.handles("switch_page")
+def _switch_page(ctx: OpContext, arg: Any) -> None:
+    assert ctx.pages is not None
+    if isinstance(arg, PageUrl):
+        url = arg.url
+        arg = PageUrl(
+            url=ctx.render(url)
+            if isinstance(url, str)
+            else url.model_copy(update={k: ctx.render(v) for k, v in url.model_dump(exclude_none=True).items()})
+        )
+    try:
+        ctx.pages.switch(arg)
+    except LookupError as exc:
+        raise OpFailed(f"switch_page {arg if not isinstance(arg, PageUrl) else 'url'}", str(exc), "not_found") from None
+
+
+@registry.handles("close_page")
+def _close_page(ctx: OpContext, arg: Any) -> None:
+    assert ctx.pages is not None
+    if len(ctx.pages.open_pages()) < 2:
+        raise OpFailed("close_page", "this is the only open page: closing it would end the run", "not_found")
+    ctx.pages.close_current()
+
+
+def _history(method: str, words: str) -> registry.Handler:
+    def handler(ctx: OpContext, arg: Any) -> None:
+        response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="load")
+        if response is None and method != "reload":
+            raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
+
+    return handler
+
+
+registry.attach("back", _history("go_back", "previous"))
+registry.attach("forward", _history("go_forward", "next"))
+registry.attach("reload", _history("reload", ""))
+
+
+@registry.handles("upload")
+def _upload(ctx: OpContext, arg: UploadArgs) -> None:
+    paths = []
+    for name in arg.files:
+        path = Path(ctx.folder) / ctx.reveal(name)
+        if not path.is_file():
+            # Paths without placeholders are checked when the file loads; this one was computed.
+            raise BrokenRun(f"upload: the file {ctx.render(name)} does not exist (relative to the workflow's folder)")
+        paths.append(str(path))
+    resolve(ctx.page, arg, ctx.render).set_input_files(paths, timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("download")
+def _download(ctx: OpContext, arg: Locator) -> None:
+    assert ctx.pages is not None
+    page = ctx.page
+    with page.expect_download(timeout=ctx.action_timeout_ms) as info:
+        resolve(page, arg, ctx.render).click(timeout=ctx.action_timeout_ms)
+    download = info.value
+    folder = Path(ctx.output_dir or tempfile.mkdtemp(prefix="reuseit-downloads-")) / "downloads"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = download.suggested_filename or "download"
+    target = folder / f"{len(ctx.pages.downloads) + 1}-{_safe_name(name)}"
+    download.save_as(str(target))
+    ctx.pages.downloads.append(DownloadRecord(name, str(target), download.url, target.stat().st_size))
+    if ctx.op is not None and ctx.op.into is not None:
+        ctx.extracted[ctx.op.into] = str(target)
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120] or "download"
+
+
+def extract_value(ex: Extract, ctx: OpContext) -> str:
+    """Read a value from the current page for ``extract``."""
     t = ctx.action_timeout_ms
+    page = ctx.page
     try:
         if ex.text is not None:
             loc = resolve(page, ex.text, ctx.render)

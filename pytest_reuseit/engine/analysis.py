@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .result import ActionRecord, Analysis, RunResult, StepResult, Verdict
+from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
 
@@ -75,19 +75,7 @@ def observe(result: RunResult) -> Analysis:
             ],
         )
     if phase == "outcome":
-        bad = next((v for v in result.outcome if v.ok is False), None)
-        why = f"The task's outcome check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else result.message
-        return Analysis(
-            where=f"{result.file}: outcome check '{bad.check}'" if bad else where,
-            why=why,
-            what=what,
-            category="product_defect",
-            guidance=[
-                "Every step went through, but the end result is wrong: if the site's behaviour changed on purpose, "
-                "update the outcome check; otherwise this is a defect to report.",
-                "Add post checks to the steps that produce this result so the next failure points at the step.",
-            ],
-        )
+        return _outcome(result, where, what)
     if step is None:
         return Analysis(
             where=where,
@@ -97,49 +85,76 @@ def observe(result: RunResult) -> Analysis:
             guidance=["The start page answered an error: check start_url."],
         )
     if phase == "action":
-        error = step.error
-        if _OVERLAY_WORDS.search(error):
-            category = "popup_or_overlay"
-            guidance = [
-                f"Something covered the page when step {step.index} tried to act: add a pre check "
-                "'No cookie banner, dialog or pop-up covers the page'.",
-                "Add a fallback that dismisses it, e.g. {do: [{click: {role: button, name: <the dismiss button>}}], redo: true}.",
-            ]
-        elif "matches" in error and "elements" in error:
-            category = "wrong_element_or_value"
-            guidance = [
-                f"The locator in step {step.index} matches several elements: add nth, exact, has_text or within."
-            ]
-        elif "blocked" in error:
-            category = "site_changed"
-            guidance = [
-                "The page navigated outside allowed_domains: add the domain to allowed_domains if it is expected."
-            ]
-        elif "script error" in error:
-            category = "action_incomplete"
-            guidance = [f"The JavaScript of step {step.index} threw: check the expression against the current page."]
-        else:
-            category = "site_changed"
-            guidance = [
-                f"The element used by step {step.index} was not found or never became usable: the page may have changed. "
-                "Update the locator (reuseit heal applies suggestions from healed runs).",
-                "If the element appears late, add a pre check that waits for it (expect: {visible: ...}).",
-                "Describe the action in words in 'action' so the agent can heal it when a model is enabled.",
-            ]
-        return Analysis(where=where, why=error, what=what, category=category, guidance=guidance)
-    bad = _last_verdict(step, phase)
-    why = f"The {phase} check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else step.error
+        category, guidance = _action_failure(step)
+        return Analysis(where=where, why=step.error, what=what, category=category, guidance=guidance)
+    return _check_failure(step, phase, where, what)
+
+
+def _outcome(result: RunResult, where: str, what: str) -> Analysis:
+    """Every step went through but an outcome check did not hold."""
+    bad = next((v for v in result.outcome if v.ok is False), None)
+    why = f"The task's outcome check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else result.message
+    return Analysis(
+        where=f"{result.file}: outcome check '{bad.check}'" if bad else where,
+        why=why,
+        what=what,
+        category="product_defect",
+        guidance=[
+            "Every step went through, but the end result is wrong: if the site's behaviour changed on purpose, "
+            "update the outcome check; otherwise this is a defect to report.",
+            "Add post checks to the steps that produce this result so the next failure points at the step.",
+        ],
+    )
+
+
+def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
+    """Category and guidance when the step's action itself failed, read from its error."""
+    error = step.error
+    if _OVERLAY_WORDS.search(error):
+        return "popup_or_overlay", [
+            f"Something covered the page when step {step.index} tried to act: add a pre check "
+            "'No cookie banner, dialog or pop-up covers the page'.",
+            "Add a fallback that dismisses it, e.g. {do: [{click: {role: button, name: <the dismiss button>}}], redo: true}.",
+        ]
+    if "matches" in error and "elements" in error:
+        return "wrong_element_or_value", [
+            f"The locator in step {step.index} matches several elements: add nth, exact, has_text or within."
+        ]
+    if "blocked" in error:
+        return "site_changed", [
+            "The page navigated outside allowed_domains: add the domain to allowed_domains if it is expected."
+        ]
+    if "script error" in error:
+        return "action_incomplete", [
+            f"The JavaScript of step {step.index} threw: check the expression against the current page."
+        ]
+    return "site_changed", [
+        f"The element used by step {step.index} was not found or never became usable: the page may have changed. "
+        "Update the locator (reuseit heal applies suggestions from healed runs).",
+        "If the element appears late, add a pre check that waits for it (expect: {visible: ...}).",
+        "Describe the action in words in 'action' so the agent can heal it when a model is enabled.",
+    ]
+
+
+def _check_category(phase: str, bad: Verdict | None) -> Category:
+    """What a failed pre/post check most probably means."""
     text = f"{bad.check if bad else ''} {bad.actual if bad else ''}"
     if _OVERLAY_WORDS.search(text):
-        category = "popup_or_overlay"
-    elif phase == "pre":
-        category = "page_not_ready"
-    elif bad is not None and (bad.actual in ("no element matches", "0") or "no such element" in bad.actual):
-        category = "action_incomplete"
-    elif bad is not None and bad.source == "dom":
-        category = "wrong_element_or_value"
-    else:
-        category = "action_incomplete"
+        return "popup_or_overlay"
+    if phase == "pre":
+        return "page_not_ready"
+    if bad is not None and (bad.actual in ("no element matches", "0") or "no such element" in bad.actual):
+        return "action_incomplete"
+    if bad is not None and bad.source == "dom":
+        return "wrong_element_or_value"
+    return "action_incomplete"
+
+
+def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analysis:
+    """A pre or post check still failed after the step's attempts."""
+    bad = _last_verdict(step, phase)
+    why = f"The {phase} check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else step.error
+    category = _check_category(phase, bad)
     tried = len(step.attempts)
     guidance = [
         f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots.",

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
+
+from ..browser.pages import DialogRecord, DownloadRecord
 
 Status = Literal["passed", "recovered", "failed", "broken"]
 Phase = Literal["start", "pre", "action", "post", "extract", "outcome"]
 
-CATEGORIES = (
+# The challenge analysis' categories (ReUseIt §4.2): the one list. The model's answer schema, the
+# analyst's prompt, Allure's categories.json and docs/workflow-format.md all follow it.
+Category = Literal[
     "popup_or_overlay",
     "wrong_element_or_value",
     "action_incomplete",
@@ -22,7 +26,8 @@ CATEGORIES = (
     "product_defect",
     "ambiguous_instruction",
     "infrastructure",
-)
+]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
 
 
 @dataclass
@@ -48,6 +53,7 @@ class Verdict:
     actual: str = ""
     screenshot: Screenshot | None = None
     line: int = 0
+    page: str = ""  # the page judged (which one, its title and url) when the run had several
 
 
 @dataclass
@@ -103,6 +109,8 @@ class StepResult:
     failed_phase: Phase | None = None
     error: str = ""
     duration: float = 0.0
+    dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
+    page: str = ""  # the current page when the step ended (set when the run opened more than one)
 
 
 @dataclass
@@ -113,7 +121,7 @@ class Analysis:
     why: str
     what: str
     guidance: list[str]
-    category: str
+    category: Category
     source: Literal["observed", "model"] = "observed"
 
 
@@ -159,6 +167,9 @@ class RunResult:
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None
+    downloads: list[DownloadRecord] = field(default_factory=list)
+    pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
+    unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
 
     @property
     def recovered(self) -> bool:
@@ -209,4 +220,4 @@ class RunResult:
 
         out = clean(self)
         out["label"] = self.label
-        return out  # type: ignore[no-any-return]
+        return out

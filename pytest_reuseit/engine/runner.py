@@ -7,6 +7,7 @@ around :func:`execute`, and model-backed parts arrive through :class:`~.ports.Mo
 from __future__ import annotations
 
 import logging
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from playwright.sync_api import Page
 from ..browser.assertions import check_expect
 from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
+from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.model import Check, Extract, Fallback, Op, Step, Variation
@@ -33,26 +35,36 @@ ScreenshotMode = Literal["steps", "failures", "off"]
 
 @dataclass(frozen=True)
 class RunOptions:
-    screenshots: ScreenshotMode = "steps"
+    """How a run records itself. These defaults are also the plugin's (settings.OPTIONS reads them)."""
+
+    screenshots: ScreenshotMode = "failures"
     jpeg_quality: int = 70
     max_width: int = 1280  # screenshots wider than this are scaled down in the browser
     # Upper bound on the text view given to the judge with each screenshot.
     page_text_chars: int = 4000
+    # Where the run saves files (downloads); a temporary folder when not given.
+    output_dir: str | None = None
 
 
 @dataclass
 class _Ctx:
-    page: Page
+    pages: Pages
     loaded: LoadedWorkflow
     values: Values
     options: RunOptions
     models: Models
     result: RunResult
     blocked: list[str] = field(default_factory=list)
+    output_dir: str = ""
+
+    @property
+    def page(self) -> Page:
+        """The current page (a pop-up after ``new_page``, the opener again once it closed)."""
+        return self.pages.page
 
 
 def execute(
-    page: Page,
+    page: Page | Pages,
     loaded: LoadedWorkflow,
     variation: str | None = None,
     *,
@@ -62,8 +74,14 @@ def execute(
     models: Models | None = None,
     blocked: list[str] | None = None,
 ) -> RunResult:
-    """Run ``loaded`` (one variation of it) on ``page`` and return everything that happened."""
+    """Run ``loaded`` (one variation of it) on ``page`` and return everything that happened.
+
+    ``page`` is the page to start on, or a :class:`Pages` holder when the caller follows the run's
+    pages itself; pages the run opens (pop-ups, tabs) are followed either way.
+    """
     wf = loaded.workflow
+    pages = Pages.wrap(page)
+    pages.default_dialog = pages.dialog = DialogPolicy.of(wf.settings.dialog)
     var = _pick_variation(loaded, variation)
     params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
     # Not copied: a built-in's value may be computed on first use (a local server that starts then).
@@ -80,7 +98,7 @@ def execute(
         total_steps=len(wf.steps),
     )
     ctx = _Ctx(
-        page,
+        pages,
         loaded,
         values,
         options or RunOptions(),
@@ -108,10 +126,7 @@ def execute(
         result.blocked_navigation = list(ctx.blocked)
         result.usage = ctx.models.usage
         result.typed_secret = bool(values.secrets_used)
-        try:
-            result.final_url = page.url
-        except PlaywrightError:
-            result.final_url = ""
+        _record_pages(ctx)
     # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
     _mask_result(ctx)
     if result.status in ("failed", "broken"):
@@ -123,6 +138,24 @@ def execute(
             except ReuseitError as exc:
                 log.warning("the model could not write the analysis (%s); keeping the observed one", exc)
     return result
+
+
+def _record_pages(ctx: _Ctx) -> None:
+    """What the reports list about the run's pages: the final one, all of them, downloads."""
+    result, pages = ctx.result, ctx.pages
+    try:
+        result.final_url = pages.page.url
+    except PlaywrightError:
+        result.final_url = ""
+    result.pages = [p.url for p in pages.order]
+    result.unvisited_pages = [p.url for p in pages.unvisited()]
+    result.downloads = list(pages.downloads)
+
+
+def _output_dir(ctx: _Ctx) -> str:
+    if not ctx.output_dir:
+        ctx.output_dir = ctx.options.output_dir or tempfile.mkdtemp(prefix="reuseit-run-")
+    return ctx.output_dir
 
 
 def _pick_variation(loaded: LoadedWorkflow, variation: str | None) -> Variation:
@@ -157,10 +190,13 @@ def _run(ctx: _Ctx) -> None:
         sr = StepResult(index=i + 1, action=ctx.values.render(step.action), line=ctx.loaded.source.line("steps", i))
         ctx.result.steps.append(sr)
         started = time.monotonic()
+        dialogs_before = len(ctx.pages.dialogs)
         try:
             _step(ctx, i, step, sr)
         finally:
             sr.duration = time.monotonic() - started
+            sr.dialogs = ctx.pages.dialogs[dialogs_before:]
+            sr.page = _page_name(ctx)
         if sr.status == "failed":
             ctx.result.status = "failed"
             ctx.result.failed_step = sr.index
@@ -177,6 +213,13 @@ def _run(ctx: _Ctx) -> None:
             ctx.result.message = f"outcome check failed: {bad.check}: {_why(bad)}"
             return
     ctx.result.healed = any(s.status == "healed" for s in ctx.result.steps)
+
+
+def _page_name(ctx: _Ctx) -> str:
+    """The current page as reports name it, once the run has more than one page (else "")."""
+    if len(ctx.pages.order) < 2:
+        return ""
+    return ctx.pages.name()
 
 
 def _open(ctx: _Ctx, url: str) -> None:
@@ -234,7 +277,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
             return _fail(sr, "post", f"post check failed: {_first_failure_text(sr, 'post')}")
     for ex in step.extract:
         try:
-            value = extract_value(ctx.page, ex, _op_ctx(ctx, step))
+            value = extract_value(ex, _op_ctx(ctx, step))
         except OpFailed as exc:
             return _fail(sr, "extract", f"extract failed: {exc}")
         ctx.values.extracted[ex.into] = value
@@ -282,6 +325,9 @@ def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
         extracted=ctx.values.extracted,
         blocked=ctx.blocked,
         query=query,
+        pages=ctx.pages,
+        folder=ctx.loaded.folder,
+        output_dir=_output_dir(ctx),
     )
 
 
@@ -292,7 +338,7 @@ def _run_ops(
     octx = _op_ctx(ctx, step)
     for op in ops:
         try:
-            done = run_op(ctx.page, op, octx)
+            done = run_op(op, octx)
         except OpFailed as exc:
             records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
             raise
@@ -441,10 +487,10 @@ def _judge_all(
 def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str = "") -> Verdict:
     render = ctx.values.render
     words = render(check.check) if check.check else None
-    v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line)
+    v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx))
     if check.expect is not None:
         for exp in check.expect:
-            for dv in check_expect(ctx.page, exp, render, timeout_ms):
+            for dv in check_expect(ctx.pages, exp, render, timeout_ms):
                 if not dv.ok:
                     v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
                     v.screenshot = _shot(
@@ -524,5 +570,17 @@ def _mask_result(ctx: _Ctx) -> None:
             v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
         for att in step.attempts:
             att.note = mask(att.note)
+    for v in r.outcome + [v for step in r.steps for v in step.pre + step.post]:
+        v.page = mask(v.page)
     for v in r.outcome:
         v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
+    # A secret may travel in a pop-up's URL, a dialog's message or a downloaded file's name.
+    r.start_url, r.final_url = mask(r.start_url), mask(r.final_url)
+    r.pages = [mask(u) for u in r.pages]
+    r.unvisited_pages = [mask(u) for u in r.unvisited_pages]
+    for d in r.downloads:
+        d.name, d.path, d.url = mask(d.name), mask(d.path), mask(d.url)
+    for step in r.steps:
+        step.page = mask(step.page)
+        for dialog in step.dialogs:
+            dialog.message, dialog.page = mask(dialog.message), mask(dialog.page)

@@ -200,38 +200,44 @@ class ModelAgent:
         record = ActionRecord(
             description=what, by="agent", ok=False, locator=locator_text, message=self.mask(a.message)
         )
-        if target and target not in obs.refs and a.action in ("click", "fill", "select", "hover", "press"):
+        if target and target not in obs.refs and a.action in _ON_ELEMENT:
             record.error = f"element id {target} is not in the observation"
             return record, None
-        t = self.timeout
         try:
-            if a.action in ("click", "hover") and target:
-                return record, _Call("element", a.action, (), {"timeout": t}, target)
-            if a.action == "fill" and target:
-                return record, _Call("element", "fill", (self.reveal(a.value),), {"timeout": t}, target)
-            if a.action == "select" and target:
-                return record, _Call("element", "select_option", (a.value,), {"timeout": t}, target)
-            if a.action == "press":
-                if target:
-                    return record, _Call("element", "press", (a.value,), {"timeout": t}, target)
-                return record, _Call("keyboard", "press", (a.value,), {})
-            if a.action == "scroll":
-                return record, _Call("mouse", "wheel", (0, int(float(a.value or 600))), {})
-            if a.action == "goto":
-                dest = urljoin(url, a.value)
-                if not host_allowed(dest, self.allowed):
-                    record.error = f"{dest} is outside allowed_domains"
-                    return record, None
-                return record, _Call("page", "goto", (dest,), {"timeout": t * 3})
-            if a.action == "back":
-                return record, _Call("page", "go_back", (), {"timeout": t})
-            if a.action == "wait":
-                return record, _Call("page", "wait_for_timeout", (min(int(float(a.value or 1000)), 10_000),), {})
+            call = self._call_for(a, target, url)
         except ValueError as exc:
             record.error = f"bad value {a.value!r} for {a.action}: {exc}"
             return record, None
-        record.error = f"'{a.action}' needs an element id"
-        return record, None
+        if isinstance(call, str):
+            record.error = call
+            return record, None
+        return record, call
+
+    def _call_for(self, a: AgentAction, target: str, url: str) -> _Call | str:
+        """The Playwright call an answer asks for, or why it cannot be made."""
+        t = self.timeout
+        if target and a.action in _ON_ELEMENT:
+            value = self.reveal(a.value) if a.action == "fill" else a.value
+            args = (value,) if a.action in ("fill", "select", "press") else ()
+            return _Call("element", _ON_ELEMENT[a.action], args, {"timeout": t}, target)
+        if a.action == "press":
+            return _Call("keyboard", "press", (a.value,), {})
+        if a.action == "scroll":
+            return _Call("mouse", "wheel", (0, int(float(a.value or 600))), {})
+        if a.action == "goto":
+            dest = urljoin(url, a.value)
+            if not host_allowed(dest, self.allowed):
+                return f"{dest} is outside allowed_domains"
+            return _Call("page", "goto", (dest,), {"timeout": t * 3})
+        if a.action == "back":
+            return _Call("page", "go_back", (), {"timeout": t})
+        if a.action == "wait":
+            return _Call("page", "wait_for_timeout", (min(int(float(a.value or 1000)), 10_000),), {})
+        return f"'{a.action}' needs an element id"
+
+
+# The agent's actions done on an element of the observation, and the Playwright method each calls.
+_ON_ELEMENT = {"click": "click", "hover": "hover", "fill": "fill", "select": "select_option", "press": "press"}
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from filelock import FileLock
+
+from ..atomic import write_text_atomic
 
 log = logging.getLogger(__name__)
 
@@ -51,16 +51,7 @@ class ResponseCache:
         return entry if isinstance(entry, dict) and "answer" in entry else None
 
     def put(self, key: str, entry: dict[str, Any]) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(entry, fh, indent=1, sort_keys=True)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(self._path(key), json.dumps(entry, indent=1, sort_keys=True))
 
     def entries(self) -> int:
         return sum(1 for _ in self.folder.glob("*/*.json")) if self.folder.is_dir() else 0

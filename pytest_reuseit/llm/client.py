@@ -15,10 +15,12 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlsplit
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
+from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ValidationError
 
 from ..engine.result import ModelUsage
@@ -79,6 +81,11 @@ def endpoint_host() -> str:
     """Host of the endpoint for reports (never the key)."""
     url = os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     return urlsplit(url).hostname or url
+
+
+def _response_format(name: str, schema: dict[str, Any]) -> ResponseFormatJSONSchema:
+    """Structured output: the answer must match ``schema`` (strict mode)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": True}}
 
 
 class LlmClient:
@@ -184,11 +191,9 @@ class LlmClient:
             try:
                 resp = self._openai().chat.completions.create(
                     model=model,
-                    messages=messages,  # type: ignore[arg-type]
-                    response_format={
-                        "type": "json_schema",
-                        "json_schema": {"name": schema, "schema": json_schema, "strict": True},
-                    },
+                    # The messages are built in the API's own shape; its TypedDicts are not worth repeating.
+                    messages=cast("list[ChatCompletionMessageParam]", messages),
+                    response_format=_response_format(schema, json_schema),
                     **params,
                 )
             except openai.RateLimitError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from playwright.sync_api import Page
 
@@ -67,7 +68,7 @@ class ModelReader:
     def read(self, page: Page, query: str) -> str:
         shot = capture(page)
         text = self.mask(page.inner_text("body", timeout=2000))[:4000]
-        messages = [
+        messages: list[dict[str, Any]] = [
             {"role": "system", "content": READER_SYSTEM},
             {
                 "role": "user",

@@ -2,24 +2,23 @@
 
 ``condition_check`` and ``challenge_analysis`` are fixed by the contract so any server or test
 double can answer them; ``agent_action`` and ``extracted_value`` are this project's own and are
-documented in docs/workflow-format.md beside them. Each schema is written out by hand (strict
-mode wants every property required and no extras) and paired with a pydantic model that
-validates the answer.
+documented in docs/workflow-format.md beside them. Each answer is a pydantic model; the JSON
+Schema sent with the request is generated from it (:func:`strict_schema`), so the two cannot drift.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
-from ..engine.result import CATEGORIES
+from ..engine.result import Category
 
-AGENT_ACTIONS = ("click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail")
-
-
-def _obj(props: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+# The agent's actions: the one list (the answer schema, the agent's planner in llm/agent.py and
+# `reuseit heal` follow it; docs/workflow-format.md is checked against it). Add an action here,
+# describe it in prompts.AGENT_SYSTEM and plan it in ModelAgent._call_for.
+AgentActionName = Literal["click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail"]
+AGENT_ACTIONS: tuple[str, ...] = get_args(AgentActionName)
 
 
 class ConditionCheck(BaseModel):
@@ -34,22 +33,13 @@ class ChallengeAnalysis(BaseModel):
     why: str
     what: str
     guidance: list[str]
-    category: Literal[
-        "popup_or_overlay",
-        "wrong_element_or_value",
-        "action_incomplete",
-        "page_not_ready",
-        "site_changed",
-        "product_defect",
-        "ambiguous_instruction",
-        "infrastructure",
-    ]
+    category: Category
 
 
 class AgentAction(BaseModel):
     model_config = ConfigDict(extra="ignore")
     thought: str
-    action: Literal["click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail"]
+    action: AgentActionName
     element: str  # an element id from the observation (e.g. "e12"), or "" when none applies
     value: str  # text to type, option to select, key to press, URL, pixels or ms; else ""
     message: str  # one sentence on what was done / why it is done or impossible
@@ -162,137 +152,43 @@ class GuidanceEdits(BaseModel):
     summary: str
 
 
-_PARAM = _obj({"name": {"type": "string"}, "value": {"type": "string"}})
-_STR_LIST = {"type": "array", "items": {"type": "string"}}
+def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """``model``'s JSON Schema in the form strict structured output requires: every property
+    required, no other properties, references inlined, and no titles or defaults (the model reads
+    the field names)."""
+    schema = model.model_json_schema()
+    return _strict(schema, schema.pop("$defs", {}))
 
+
+def _strict(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_strict(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        return _strict(defs[node["$ref"].rsplit("/", 1)[-1]], defs)
+    out = {k: _strict(v, defs) for k, v in node.items() if k not in ("title", "description", "default")}
+    if out.get("type") == "object":
+        out["properties"] = out.get("properties", {})
+        out["required"] = list(out["properties"])
+        out["additionalProperties"] = False
+    return out
+
+
+# Schema name -> (the JSON Schema sent with the request, the model that validates the answer).
+ANSWERS: dict[str, type[BaseModel]] = {
+    "task_variations": TaskVariations,
+    "run_judgement": RunJudgement,
+    "workflow_structure": WorkflowStructure,
+    "condition_checks": ConditionChecks,
+    "fallback_actions": FallbackActions,
+    "guarded_workflow": GuardedWorkflow,
+    "guidance_edits": GuidanceEdits,
+    "condition_check": ConditionCheck,
+    "challenge_analysis": ChallengeAnalysis,
+    "agent_action": AgentAction,
+    "extracted_value": ExtractedValue,
+}
 SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
-    "task_variations": (
-        _obj(
-            {
-                "template": {"type": "string"},
-                "parameters": {"type": "array", "items": _PARAM},
-                "variations": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "kind": {"type": "string", "enum": ["attribute", "category", "website"]},
-                            "task": {"type": "string"},
-                            "params": {"type": "array", "items": _PARAM},
-                        }
-                    ),
-                },
-            }
-        ),
-        TaskVariations,
-    ),
-    "run_judgement": (_obj({"success": {"type": "boolean"}, "rationale": {"type": "string"}}), RunJudgement),
-    "workflow_structure": (
-        _obj({"steps": {"type": "array", "items": _obj({"action": {"type": "string"}, "evidence": _STR_LIST})}}),
-        WorkflowStructure,
-    ),
-    "condition_checks": (
-        _obj(
-            {
-                "checks": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "step": {"type": "integer"},
-                            "phase": {"type": "string", "enum": ["pre", "post"]},
-                            "condition": {"type": "string"},
-                            "source_runs": _STR_LIST,
-                        }
-                    ),
-                }
-            }
-        ),
-        ConditionChecks,
-    ),
-    "fallback_actions": (
-        _obj(
-            {
-                "fallbacks": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "step": {"type": "integer"},
-                            "fallback": {"type": "string"},
-                            "source_runs": _STR_LIST,
-                        }
-                    ),
-                }
-            }
-        ),
-        FallbackActions,
-    ),
-    "guarded_workflow": (
-        _obj(
-            {
-                "steps": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "action": {"type": "string"},
-                            "pre": _STR_LIST,
-                            "post": _STR_LIST,
-                            "fallback": _STR_LIST,
-                        }
-                    ),
-                }
-            }
-        ),
-        GuardedWorkflow,
-    ),
-    "guidance_edits": (
-        _obj(
-            {
-                "edits": {
-                    "type": "array",
-                    "items": _obj(
-                        {
-                            "step": {"type": "integer"},
-                            "field": {"type": "string", "enum": ["pre", "post", "fallback", "action"]},
-                            "operation": {"type": "string", "enum": ["add", "replace"]},
-                            "index": {"type": "integer"},
-                            "text": {"type": "string"},
-                        }
-                    ),
-                },
-                "summary": {"type": "string"},
-            }
-        ),
-        GuidanceEdits,
-    ),
-    "condition_check": (
-        _obj({"met": {"type": "boolean"}, "explanation": {"type": "string"}}),
-        ConditionCheck,
-    ),
-    "challenge_analysis": (
-        _obj(
-            {
-                "where": {"type": "string"},
-                "why": {"type": "string"},
-                "what": {"type": "string"},
-                "guidance": {"type": "array", "items": {"type": "string"}},
-                "category": {"type": "string", "enum": list(CATEGORIES)},
-            }
-        ),
-        ChallengeAnalysis,
-    ),
-    "agent_action": (
-        _obj(
-            {
-                "thought": {"type": "string"},
-                "action": {"type": "string", "enum": list(AGENT_ACTIONS)},
-                "element": {"type": "string"},
-                "value": {"type": "string"},
-                "message": {"type": "string"},
-            }
-        ),
-        AgentAction,
-    ),
-    "extracted_value": (
-        _obj({"found": {"type": "boolean"}, "value": {"type": "string"}}),
-        ExtractedValue,
-    ),
+    name: (strict_schema(model), model) for name, model in ANSWERS.items()
 }

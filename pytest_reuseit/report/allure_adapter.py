@@ -23,9 +23,10 @@ log = logging.getLogger(__name__)
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
     from allure_commons._allure import plugin_manager
+
+    _HAVE_ALLURE = True
 except ImportError:  # pragma: no cover - exercised only without allure installed
-    allure = None
-    plugin_manager = None
+    _HAVE_ALLURE = False
 
 
 class _StepFailed(AssertionError):
@@ -38,7 +39,7 @@ class _StepBroken(Exception):
 
 def active() -> bool:
     """True when allure-pytest is listening (``--alluredir`` given)."""
-    if allure is None or plugin_manager is None:
+    if not _HAVE_ALLURE:
         return False
     return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
 

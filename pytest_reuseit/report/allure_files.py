@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..engine.result import CATEGORIES
+from ..engine.result import CATEGORIES, Category
 
 # Failure messages start with "[category]" so each challenge category becomes an Allure category.
-CATEGORY_TITLES = {
+CATEGORY_TITLES: dict[Category, str] = {
     "popup_or_overlay": "Pop-up or overlay in the way",
     "wrong_element_or_value": "Wrong element or value",
     "action_incomplete": "Action did not complete",

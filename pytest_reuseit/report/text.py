@@ -42,41 +42,54 @@ def failure_text(result: RunResult) -> str:
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
     if step is not None:
-        if step.actions:
-            out.append("  actions:")
-            for rec in step.actions:
-                state = "ok" if rec.ok else f"failed: {rec.error}"
-                out.append(f"    {rec.by}: {rec.description} ({state})")
-        failed = [v for v in (step.pre if step.failed_phase == "pre" else step.post) if v.ok is False]
-        for v in failed[:1]:
-            out.extend(_verdict_lines(v, "  "))
-        if step.failed_phase in ("action", "extract"):
-            out.append(f"  error: {step.error}")
-        if step.attempts:
-            out.append("  attempts:")
-            for att in step.attempts:
-                out.extend(_attempt_lines(att))
+        out.extend(_step_lines(step))
     if result.failed_phase == "outcome":
         for v in result.outcome:
             if v.ok is False:
                 out.extend(_verdict_lines(v, "  outcome "))
     if result.blocked_navigation:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
-    a = result.analysis
-    if a is not None:
-        out.append(
-            f"challenge analysis [{a.category}] ({'by the model' if a.source == 'model' else 'observed by the runner'}):"
-        )
-        out.append(f"  where: {a.where}")
-        out.append(f"  why:   {a.why}")
-        if a.guidance:
-            out.append("  what to change:")
-            out.extend(f"    - {g}" for g in a.guidance)
+    out.extend(_analysis_lines(result))
     if result.artifacts_dir:
         out.append(f"artifacts: {_rel(result.artifacts_dir)}")
     if result.trace:
         out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
     return "\n".join(out)
+
+
+def _step_lines(step: StepResult) -> list[str]:
+    """The failed step: its actions, the first failed check, its error and the recovery attempts."""
+    out = []
+    if step.actions:
+        out.append("  actions:")
+        for rec in step.actions:
+            state = "ok" if rec.ok else f"failed: {rec.error}"
+            out.append(f"    {rec.by}: {rec.description} ({state})")
+    failed = [v for v in (step.pre if step.failed_phase == "pre" else step.post) if v.ok is False]
+    for v in failed[:1]:
+        out.extend(_verdict_lines(v, "  "))
+    if step.failed_phase in ("action", "extract"):
+        out.append(f"  error: {step.error}")
+    if step.attempts:
+        out.append("  attempts:")
+        for att in step.attempts:
+            out.extend(_attempt_lines(att))
+    return out
+
+
+def _analysis_lines(result: RunResult) -> list[str]:
+    a = result.analysis
+    if a is None:
+        return []
+    out = [
+        f"challenge analysis [{a.category}] ({'by the model' if a.source == 'model' else 'observed by the runner'}):",
+        f"  where: {a.where}",
+        f"  why:   {a.why}",
+    ]
+    if a.guidance:
+        out.append("  what to change:")
+        out.extend(f"    - {g}" for g in a.guidance)
+    return out
 
 
 def _rel(path: str) -> str:

@@ -13,8 +13,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
-import tempfile
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -27,6 +25,7 @@ from playwright.async_api import Route as AsyncRoute
 from playwright.async_api import async_playwright
 from playwright.sync_api import Error as PlaywrightError
 
+from ..atomic import write_text_atomic
 from ..browser.observe import Observation, capture_async
 from ..browser.session import BrowserConfig, default_executable, host_allowed
 from ..engine.result import ActionRecord, ModelUsage
@@ -102,11 +101,7 @@ class RunRecord:
         return RunRecord(**data)
 
     def save(self, folder: Path) -> None:
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".run-", suffix=".json")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(asdict(self), fh, indent=1)
-        os.replace(tmp, folder / "run.json")
+        write_text_atomic(folder / "run.json", json.dumps(asdict(self), indent=1))
 
 
 async def run_once(
@@ -229,7 +224,7 @@ async def _explore_async(
             else:
                 exe = browser.executable_path or default_executable()
                 shared = await pw.chromium.launch(
-                    headless=not browser.headed, args=list(browser.args), **({"executable_path": exe} if exe else {})
+                    headless=not browser.headed, args=list(browser.args), executable_path=exe or None
                 )
         except PlaywrightError as exc:
             raise BrokenRun(f"cannot start the browser for exploration: {str(exc).splitlines()[0]}") from None

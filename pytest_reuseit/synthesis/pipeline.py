@@ -28,10 +28,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ..browser.observe import data_url
 from ..browser.session import BrowserConfig
 from ..engine.result import ModelUsage
+from ..errors import ReuseitError
 from ..llm.client import LlmClient
 from ..llm.schemas import (
     ConditionChecks,
     FallbackActions,
+    GuardedStep,
     GuardedWorkflow,
     RunJudgement,
     TaskVariations,
@@ -287,6 +289,29 @@ class Synthesizer:
             rules=learnt_rules(list(guarded.steps), self.dir.name),
         )
 
+    def _step_item(
+        self, step: GuardedStep, ops: list[dict[str, Any]] | None, from_runs: list[str]
+    ) -> tuple[CommentedMap, list[str]]:
+        """One step of the file, and the comment lines saying which runs each part came from."""
+        item = CommentedMap({"action": step.action})
+        if step.pre:
+            item["pre"] = CommentedSeq(step.pre)
+        if ops:
+            item["do"] = CommentedSeq(ops)
+        if step.post:
+            item["post"] = CommentedSeq(step.post)
+        if step.fallback:
+            item["fallback"] = CommentedSeq(step.fallback)
+        notes = []
+        if ops:
+            notes.append(f"do: compiled from successful runs {', '.join(from_runs)}")
+        for phase in ("pre", "post", "fallback"):
+            for text in getattr(step, phase):
+                runs = self._sources[phase].get(text)
+                if runs:
+                    notes.append(f"{phase} '{text[:50]}' from runs {', '.join(runs)}")
+        return item, notes
+
     def write_yaml(
         self,
         variations: TaskVariations,
@@ -313,31 +338,12 @@ class Synthesizer:
         doc["variations"] = seq
         doc["tags"] = ["synthesized"]
         steps = CommentedSeq()
-        sources = self._sources
         for n, step in enumerate(guarded.steps):
-            item = CommentedMap({"action": step.action})
-            if step.pre:
-                item["pre"] = CommentedSeq(step.pre)
             ops, from_runs = compiled[n] if n < len(compiled) else (None, [])
-            if ops:
-                item["do"] = CommentedSeq(ops)
-            if step.post:
-                item["post"] = CommentedSeq(step.post)
-            if step.fallback:
-                item["fallback"] = CommentedSeq(step.fallback)
-            notes = []
-            if ops:
-                notes.append(f"do: compiled from successful runs {', '.join(from_runs)}")
-            for phase in ("pre", "post", "fallback"):
-                for text in getattr(step, phase):
-                    runs = sources[phase].get(text)
-                    if runs:
-                        notes.append(f"{phase} '{text[:50]}' from runs {', '.join(runs)}")
+            item, notes = self._step_item(step, ops, from_runs)
+            steps.append(item)
             if notes:
-                steps.append(item)
                 steps.yaml_set_comment_before_after_key(len(steps) - 1, before="\n".join(notes), indent=2)
-            else:
-                steps.append(item)
         doc["steps"] = steps
         doc.yaml_set_start_comment(
             f"Synthesized by `reuseit synthesize` from {n_runs} exploration runs "
@@ -364,7 +370,7 @@ def learnt_rules(result_steps: list[Any], synthesis: str) -> list[tuple[str, str
     return rules
 
 
-class SynthesisError(Exception):
+class SynthesisError(ReuseitError):
     """Synthesis cannot go on; the message says why and what to try."""
 
 

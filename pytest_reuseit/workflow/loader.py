@@ -15,10 +15,14 @@ from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, Workflow, closest
+from .model import Extract, Op, UploadArgs, Workflow, closest
 from .placeholders import names_in
+
+# The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
+FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ class Source:
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
+    folder: str = "."  # the file's folder: upload paths are relative to it
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -72,7 +77,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
                     "while reading a mapping",
@@ -114,7 +119,7 @@ def _doc_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     return tuple(path)
 
 
-def _message(err: dict[str, Any]) -> str:
+def _message(err: ErrorDetails) -> str:
     msg = str(err["msg"])
     for old, new in _TYPE_WORDS.items():
         msg = msg.replace(old, new)
@@ -221,11 +226,38 @@ def _check_placeholders(
     return problems
 
 
-def parse(text: str, path: str, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
+    """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
+    problems: list[str] = []
+
+    def from_ops(ops: tuple[Op, ...] | None, where: tuple[str | int, ...]) -> None:
+        for n, op in enumerate(ops or ()):
+            if not isinstance(op.arg, UploadArgs):
+                continue
+            for k, name in enumerate(op.arg.files):
+                if names_in(name):
+                    continue  # computed at run time; checked then
+                if not (Path(folder) / name).is_file():
+                    path = (*where, n, "upload", "files", k)
+                    problems.append(
+                        f"{source.where(*path)}: {format_path(path)}: upload file {name!r} does not exist "
+                        f"(paths are relative to the workflow file's folder)"
+                    )
+
+    for i, step in enumerate(wf.steps):
+        from_ops(step.do, ("steps", i, "do"))
+        for j, fb in enumerate(step.fallback):
+            from_ops(fb.do, ("steps", i, "fallback", j, "do"))
+    return problems
+
+
+def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
     """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
 
-    ``builtin_names`` are the placeholders the runner will provide besides ``base_url``.
-    """
+    ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
+    default the folder part of ``path``). ``builtin_names`` are the placeholders the runner will
+    provide besides ``base_url``."""
+    folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
         node = yaml.compose(text, Loader=_UniqueKeyLoader)
@@ -252,10 +284,10 @@ def parse(text: str, path: str, *, builtin_names: Collection[str] = ()) -> Loade
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source, builtin_names)
+    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source)
+    return LoadedWorkflow(wf, source, folder)
 
 
 def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
@@ -266,4 +298,4 @@ def load(path: str | Path, display: str | None = None, *, builtin_names: Collect
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown, builtin_names=builtin_names)
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
@@ -58,6 +59,18 @@ def _exactly_one(obj: BaseModel, names: tuple[str, ...], what: str) -> None:
         )
 
 
+def _as_tuple(value: Any) -> Any:
+    return [value] if isinstance(value, dict) else value
+
+
+class _OneOrList:
+    """Schema of a list that may also be written as its single item (``_as_tuple`` wraps it)."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        schema = handler(core_schema)
+        return {"anyOf": [schema["items"], schema]}
+
+
 # --------------------------------------------------------------------------- locators
 
 
@@ -79,6 +92,7 @@ class Locator(Strict):
     nth: int | None = None
     has_text: str | None = None
     within: Loc | None = None
+    frame: Loc | None = Field(None, description="look inside this <iframe> (a LOC of it, which may have a frame too)")
 
     @model_validator(mode="after")
     def _one_kind(self) -> Locator:
@@ -107,15 +121,33 @@ class Locator(Strict):
             text += f"[nth={self.nth}]"
         if self.within is not None:
             text = f"{self.within.describe()} >> {text}"
+        if self.frame is not None:
+            text = f"frame {self.frame.describe()} >> {text}"
         return text
 
 
-def _as_locator(value: str | Locator) -> Locator:
-    return Locator(selector=value) if isinstance(value, str) else value
+class _OrString:
+    """JSON Schema of an object that may also be written as a string.
+
+    The field's type is the object (what the code always gets: a ``BeforeValidator`` turns the
+    string into it), while the published schema still offers the short string form to authors.
+    """
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return {"anyOf": [{"type": "string"}, handler(core_schema)]}
+
+
+def _wrap_string(key: str) -> Callable[[Any], Any]:
+    """A before-validator: a plain string ``s`` becomes ``{key: s}``; anything else is validated as is."""
+
+    def wrap(value: Any) -> Any:
+        return {key: value} if isinstance(value, str) else value
+
+    return wrap
 
 
 # A locator is written as a Playwright selector string or a mapping; the engine always sees a Locator.
-Loc = Annotated[str | Locator, AfterValidator(_as_locator)]
+Loc = Annotated[Locator, BeforeValidator(_wrap_string("selector")), _OrString()]
 
 
 # --------------------------------------------------------------------------- ops
@@ -157,71 +189,107 @@ class Extract(Strict):
         return self
 
 
-OP_NAMES = (
-    "goto",
-    "click",
-    "dblclick",
-    "hover",
-    "check",
-    "uncheck",
-    "focus",
-    "fill",
-    "type",
-    "select",
-    "press",
-    "scroll",
-    "wait",
-    "eval",
-    "extract",
-)
+class UploadArgs(Locator):
+    files: Annotated[tuple[str, ...], Field(min_length=1), _OneOrList()] = Field(
+        description="paths relative to the workflow file (one path or a list)"
+    )
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _files_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class DialogReply(Strict):
+    accept: bool = Field(description="accept (OK) or dismiss (Cancel)")
+    text: str | None = Field(None, description="typed into a prompt() before accepting")
+
+
+DialogAnswer = Literal["accept", "dismiss"] | DialogReply
+
+# Keys written beside the op name that change how any op runs (not ops themselves).
+OP_MODIFIERS = ("new_page", "dialog", "into")
 
 
 class Op(Strict):
-    """One deterministic operation: a mapping with exactly one op name as key."""
+    """One deterministic operation: a mapping with exactly one op name as key, plus modifiers.
 
-    model_config = ConfigDict(json_schema_extra={"minProperties": 1, "maxProperties": 1})
+    The op names are not listed here: each is a field added by the registry (``workflow/ops.py``),
+    so an op is defined in one place and ops registered at run time validate like built-in ones.
+    A bare word (``back``) is an op without a value.
+    """
 
-    goto: str | None = None
-    click: Loc | None = None
-    dblclick: Loc | None = None
-    hover: Loc | None = None
-    check: Loc | None = None
-    uncheck: Loc | None = None
-    focus: Loc | None = None
-    fill: FillArgs | None = None
-    type: FillArgs | None = None
-    select: SelectArgs | None = None
-    press: str | PressArgs | None = None
-    scroll: ScrollBy | Loc | None = None
-    wait: int | WaitArgs | None = None
-    eval: str | None = None
-    extract: Extract | None = None
+    new_page: bool | None = Field(
+        None, description="this op opens a pop-up window or tab: wait for it (op timeout) and make it current"
+    )
+    dialog: DialogAnswer | None = Field(
+        None, description="how to answer dialogs this op raises: accept | dismiss | {accept: true, text: ...}"
+    )
+    into: str | None = Field(
+        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="(download) placeholder that receives the saved path"
+    )
 
     @model_validator(mode="before")
     @classmethod
     def _shape(cls, data: Any) -> Any:
         if isinstance(data, str):
-            guess = closest(data, OP_NAMES)
-            hint = f" (did you mean '{{{guess}: ...}}'?)" if guess else ""
+            bare = _op_registry().bare_names()
+            if data in bare:
+                return {data: True}
+            guess = closest(data, _op_registry().names())
+            hint = (
+                f" (did you mean '{guess}'?)"
+                if guess in bare
+                else f" (did you mean '{{{guess}: ...}}'?)"
+                if guess
+                else ""
+            )
+            words = f" or a bare word ({', '.join(bare)})" if bare else ""
             raise PydanticCustomError(
                 "op_shape",
-                "an op is a mapping like '{click: \"#go\"}', got the string '{value}'{hint}",
-                {"value": data, "hint": hint},
+                "an op is a mapping like '{click: \"#go\"}'{words}, got the string '{value}'{hint}",
+                {"value": data, "hint": hint, "words": words},
             )
         return data
 
     @model_validator(mode="after")
     def _one_op(self) -> Op:
-        _exactly_one(self, OP_NAMES, "an op")
+        _exactly_one(self, _op_registry().names(), "an op")
+        if self.into is not None and not _op_registry().spec(self.kind).takes_into:
+            takers = [n for n in _op_registry().names() if _op_registry().spec(n).takes_into]
+            raise PydanticCustomError(
+                "into_not_allowed",
+                "'into' goes with {takers}, not with '{kind}'",
+                {"takers": " or ".join(takers), "kind": self.kind},
+            )
         return self
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        target["oneOf"] = [{"required": [n]} for n in _op_registry().names()]
+        bare = list(_op_registry().bare_names())
+        return {"anyOf": [{"type": "string", "enum": bare}, schema]} if bare else schema
+
+    def __repr_args__(self) -> Any:
+        # Only what is set: the registry makes every op a field, nearly all of them None.
+        return [(k, v) for k, v in super().__repr_args__() if v is not None]
 
     @property
     def kind(self) -> str:
-        return next(n for n in OP_NAMES if getattr(self, n) is not None)
+        return next(n for n in _op_registry().names() if getattr(self, n, None) is not None)
 
     @property
     def arg(self) -> Any:
         return getattr(self, self.kind)
+
+
+def _op_registry() -> Any:
+    """The registry module (imported late: it imports this one)."""
+    from . import ops
+
+    return ops
 
 
 # --------------------------------------------------------------------------- DOM assertions
@@ -241,6 +309,20 @@ class TextMatch(Strict):
             except re.error as exc:
                 raise PydanticCustomError("bad_regex", "invalid regular expression: {err}", {"err": str(exc)}) from None
         return self
+
+
+class PageUrl(Strict):
+    url: str | TextMatch = Field(description="a text the page's URL contains, or {equals|contains|matches}")
+
+
+SwitchPage = Literal["main", "last"] | Annotated[int, Field(ge=0)] | PageUrl
+
+
+class DownloadExpect(Strict):
+    """The last download: its suggested file name and, for a text file, what it contains."""
+
+    name: TextMatch | None = None
+    contains: str | None = Field(None, description="text the saved file contains")
 
 
 class LocText(Locator, TextMatch):
@@ -272,6 +354,8 @@ EXPECT_KEYS = (
     "url",
     "title",
     "js",
+    "dialog",
+    "download",
 )
 
 
@@ -290,6 +374,8 @@ class Expect(Strict):
     url: TextMatch | None = None
     title: TextMatch | None = None
     js: str | None = Field(None, description="a JavaScript expression that must be truthy")
+    dialog: TextMatch | None = Field(None, description="the message of the last dialog shown")
+    download: DownloadExpect | None = Field(None, description="the last download (name, contents)")
 
     @model_validator(mode="after")
     def _not_empty(self) -> Expect:
@@ -301,18 +387,6 @@ class Expect(Strict):
 
     def items(self) -> list[tuple[str, Any]]:
         return [(k, getattr(self, k)) for k in EXPECT_KEYS if getattr(self, k) is not None]
-
-
-def _as_tuple(value: Any) -> Any:
-    return [value] if isinstance(value, dict) else value
-
-
-class _OneOrList:
-    """Schema of a list that may also be written as its single item (``_as_tuple`` wraps it)."""
-
-    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
-        schema = handler(core_schema)
-        return {"anyOf": [schema["items"], schema]}
 
 
 ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1), _OneOrList()]
@@ -354,11 +428,8 @@ def _short(value: Any) -> str:
     return repr(value)
 
 
-def _as_check(value: str | Check) -> Check:
-    return Check(check=value) if isinstance(value, str) else value
-
-
-CheckArg = Annotated[str | Check, AfterValidator(_as_check)]
+# A check is written as words or a mapping; the engine always sees a Check.
+CheckArg = Annotated[Check, BeforeValidator(_wrap_string("check")), _OrString()]
 
 
 class Fallback(Strict):
@@ -384,21 +455,36 @@ class Fallback(Strict):
 
 
 def describe_op(op: Op) -> str:
-    arg = op.arg
+    """One line for reports and the agent's history: ``click role='link'[name='Add'] (new page)``."""
+    return _describe_arg(op.kind, op.arg) + _describe_modifiers(op)
+
+
+def _describe_arg(kind: str, arg: Any) -> str:
+    if arg is True:  # a bare word: back, reload, close_page
+        return kind
     if isinstance(arg, Locator):
         base = arg.plain().describe()
         extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
-        return f"{op.kind} {base}" + ("".join(f" {k}={v!r}" for k, v in extra.items()))
+        return f"{kind} {base}" + ("".join(f" {k}={v!r}" for k, v in extra.items()))
     if isinstance(arg, BaseModel):
-        return f"{op.kind} {_short(arg)}"
-    return f"{op.kind} {arg!r}"
+        return f"{kind} {_short(arg)}"
+    return f"{kind} {arg!r}"
 
 
-def _as_fallback(value: str | Fallback) -> Fallback:
-    return Fallback(agent=value) if isinstance(value, str) else value
+def _describe_modifiers(op: Op) -> str:
+    text = ""
+    if op.new_page:
+        text += " (opens a new page)"
+    if op.dialog is not None:
+        answer = op.dialog if isinstance(op.dialog, str) else ("accept" if op.dialog.accept else "dismiss")
+        text += f" (dialog: {answer})"
+    if op.into is not None:
+        text += f" into {op.into}"
+    return text
 
 
-FallbackArg = Annotated[str | Fallback, AfterValidator(_as_fallback)]
+# A fallback is written as words for the agent or a mapping; the engine always sees a Fallback.
+FallbackArg = Annotated[Fallback, BeforeValidator(_wrap_string("agent")), _OrString()]
 
 
 # --------------------------------------------------------------------------- pytest integration
@@ -501,6 +587,7 @@ class Settings(Strict):
     check_timeout: float = Field(5, gt=0, description="seconds a DOM assertion waits")
     step_timeout: float = Field(30, gt=0, description="seconds one step may take, recovery included")
     action_timeout: float = Field(10, gt=0, description="seconds one op waits for its element")
+    dialog: DialogAnswer = Field("dismiss", description="how dialogs are answered unless an op says otherwise")
 
 
 class Workflow(Strict):
@@ -548,3 +635,6 @@ class Workflow(Strict):
 
 
 Locator.model_rebuild()
+
+# The registry adds the op names to Op (and rebuilds the models holding it): import it last.
+from . import ops as _ops  # noqa: E402, F401

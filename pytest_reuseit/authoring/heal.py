@@ -16,20 +16,18 @@ not depend on the value.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .yamledit import WorkflowDoc, YamlEditError, write_text_atomic
-
-DEFAULT_HEALING = "reuseit-output/healing.json"
+from ..errors import ReuseitError
+from ..llm.schemas import AGENT_ACTIONS
+from .yamledit import WorkflowDoc, YamlEditError
 
 # What the agent's record looks like when it did not act on an element: "press 'Enter'", "back".
-_NOT_A_LOCATOR = re.compile(r"^(click|fill|select|press|scroll|hover|goto|back|wait|done|fail)(\s|$)")
+_NOT_A_LOCATOR = re.compile(rf"^({'|'.join(AGENT_ACTIONS)})(\s|$)")
 
 
 @dataclass
@@ -57,8 +55,8 @@ class FilePlan:
     notes: list[str] = field(default_factory=list)  # skipped suggestions, with why
 
 
-class HealingFileError(Exception):
-    pass
+class HealingFileError(ReuseitError):
+    """The healing suggestions file cannot be read."""
 
 
 def read_suggestions(path: Path) -> list[Suggestion]:
@@ -219,62 +217,3 @@ def heal_file(fp: FilePlan) -> tuple[WorkflowDoc, str, list[str]]:
         return doc, doc.original, changes
     text, _ = doc.validated()
     return doc, text, changes
-
-
-def cmd_heal(args: argparse.Namespace) -> int:
-    healing = Path(args.source)
-    try:
-        suggestions = read_suggestions(healing)
-    except HealingFileError as exc:
-        print(f"reuseit heal: {exc}", file=sys.stderr)
-        return 2
-    plans = plan(suggestions, healing, args.files)
-    if not plans:
-        scope = f" for {', '.join(args.files)}" if args.files else ""
-        print(f"no healing suggestions{scope} in {healing}")
-        return 0
-    errors = 0
-    changed = 0
-    for fp in plans:
-        print(f"== {fp.shown}")
-        if not fp.path.exists():
-            print(f"  cannot heal: {fp.shown} does not exist (any more)")
-            errors += 1
-            continue
-        try:
-            doc, text, changes = heal_file(fp)
-        except YamlEditError as exc:
-            print("  cannot heal:\n" + "\n".join(f"    {p}" for p in exc.problems))
-            errors += 1
-            continue
-        for line in changes:
-            print(f"  {line}")
-        for note in fp.notes:
-            print(f"  {note}")
-        if text == doc.original:
-            print("  nothing to change")
-            continue
-        if not doc.exact:
-            print("  note: writing the file back changes some untouched formatting (see the diff)")
-        sys.stdout.write(doc.diff(text))
-        changed += 1
-        if args.apply:
-            write_text_atomic(fp.path, text)
-            print(f"  wrote {fp.shown}")
-    if changed and not args.apply:
-        print(f"dry run: {changed} file(s) would change; add --apply to write them")
-    return 1 if errors else 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("heal", help="write the locators that self-healing found back into workflow files")
-    p.add_argument("files", nargs="*", help="only these workflow files or folders (default: every file named)")
-    p.add_argument(
-        "--from",
-        dest="source",
-        default=DEFAULT_HEALING,
-        metavar="PATH",
-        help=f"healing suggestions written by pytest [{DEFAULT_HEALING}]",
-    )
-    p.add_argument("--apply", action="store_true", help="write the files (default: only show the diff)")
-    p.set_defaults(func=cmd_heal)

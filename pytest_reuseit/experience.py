@@ -17,12 +17,9 @@ Writes are atomic (temp file + ``os.replace``) under a file lock, so parallel te
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
-import os
 import re
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,7 +28,8 @@ from urllib.parse import urlsplit
 
 from filelock import FileLock
 
-from ..engine.result import RunResult, StepResult
+from .atomic import write_text_atomic
+from .engine.result import RunResult, StepResult
 
 log = logging.getLogger(__name__)
 
@@ -89,16 +87,7 @@ class ExperienceStore:
         return [r for r in data if isinstance(r, dict) and isinstance(r.get("rule"), str)]
 
     def _write(self, path: Path, rules: list[dict[str, Any]]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(rules, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, json.dumps(rules, indent=2, ensure_ascii=False) + "\n")
 
     def add(self, host: str, rule: str, source: str) -> bool:
         """Record ``rule`` for ``host``; True when it is new, False when it was known (its uses grow)."""
@@ -206,8 +195,8 @@ def rules_from_result(result: RunResult) -> list[tuple[str, str]]:
     for h in result.healing:
         if not _stable(h.replacement):
             continue
-        step = next((s for s in result.steps if s.index == h.step), None)
-        action = step.action if step is not None else f"step {h.step}"
+        healed = next((s for s in result.steps if s.index == h.step), None)
+        action = healed.action if healed is not None else f"step {h.step}"
         out.append((general(f"To '{action}', use {h.replacement}."), f"{source} step {h.step} (healed)"))
     return out
 
@@ -222,43 +211,3 @@ def learn_from_result(result: RunResult, store: ExperienceStore) -> list[str]:
         if store.add(host, rule, source):
             new.append(rule)
     return new
-
-
-# --------------------------------------------------------------------------- command
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    store = ExperienceStore(args.dir)
-    hosts = [host_of(args.site)] if args.site else store.hosts()
-    shown = 0
-    for host in hosts:
-        rules = store.rules(host)
-        if not rules:
-            continue
-        shown += 1
-        print(f"{host} ({len(rules)} rule{'s' if len(rules) != 1 else ''})")
-        for r in rules:
-            print(f"  - {r['rule']}")
-            print(f"      uses {r.get('uses', 1)}, from {r.get('source', '?')}, {r.get('created', '?')}")
-    if not shown:
-        where = f" for {host_of(args.site)}" if args.site else ""
-        print(f"no experience recorded{where} in {store.folder}")
-    return 0
-
-
-def cmd_clear(args: argparse.Namespace) -> int:
-    store = ExperienceStore(args.dir)
-    removed = store.clear(args.site)
-    where = host_of(args.site) if args.site else "every site"
-    print(f"removed {removed} rule{'s' if removed != 1 else ''} for {where} from {store.folder}")
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("experience", help="rules learnt from recovered and healed runs, per site (list, clear)")
-    actions = p.add_subparsers(dest="experience_command", required=True)
-    for name, func, text in (("list", cmd_list, "show the rules"), ("clear", cmd_clear, "forget the rules")):
-        a = actions.add_parser(name, help=text)
-        a.add_argument("--site", help="only this host (or a URL on it)")
-        a.add_argument("--dir", default=DEFAULT_DIR, help=f"experience folder [{DEFAULT_DIR}]")
-        a.set_defaults(func=func)

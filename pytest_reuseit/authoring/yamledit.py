@@ -29,14 +29,12 @@ from __future__ import annotations
 
 import difflib
 import io
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedBase, CommentedMap, CommentedSeq
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import CommentMark, YAMLError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString, SingleQuotedScalarString
 from ruamel.yaml.tokens import CommentToken
@@ -305,23 +303,6 @@ def unified_diff(old: str, new: str, path: str) -> str:
     return "".join(out)
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
-    """Replace a file's content in one step (temp file + os.replace), keeping its permissions."""
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=str(target.parent))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        try:
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        except OSError:
-            pass
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _quoted(text: str) -> str:
     """A selector as a quoted scalar: single quotes unless it has one (it usually has ")."""
     return SingleQuotedScalarString(text) if "'" not in text else DoubleQuotedScalarString(text)
@@ -350,6 +331,10 @@ def _inline(value: Any) -> str:
     return repr(str(value)) if isinstance(value, str) else str(value)
 
 
+# A block collection of the document: what holds items, and their comments.
+_Block = CommentedMap | CommentedSeq
+
+
 # --------------------------------------------------------------------------- comment bookkeeping
 #
 # ruamel keeps a comment in ``node.ca.items[key]``: for a mapping key at position 2 (after the
@@ -367,7 +352,7 @@ def _slot(node: Any) -> tuple[Any, int] | None:
     return len(node) - 1, 0
 
 
-def _chain(container: CommentedBase, key: Any, pos: int) -> list[tuple[CommentedBase, Any, int]]:
+def _chain(container: _Block, key: Any, pos: int) -> list[tuple[_Block, Any, int]]:
     """``(container, key, pos)`` and then the last item of each block collection nested in its value."""
     out = [(container, key, pos)]
     node = container[key]
@@ -377,7 +362,7 @@ def _chain(container: CommentedBase, key: Any, pos: int) -> list[tuple[Commented
     return out
 
 
-def _end_text(container: CommentedBase) -> str:
+def _end_text(container: _Block) -> str:
     """Remove and return the comments ruamel keeps at the end of a collection (``ca.end``)."""
     end = getattr(container.ca, "end", None)
     if not end:
@@ -387,7 +372,7 @@ def _end_text(container: CommentedBase) -> str:
     return text
 
 
-def _split_token(container: CommentedBase, key: Any, pos: int) -> str:
+def _split_token(container: _Block, key: Any, pos: int) -> str:
     """Cut the lines after the item's own line off its comment token; return them."""
     entry = container.ca.items.get(key)
     token = entry[pos] if entry and len(entry) > pos else None
@@ -401,7 +386,7 @@ def _split_token(container: CommentedBase, key: Any, pos: int) -> str:
     return value[cut + 1 :]
 
 
-def _take_tail_after(container: CommentedBase, key: Any) -> str:
+def _take_tail_after(container: _Block, key: Any) -> str:
     """Remove and return the comment/blank lines between ``container[key]`` and what follows it."""
     pos = 2 if isinstance(container, CommentedMap) else 0
     chain = _chain(container, key, pos)
@@ -418,7 +403,7 @@ def _take_tail(node: Any) -> str:
     return _take_tail_after(node, slot[0]) + _end_text(node)
 
 
-def _give_tail(container: CommentedBase, key: Any, tail: str) -> None:
+def _give_tail(container: _Block, key: Any, tail: str) -> None:
     """Attach ``tail`` (lines from :func:`_take_tail`) after the (deepest last part of) ``container[key]``."""
     if not tail:
         return
@@ -433,7 +418,7 @@ def _give_tail(container: CommentedBase, key: Any, tail: str) -> None:
         entry[pos] = CommentToken("\n" + tail, CommentMark(0))
 
 
-def _replace_value(container: CommentedBase, key: Any, new: Any) -> None:
+def _replace_value(container: _Block, key: Any, new: Any) -> None:
     """``container[key] = new`` keeping the lines that followed the old value after the new one."""
     old = container[key]
     tail = _take_tail(old)

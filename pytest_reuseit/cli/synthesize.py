@@ -12,13 +12,27 @@ from tqdm import tqdm
 from ..api import default_settings
 from ..browser.session import BrowserConfig
 from ..errors import BrokenRun
+from ..experience import ExperienceStore
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
 from ..runtime import Runtime
+from ..settings import default
 from ..sites import SiteServer
+from ..synthesis.explore import RunRecord
+from ..synthesis.pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
 from ..workflow.loader import load
-from .experience import ExperienceStore
-from .explore import RunRecord
-from .pipeline import SynthesisError, SynthesisOptions, Synthesizer, summary, table
+
+
+def _client(args: argparse.Namespace) -> LlmClient:
+    return LlmClient(
+        LlmConfig(
+            model=args.model,
+            mode="auto",
+            cache_dir=args.cache,
+            retries=args.llm_retries,
+            backoff=args.llm_backoff,
+            timeout=args.llm_timeout,
+        )
+    )
 
 
 def cmd_synthesize(args: argparse.Namespace) -> int:
@@ -30,16 +44,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
     if bad:
         print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
         return 2
-    client = LlmClient(
-        LlmConfig(
-            model=args.model,
-            mode="auto",
-            cache_dir=args.cache,
-            retries=args.llm_retries,
-            backoff=args.llm_backoff,
-            timeout=args.llm_timeout,
-        )
-    )
+    client = _client(args)
     sites = None
     start_url = args.start_url
     if "{demo_url}" in start_url or "{miniwob_url}" in start_url:
@@ -73,11 +78,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
 
     try:
         result = synth.run(explore_progress=progress)
-    except SynthesisError as exc:
-        bar.close()
-        print(f"synthesis stopped: {exc}", file=sys.stderr)
-        return 1
-    except BrokenRun as exc:
+    except (SynthesisError, BrokenRun) as exc:
         bar.close()
         print(f"synthesis stopped: {exc}", file=sys.stderr)
         return 1
@@ -123,7 +124,7 @@ def synth_total(options: SynthesisOptions) -> range:
     return range((1 + len(options.kinds)) * options.runs)
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("synthesize", help="synthesize a guarded workflow from an agent's runs on a task")
     p.add_argument("task", help="the task in words")
     p.add_argument(
@@ -135,14 +136,14 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument("--kinds", default="attribute,category", help="variation kinds [attribute,category]")
     p.add_argument("--concurrency", type=int, default=4, help="runs in parallel [4]")
     p.add_argument("-o", "--output", help="workflow file to write [<task-slug>.reuseit.yaml]")
-    p.add_argument("--model", default="gpt-4o-mini", help="model name [gpt-4o-mini]")
-    p.add_argument("--cache", default=".reuseit/cache", help="model response cache [.reuseit/cache]")
+    p.add_argument("--model", default=default("model"), help=f"model name [{default('model')}]")
+    p.add_argument("--cache", default=default("cache"), help=f"model response cache [{default('cache')}]")
     p.add_argument("--work-dir", default=".reuseit/runs", help="where runs are recorded (resumable) [.reuseit/runs]")
     p.add_argument("--max-actions", type=int, default=15, help="agent actions per run [15]")
     p.add_argument("--browser-path", help="Chromium executable")
-    p.add_argument("--llm-timeout", type=float, default=60)
-    p.add_argument("--llm-retries", type=int, default=3)
-    p.add_argument("--llm-backoff", type=float, default=1.0)
+    p.add_argument("--llm-timeout", type=float, default=float(default("llm_timeout")))
+    p.add_argument("--llm-retries", type=int, default=int(default("llm_retries")))
+    p.add_argument("--llm-backoff", type=float, default=float(default("llm_backoff")))
     p.add_argument(
         "--experience-dir", default=".reuseit/experience", help="rules learnt per site [.reuseit/experience]"
     )

@@ -6,17 +6,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from .errors import WorkflowFormatError
-from .sites import LocalSites
-from .workflow.loader import load
-from .workflow.schema import schema_text
+from ..errors import WorkflowFormatError
+from ..sites import LocalSites
+from ..workflow.loader import FILE_PATTERNS, load
+from ..workflow.schema import schema_text
 
 
 def _expand(paths: list[str]) -> list[Path]:
     files: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            files.extend(sorted([*p.rglob("*.reuseit.yaml"), *p.rglob("*.reuseit.yml")]))
+            files.extend(sorted(f for pattern in FILE_PATTERNS for f in p.rglob(pattern)))
         else:
             files.append(p)
     return files
@@ -35,7 +35,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def cmd_validate(args: argparse.Namespace) -> int:
     files = _expand(args.files)
     if not files:
-        print("no workflow files found (*.reuseit.yaml / *.reuseit.yml)", file=sys.stderr)
+        print(f"no workflow files found ({' / '.join(FILE_PATTERNS)})", file=sys.stderr)
         return 2
     bad = 0
     for f in files:
@@ -62,17 +62,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check workflow files without running them")
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
-    from .report import cli as report_cli  # noqa: PLC0415 - keeps `reuseit schema` fast
+    # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
+    from . import experience, guide, heal, report, synthesize  # noqa: PLC0415
 
-    report_cli.register(sub)
-    from .synthesis import experience, guide, heal  # noqa: PLC0415
-
+    report.register(sub)
     heal.register(sub)
     guide.register(sub)
     experience.register(sub)
-    from .synthesis import cli as synthesis_cli  # noqa: PLC0415
-
-    synthesis_cli.register(sub)
+    synthesize.register(sub)
     return parser
 
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import allure_files
+from ..report import allure_files
 
 ALLURE_ENV = "REUSEIT_ALLURE"
 
@@ -70,7 +70,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("report", help="generate the Allure HTML report (keeps history for trends)")
     p.add_argument("--results", default="allure-results", help="Allure results folder [allure-results]")
     p.add_argument("--output", default="allure-report", help="report folder [allure-report]")

@@ -1,0 +1,224 @@
+"""The op registry: every op a ``do:`` list may use, in one place.
+
+One entry per op: its name (the YAML key), the type of its argument (validated by pydantic, so
+the loader, ``reuseit validate`` and the published JSON Schema all follow it), a one-sentence
+description (shown to the agent and in the docs' op table) and the handler that performs it.
+
+This module is in the workflow layer and never imports the browser: the browser layer attaches
+the handlers of the built-in ops (``browser/ops.py``). A team adds its own op, with its handler,
+by calling :func:`register` (from the ``pytest_reuseit_ops`` hook or a conftest)::
+
+    from pytest_reuseit.workflow.ops import register
+
+    def login_via_api(ctx, arg):          # ctx: browser.ops.OpContext; arg: the validated value
+        ctx.page.request.post(ctx.render(arg), data={"user": "admin"})
+
+    register("login_via_api", str, "Log in through the API at the given URL.", login_via_api)
+
+after which ``- login_via_api: "{base_url}/api/login"`` validates, runs and is described to the
+agent like any built-in op.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Optional, cast
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from .model import (
+    Extract,
+    FillArgs,
+    Loc,
+    Op,
+    PressArgs,
+    ScrollBy,
+    SelectArgs,
+    Strict,
+    SwitchPage,
+    UploadArgs,
+    WaitArgs,
+)
+
+# A handler performs the op: ``handler(ctx, arg)`` with the browser layer's OpContext (current
+# page, placeholder filling, timeouts) and the op's validated argument. Typed loosely here because
+# this layer does not know the browser's types.
+Handler = Callable[[Any, Any], None]
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op. ``bare``: written as a bare word in a ``do`` list (``- back``), no value."""
+
+    name: str
+    args: Any
+    description: str
+    handler: Handler | None = None
+    bare: bool = False
+    takes_into: bool = False  # the ``into:`` modifier names a placeholder this op stores
+
+
+REGISTRY: dict[str, OpSpec] = {}
+
+
+def names() -> tuple[str, ...]:
+    """Every registered op name, in registration order."""
+    return tuple(REGISTRY)
+
+
+def bare_names() -> tuple[str, ...]:
+    return tuple(n for n, s in REGISTRY.items() if s.bare)
+
+
+def spec(name: str) -> OpSpec:
+    return REGISTRY[name]
+
+
+def register(
+    name: str,
+    args: Any,
+    description: str,
+    handler: Handler | None = None,
+    *,
+    bare: bool = False,
+    takes_into: bool = False,
+    replace_existing: bool = False,
+) -> OpSpec:
+    """Add an op: ``name`` becomes a key of ``Op`` (validated as ``args``), usable in every ``do``.
+
+    ``args`` is any type pydantic validates (``str``, ``int``, a model such as ``Loc``, a union);
+    ``bare=True`` makes an op without a value, written as a bare word (``args`` is then ignored).
+    Registering a name twice is an error unless ``replace_existing`` (a plugin overriding an op).
+    """
+    if not _NAME.match(name):
+        raise ValueError(f"op name {name!r} must be lower_snake_case")
+    if name in _MODIFIERS:
+        raise ValueError(f"op name {name!r} is an op modifier")
+    if name in REGISTRY and not replace_existing:
+        raise ValueError(f"op {name!r} is already registered")
+    if not description.strip():
+        raise ValueError(f"op {name!r} needs a description (the agent and the docs show it)")
+    entry = _add(OpSpec(name, Literal[True] if bare else args, description.strip(), handler, bare, takes_into))
+    _rebuild()
+    return entry
+
+
+def _add(entry: OpSpec) -> OpSpec:
+    REGISTRY[entry.name] = entry
+    field = FieldInfo.from_annotated_attribute(cast(Any, Optional)[entry.args], None)  # noqa: UP045 - args may be Annotated
+    field.description = entry.description
+    Op.__pydantic_fields__[entry.name] = field
+    return entry
+
+
+def unregister(name: str) -> None:
+    """Remove an op added at run time (tests; a plugin being unloaded)."""
+    REGISTRY.pop(name, None)
+    Op.__pydantic_fields__.pop(name, None)
+    _rebuild()
+
+
+def attach(name: str, handler: Handler) -> None:
+    """Give a registered op its handler (the browser layer does this for the built-in ops)."""
+    REGISTRY[name] = replace(REGISTRY[name], handler=handler)
+
+
+def handles(name: str) -> Callable[[Handler], Handler]:
+    """Decorator form of :func:`attach`."""
+
+    def deco(fn: Handler) -> Handler:
+        attach(name, fn)
+        return fn
+
+    return deco
+
+
+_MODIFIERS = ("new_page", "dialog", "into")
+
+
+def _models_in(tp: Any) -> list[type[BaseModel]]:
+    """The pydantic models a field annotation refers to (through unions, tuples, Annotated)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [tp]
+    return [m for arg in typing.get_args(tp) for m in _models_in(arg)]
+
+
+def _rebuild() -> None:
+    """Rebuild ``Op`` and, children first, every format model that contains it (so a step's
+    ``do`` list validates the new op with exact error paths)."""
+
+    def subclasses(cls: type[BaseModel]) -> list[type[BaseModel]]:
+        out = []
+        for sub in cls.__subclasses__():
+            out.append(sub)
+            out.extend(subclasses(sub))
+        return out
+
+    everything = [Op] + [c for c in dict.fromkeys(subclasses(Strict)) if c is not Op]
+    deps = {c: {m for f in c.__pydantic_fields__.values() for m in _models_in(f.annotation)} for c in everything}
+    holds_op: set[type[BaseModel]] = {Op}
+    changed = True
+    while changed:
+        changed = False
+        for c in everything:
+            if c not in holds_op and deps[c] & holds_op:
+                holds_op.add(c)
+                changed = True
+    done: set[type[BaseModel]] = set()
+
+    def build(c: type[BaseModel]) -> None:
+        if c in done:
+            return
+        done.add(c)
+        for dep in deps[c]:
+            if dep in holds_op and dep is not c:
+                build(dep)
+        c.model_rebuild(force=True)
+
+    for c in everything:
+        if c in holds_op:
+            build(c)
+
+
+# --------------------------------------------------------------------------- built-in ops
+
+_BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
+    ("goto", str, "Open a URL (relative to the current page).", {}),
+    ("click", Loc, "Click an element.", {}),
+    ("dblclick", Loc, "Double-click an element.", {}),
+    ("hover", Loc, "Move the mouse over an element.", {}),
+    ("check", Loc, "Tick a checkbox or radio button.", {}),
+    ("uncheck", Loc, "Untick a checkbox.", {}),
+    ("focus", Loc, "Give an element the keyboard focus.", {}),
+    ("fill", FillArgs, "Replace the value of a form field with `value`.", {}),
+    ("type", FillArgs, "Type `value` into a field key by key (for fields that react to each key).", {}),
+    ("select", SelectArgs, "Choose an option (or several) of a select box by label or value.", {}),
+    ("press", str | PressArgs, "Press a key (`Enter`, `Control+A`) on the page or on an element.", {}),
+    ("scroll", ScrollBy | Loc, "Scroll by `by` pixels, or until an element is in view.", {}),
+    ("wait", int | WaitArgs, "Wait N milliseconds, or until an element reaches a `state`.", {}),
+    ("eval", str, "Run a JavaScript expression in the page.", {}),
+    ("extract", Extract, "Store a value read from the page as a `{placeholder}`.", {}),
+    ("switch_page", SwitchPage, "Make another open page current: `main`, `last`, an index, or `{url: ...}`.", {}),
+    ("close_page", None, "Close the current page; its opener becomes current.", {"bare": True}),
+    ("upload", UploadArgs, "Set files (paths relative to the workflow file) on a file input.", {}),
+    (
+        "download",
+        Loc,
+        "Click an element that starts a download and save the file in the run's output folder.",
+        {"takes_into": True},
+    ),
+    ("back", None, "Go back one page in the history.", {"bare": True}),
+    ("forward", None, "Go forward one page in the history.", {"bare": True}),
+    ("reload", None, "Reload the current page.", {"bare": True}),
+)
+
+for _name, _args, _description, _flags in _BUILTINS:
+    _bare = _flags.get("bare", False)
+    _add(OpSpec(_name, Literal[True] if _bare else _args, _description, None, _bare, _flags.get("takes_into", False)))
+_rebuild()
