@@ -25,6 +25,7 @@ from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
 from .report import allure_adapter, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
+from .workflow import ops
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,37 @@ log = logging.getLogger(__name__)
 RUNTIME = pytest.StashKey[Runtime]()
 RESULT = pytest.StashKey[RunResult]()
 SITES = pytest.StashKey[LocalSites]()
+OPS = pytest.StashKey["SessionOps"]()
+
+
+class SessionOps:
+    """What ``pytest_reuseit_ops`` receives: ``register`` adds an op for this pytest session.
+
+    The op registry is per process; ops a session registered are removed when it ends, so a
+    second session in the same process (pytester, IDE runners) starts from the built-in ops.
+    """
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+
+    def register(
+        self, name: str, args: Any, description: str, handler: ops.Handler | None = None, **options: Any
+    ) -> ops.OpSpec:
+        """Same arguments as :func:`pytest_reuseit.workflow.ops.register`."""
+        try:
+            entry = ops.register(name, args, description, handler, **options)
+        except ValueError as exc:
+            raise pytest.UsageError(f"pytest_reuseit_ops: {exc}") from None
+        self.added.append(name)
+        return entry
+
+    def names(self) -> tuple[str, ...]:
+        return ops.names()
+
+    def close(self) -> None:
+        for name in reversed(self.added):
+            ops.unregister(name)
+        self.added.clear()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -71,6 +103,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
     config.stash[SITES] = LocalSites()
+    registry = SessionOps()
+    config.stash[OPS] = registry
+    config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
     config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
 
@@ -82,6 +117,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     sites = config.stash.get(SITES, None)
     if sites is not None:
         sites.close()
+    registry = config.stash.get(OPS, None)
+    if registry is not None:
+        registry.close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -59,6 +59,7 @@ def pytest_reuseit_run_end(item, result):
 """
 
 
+@pytest.mark.slow
 def test_usefixtures_values_are_placeholders_set_up_before_and_torn_down_after(
     pytester: pytest.Pytester, tiny_site: str
 ) -> None:
@@ -70,6 +71,7 @@ def test_usefixtures_values_are_placeholders_set_up_before_and_torn_down_after(
     assert order == ["seed set up", "run start", "run end passed", "seed torn down"]
 
 
+@pytest.mark.slow
 def test_a_fixture_value_that_breaks_the_check_fails_the_run(pytester: pytest.Pytester, tiny_site: str) -> None:
     """The fixture's value really reaches the page: another value fails the same check."""
     pytester.makeconftest(FIXTURE_CONFTEST.replace('"planted"', '"other"'))
@@ -117,6 +119,7 @@ def _with(text: str, head: str) -> str:
     return f"{first}\n{head.rstrip()}\n{rest}"
 
 
+@pytest.mark.slow
 def test_marks_give_pytest_statuses(pytester: pytest.Pytester, tiny_site: str) -> None:
     write(pytester, "skipped.reuseit.yaml", _with(PASS_WF, 'marks: [{skip: "frozen until Monday"}]'))
     write(
@@ -212,6 +215,7 @@ def test_default_severity_is_normal_for_allure_selection(pytester: pytest.Pytest
     assert _collected(pytester, "--allure-severities=normal") == ["plain.reuseit.yaml"]
 
 
+@pytest.mark.slow
 def test_allure_result_carries_the_file_labels(pytester: pytest.Pytester, tiny_site: str) -> None:
     write(pytester, "labelled.reuseit.yaml", _with(PASS_WF, LABELLED + "tags: [smoke]\n"))
     result = run_sub(pytester, tiny_site, "--alluredir", "allure-results")
