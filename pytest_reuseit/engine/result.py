@@ -111,6 +111,9 @@ class StepResult:
     duration: float = 0.0
     dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
     page: str = ""  # the current page when the step ended (set when the run opened more than one)
+    # A step that came from a ``use``d workflow: the use chain (reporters nest it) and its file.
+    group: str = ""
+    file: str = ""  # "" = the run's own file
 
 
 @dataclass

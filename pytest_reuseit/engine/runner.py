@@ -187,7 +187,14 @@ def _run(ctx: _Ctx) -> None:
     ctx.result.start_url = url
     _open(ctx, url)
     for i, step in enumerate(wf.steps):
-        sr = StepResult(index=i + 1, action=ctx.values.render(step.action), line=ctx.loaded.source.line("steps", i))
+        origin = ctx.loaded.origin(i)
+        sr = StepResult(
+            index=i + 1,
+            action=ctx.values.render(step.action),
+            line=ctx.loaded.source.line("steps", i),
+            group=origin.group,
+            file=origin.file if origin.file != ctx.loaded.source.path else "",
+        )
         ctx.result.steps.append(sr)
         started = time.monotonic()
         dialogs_before = len(ctx.pages.dialogs)

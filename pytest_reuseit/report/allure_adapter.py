@@ -156,6 +156,26 @@ def _workflow_step(s: StepResult) -> None:
                 pass
 
 
+def _steps_grouped(steps: list[StepResult]) -> None:
+    """The run's steps; those from a ``use``d workflow nest under one parent step per use."""
+    i = 0
+    while i < len(steps):
+        group = steps[i].group
+        if not group:
+            _workflow_step(steps[i])
+            i += 1
+            continue
+        j = i
+        while j < len(steps) and steps[j].group == group:
+            j += 1
+        members = steps[i:j]
+        worst = next((st.status for st in members if st.status in ("failed", "broken")), "passed")
+        with _step(f"use: {group}", worst):
+            for member in members:
+                _workflow_step(member)
+        i = j
+
+
 def analysis_html(result: RunResult) -> str:
     """A readable page: where / why / what / guidance, with the attempts' screenshots."""
     a = result.analysis
@@ -197,8 +217,7 @@ def after_run(result: RunResult) -> None:
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
-        for s in result.steps:
-            _workflow_step(s)
+        _steps_grouped(result.steps)
         if result.outcome:
             with _step("outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed"):
                 _verdicts(result.outcome)

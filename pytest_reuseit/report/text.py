@@ -36,7 +36,12 @@ def failure_text(result: RunResult) -> str:
     head = "FAILED" if result.status == "failed" else "BROKEN (the run could not be judged)"
     out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
-    if step is not None:
+    if step is not None and step.group:
+        # A step of a used workflow: show the group it belongs to, the step nested under it.
+        members = [s.index for s in result.steps if s.group == step.group]
+        out.append(f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)")
+        out.append(f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}")
+    elif step is not None:
         out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
     out.append(f"  phase: {result.failed_phase or 'start'}")
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
