@@ -193,6 +193,7 @@ def _run(ctx: _Ctx) -> None:
             action=ctx.values.render(step.action),
             line=ctx.loaded.source.line("steps", i),
             group=origin.group,
+            group_id=origin.group_id,
             file=origin.file if origin.file != ctx.loaded.source.path else "",
         )
         ctx.result.steps.append(sr)

@@ -160,13 +160,13 @@ def _steps_grouped(steps: list[StepResult]) -> None:
     """The run's steps; those from a ``use``d workflow nest under one parent step per use."""
     i = 0
     while i < len(steps):
-        group = steps[i].group
+        group, group_id = steps[i].group, steps[i].group_id
         if not group:
             _workflow_step(steps[i])
             i += 1
             continue
         j = i
-        while j < len(steps) and steps[j].group == group:
+        while j < len(steps) and steps[j].group_id == group_id:
             j += 1
         members = steps[i:j]
         worst = next((st.status for st in members if st.status in ("failed", "broken")), "passed")

@@ -38,7 +38,7 @@ def failure_text(result: RunResult) -> str:
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
     if step is not None and step.group:
         # A step of a used workflow: show the group it belongs to, the step nested under it.
-        members = [s.index for s in result.steps if s.group == step.group]
+        members = [s.index for s in result.steps if s.group_id == step.group_id]
         out.append(f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)")
         out.append(f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}")
     elif step is not None:

@@ -64,6 +64,7 @@ class StepOrigin:
 
     file: str  # as messages name it
     group: str = ""  # "" for the workflow's own steps; the ``use`` chain otherwise ("login.reuseit.yaml")
+    group_id: str = ""  # tells two uses of the same file apart: the use steps' indexes ("1", "1/0")
 
 
 @dataclass(frozen=True)
@@ -279,7 +280,12 @@ def _fill(raw: Any, values: dict[str, object]) -> Any:
     """``raw`` with every ``{name}`` of ``values`` replaced by its value's text (others untouched:
     the run fills them, in the using workflow's context, so a value may itself be ``{base_url}``)."""
     if isinstance(raw, str):
-        return PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), raw)
+        text = raw
+        for _ in range(10):  # a value may name another one (expected: "{word}"); a loop stops here
+            if not any(name in values for name in names_in(text)):
+                break
+            text = PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
+        return text
     if isinstance(raw, dict):
         return {k: _fill(v, values) for k, v in raw.items()}
     if isinstance(raw, list):
@@ -346,7 +352,8 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             raws.append(filled)
             inner = used.origin(j)
             group = step.use if not inner.group else f"{step.use} › {inner.group}"
-            origins.append(StepOrigin(inner.file, group))
+            group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
+            origins.append(StepOrigin(inner.file, group, group_id))
     session = None
     if wf.session is not None:
         session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
