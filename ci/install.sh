@@ -3,7 +3,7 @@
 # `playwright install` downloads a browser build and is not needed), a virtual environment with
 # the package, and optionally Java + Allure 2 for the HTML report.
 #
-#   bash ci/install.sh            # browser + .venv with the package, test and examples extras
+#   bash ci/install.sh            # browser + .venv with the package, test and examples extras, TodoMVC (npm)
 #   bash ci/install.sh --report   # also Java and the Allure 2 command line (npm)
 #
 # Environment: VENV (default .venv), PYTHON (default python3), REUSEIT_EXTRAS (default test,examples:
@@ -24,8 +24,9 @@ apt_packages=()
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || apt_packages+=(chromium)
 if [ "$WANT_REPORT" = 1 ]; then
   command -v java >/dev/null 2>&1 || apt_packages+=(default-jre-headless)
-  command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
 fi
+# npm installs TodoMVC for the example workflows (workflows/apps) and the Allure command line.
+command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
 if [ "${#apt_packages[@]}" -gt 0 ]; then
   echo "== installing Debian packages: ${apt_packages[*]}"
   $SUDO apt-get update -qq
@@ -41,6 +42,15 @@ echo "== installing pytest-reuseit[$EXTRAS] into $VENV"
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]" 2>&1 | grep -v "^WARNING: Location" || true
 "$VENV/bin/python" -c "import pytest_reuseit, playwright"
 case ",$EXTRAS," in *,examples,*) "$VENV/bin/python" -c "import miniwob" ;; esac
+
+# TodoMVC for workflows/apps/todomvc: the npm package, unmodified, into ./node_modules (served
+# from there on 127.0.0.1). Pinned: the example workflows are written against this version.
+TODOMVC_VERSION=0.1.1
+if [ ! -f node_modules/todomvc/examples/vanillajs/index.html ]; then
+  echo "== installing TodoMVC $TODOMVC_VERSION (npm todomvc) into node_modules"
+  npm install --prefix "$PWD" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --silent \
+    "todomvc@$TODOMVC_VERSION" >/dev/null
+fi
 
 if [ "$WANT_REPORT" = 1 ] && ! command -v allure >/dev/null 2>&1; then
   echo "== installing the Allure 2 command line (npm allure-commandline)"

@@ -6,6 +6,7 @@ The plugin, the ``reuseit`` command and the Python API all run workflows through
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shutil
 from collections import ChainMap
@@ -19,6 +20,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 from . import browser_context
+from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
+from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .engine.analysis import observe
 from .engine.ports import Models
@@ -30,7 +33,9 @@ from .experience import ExperienceStore
 from .llm.agent import ModelAgent
 from .llm.analyst import ModelAnalyst
 from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
+from .llm.cost import session_ledger
 from .llm.judge import ModelJudge, ModelReader
+from .llm.long_text import LongTexts
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import LocalSites
@@ -71,6 +76,7 @@ class Runtime:
                     executable_path=s.browser_path or None,
                     headed=s.headed,
                     connect=s.connect or None,
+                    cdp=s.cdp or None,
                     slow_mo=s.slow_mo,
                 )
             )
@@ -110,6 +116,9 @@ class Runtime:
                     mode=s.llm,
                     cache_dir=str(self.root / s.cache),
                     timeout=s.llm_timeout,
+                    budget=s.llm_budget,
+                    max_cost=s.max_cost,
+                    cost_ledger=str(ledger) if (ledger := session_ledger(self.root)) else "",
                     retries=s.llm_retries,
                     backoff=s.llm_backoff,
                     prices=load_prices(s.prices),
@@ -117,16 +126,25 @@ class Runtime:
             )
         return self._llm
 
-    def models(self, loaded: LoadedWorkflow, variation: str | None = None, extra: Placeholders = ()) -> Models:
-        """The model-backed parts for one run, sharing one usage counter; none when models are off."""
+    def models(
+        self,
+        loaded: LoadedWorkflow,
+        variation: str | None = None,
+        extra: Placeholders = (),
+        texts: LongTexts | None = None,
+    ) -> Models:
+        """The model-backed parts for one run, sharing one usage counter; none when models are off.
+
+        ``texts`` receives the full text of model answers too long for reports (see ``llm.long_text``).
+        """
         if not self.llm_enabled:
             return Models()
         client = self.llm_client()
         model = loaded.workflow.model
         models = Models()
         usage = models.usage
-        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail)
-        models.reader = ModelReader(client, usage, models.mask, model=model)
+        models.judge = ModelJudge(client, usage, model=model, detail=self.settings.image_detail, texts=texts)
+        models.reader = ModelReader(client, usage, models.mask, model=model, texts=texts)
         models.agent = ModelAgent(
             client,
             usage,
@@ -137,8 +155,11 @@ class Runtime:
             action_timeout_ms=loaded.workflow.settings.action_timeout * 1000,
             experience=self.experience.text(host) if (host := self.start_host(loaded, variation, extra)) else "",
             marks=self.settings.agent_marks,
+            texts=texts,
         )
-        models.analyst = ModelAnalyst(client, usage, model=model)
+        models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
+        # The pages the model judges checks on, for `reuseit promote` (bounded; see authoring/judged_pages.py).
+        models.recorder = PageRecorder(self.root / JUDGED_PAGES_DIR, loaded.source.path, models.mask)
         return models
 
     # ---------------------------------------------------------------- one run
@@ -284,6 +305,7 @@ class Runtime:
         except (BrokenRun, PlaceholderError) as exc:
             return self._not_started(loaded, variation, str(exc)), None
         fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
+        texts = LongTexts()
         context = self.session.new_context(options.kwargs, fence)
         tracing = s.trace != "off"
         state: dict[str, Any] | None = None
@@ -297,14 +319,16 @@ class Runtime:
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
             if on_start is not None:
                 on_start(page)
+            models = self.models(loaded, variation, placeholders, texts=texts)
             result = execute(
                 page,
                 loaded,
                 variation,
                 builtins=self.builtins(placeholders),
                 extra_params=dict(s.params),
-                options=self.run_options(),
-                models=self.models(loaded, variation, placeholders),
+                # Downloads are saved in the run's own folder, beside its artifacts.
+                options=dataclasses.replace(self.run_options(), output_dir=str(folder)),
+                models=models,
                 blocked=fence.blocked,
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
@@ -313,6 +337,11 @@ class Runtime:
                 state = dict(context.storage_state())  # in memory only: it holds the login
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
+            if s.artifacts != "never":
+                # Reports name these files for the full text of what they show cut: keep them whenever
+                # anything may be reported, passed runs included.
+                texts.mask = models.mask
+                texts.write(folder)
             if tracing:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)

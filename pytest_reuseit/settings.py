@@ -29,6 +29,12 @@ _LLM = LlmConfig()
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "browser_path": ("Chromium executable (default: $REUSEIT_CHROMIUM, /usr/bin/chromium, Playwright's own)", None, ""),
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
+    "cdp": (
+        "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"
+        " --remote-debugging-port) to use instead of launching one",
+        None,
+        "",
+    ),
     "output": ("folder for screenshots, traces and result files", None, "reuseit-output"),
     "artifacts": ("which runs keep their screenshots and result file", ("on-failure", "always", "never"), "on-failure"),
     "screenshots": (
@@ -49,9 +55,19 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "model": ("model name for checks, agent and analysis", None, _LLM.model),
     "cache": ("folder of the model response cache", None, _LLM.cache_dir),
     "llm_timeout": ("seconds to wait for one model answer", None, f"{_LLM.timeout:g}"),
+    "llm_budget": (
+        "seconds one model call may take in all (tries, waits, backoff); past it the run is broken",
+        None,
+        f"{_LLM.budget:g}",
+    ),
     "llm_retries": ("retries of a model call on 429/5xx/timeouts/malformed answers", None, str(_LLM.retries)),
     "llm_backoff": ("seconds before the first retry (doubles each time)", None, f"{_LLM.backoff:g}"),
     "prices": ("JSON file: model -> [USD per 1M input tokens, per 1M output tokens]", None, ""),
+    "max_cost": (
+        "USD of model calls per session (all xdist workers together); past it no more calls, and runs that need one are broken (0: no limit)",
+        None,
+        f"{_LLM.max_cost:g}",
+    ),
     "screenshot_width": (
         "screenshots wider than this many pixels are scaled down (model images and reports)",
         None,
@@ -73,6 +89,7 @@ BOOL_OPTIONS: dict[str, str] = {
 class ReuseitSettings:
     browser_path: str
     connect: str
+    cdp: str
     output: str
     artifacts: str
     screenshots: ScreenshotMode
@@ -86,9 +103,11 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     llm_timeout: float
+    llm_budget: float
     llm_retries: int
     llm_backoff: float
     prices: str
+    max_cost: float
     strict: bool
     learn: bool
     agent_marks: bool
@@ -167,7 +186,7 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
             raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
         text[name] = value
     out: dict[str, Any] = dict(text)
-    for name in ("slow_mo", "llm_timeout", "llm_backoff"):
+    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost"):
         out[name] = _number(name, text[name])
     for name in ("screenshot_width", "page_text", "llm_retries"):
         out[name] = int(_number(name, text[name]))
@@ -189,6 +208,8 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
+    if _choose(config, "connect") and _choose(config, "cdp"):
+        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         **_typed(lambda name: _choose(config, name)),

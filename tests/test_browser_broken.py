@@ -1,5 +1,6 @@
 """Broken paths in a real Chromium: unreachable sites, the navigation fence, a browser that dies
-mid-run, and a remote Playwright browser server (``--reuseit-connect``).
+mid-run, and remote browsers: a Playwright browser server or run-server (``--reuseit-connect``), a
+Chromium with remote debugging (``--reuseit-cdp``).
 
 A small recording HTTP server on 127.0.0.2 (loopback, but not an allowed host for the ``fence``
 fixture) shows that a blocked navigation never reaches the network.
@@ -28,7 +29,7 @@ from pytest_reuseit.engine.runner import RunOptions, execute
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
-from tests.support.browser_server import BrowserServer
+from tests.support.browser_server import BrowserServer, CdpChromium, RunServer
 
 pytestmark = pytest.mark.browser
 
@@ -309,6 +310,7 @@ def browser_processes() -> dict[int, str]:
     return found
 
 
+@pytest.mark.slow  # kills a Chromium and launches another
 def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser(tmp_path, pages_url, recorder) -> None:  # type: ignore[no-untyped-def]
     rt = ThreadedRuntime(tmp_path, base_url=pages_url, screenshots="steps")
     try:
@@ -321,11 +323,11 @@ def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser
         # The page asks for /started right before the step's long wait: once the recorder has seen
         # that request the run is inside step 1, however slow the machine is.
         steps = [
-            {"action": "Wait a while", "do": [{"eval": "fetch('/started').then(() => 1)"}, {"wait": 20000}]},
+            {"action": "Wait a while", "do": [{"eval": "fetch('/started').then(() => 1)"}, {"wait": 60000}]},
             {"action": "Never reached", "do": [{"wait": 0}]},
         ]
         started = time.monotonic()
-        text = workflow(steps, start=f"{recorder.url}/crash.html", settings={"step_timeout": 60})
+        text = workflow(steps, start=f"{recorder.url}/crash.html", settings={"step_timeout": 90})
         running = rt.submit(rt.runtime.run, load(text), None, "crash")
         assert recorder.wait_for("/started", timeout=60), "the run never reached its first step"
         killed_at = time.monotonic()
@@ -334,7 +336,7 @@ def test_browser_crash_mid_run_is_broken_and_the_next_run_starts_a_fresh_browser
         ended = time.monotonic()
         assert result.status == "broken", result.message
         assert ended - killed_at < 3  # the run noticed the crash; it did not sit out the wait
-        assert ended - started < 20
+        assert ended - started < 60
         assert "the browser went away" in result.message
         assert [s.status for s in result.steps] == ["broken"]
         assert result.failed_step == 1
@@ -362,6 +364,7 @@ def browser_server(tmp_path) -> Iterator[BrowserServer]:  # type: ignore[no-unty
     server.stop()
 
 
+@pytest.mark.slow  # the browser server is a subprocess
 def test_connect_runs_on_a_remote_browser_server(browser_server, tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
     rt = ThreadedRuntime(tmp_path, base_url=pages_url, connect=browser_server.endpoint, screenshots="off")
     try:
@@ -424,3 +427,101 @@ def test_connect_with_xdist_workers_runs_every_variation_on_the_remote_browser(
     )
     result.assert_outcomes(passed=4)
     assert "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken" in result.stdout.str()
+
+
+SCALE_WORKFLOW = (
+    'name: scale\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
+    "variations: [{id: a}, {id: b}, {id: c}, {id: d}]\n"
+    "steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n"
+)
+
+
+def run_two_workers(pytester: pytest.Pytester, *remote: str) -> pytest.RunResult:
+    """Four variations over `-n 2` workers on a remote browser; a Chromium path that cannot be
+    launched proves nothing was launched locally."""
+    pytester.path.joinpath("scale.reuseit.yaml").write_text(SCALE_WORKFLOW)
+    return pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "--reuseit-llm", "off", *remote,
+        "--reuseit-browser-path", "/nonexistent/chromium",
+    )  # fmt: skip
+
+
+def test_connect_with_xdist_workers_runs_on_a_playwright_run_server(pytester: pytest.Pytester) -> None:
+    """`playwright run-server` (what a pool of Playwright browser nodes runs) launches a browser per client."""
+    with RunServer() as server:
+        result = run_two_workers(pytester, "--reuseit-connect", server.endpoint)
+    result.assert_outcomes(passed=4)
+    assert "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken" in result.stdout.str()
+
+
+# --------------------------------------------------------------------------- --reuseit-cdp
+
+
+@pytest.fixture
+def cdp_chromium() -> Iterator[CdpChromium]:
+    chromium = CdpChromium()
+    yield chromium
+    chromium.stop()
+
+
+def test_cdp_runs_in_a_context_of_its_own_and_leaves_the_browser_running(cdp_chromium, tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
+    rt = ThreadedRuntime(tmp_path, base_url=pages_url, cdp=cdp_chromium.endpoint, screenshots="off", trace="on")
+    try:
+        local_before = set(browser_processes())
+        result = rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp")
+        assert result.status == "passed", result.message
+        assert set(browser_processes()) == local_before  # nothing launched here
+        browser = rt.call(rt.runtime.session.browser)
+        # The browser's own default context (other clients may be using it) was not touched: the run
+        # opened its page in a context it created and closed.
+        default_pages = rt.call(lambda: [p.url for c in browser.contexts for p in c.pages])
+        assert default_pages == ["about:blank"]
+        again = rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp-again")
+        assert again.status == "passed", again.message
+        assert rt.call(rt.runtime.session.browser) is browser  # one connection reused across runs
+    finally:
+        rt.close()
+    # closing disconnects; the shared browser belongs to whoever started it and keeps running
+    assert cdp_chromium.alive()
+    rt2 = ThreadedRuntime(tmp_path, base_url=pages_url, cdp=cdp_chromium.endpoint, screenshots="off")
+    try:
+        assert rt2.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp-next").status == "passed"
+        cdp_chromium.stop()
+        started = time.monotonic()
+        with pytest.raises(BrokenRun) as err:
+            rt2.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp-gone")
+        assert time.monotonic() - started < 10
+        assert cdp_chromium.endpoint in str(err.value)
+        assert "is the browser's DevTools endpoint (remote debugging) running and reachable?" in str(err.value)
+    finally:
+        rt2.close()
+
+
+def test_cdp_unreachable_is_broken_not_a_hang(tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
+    endpoint = f"http://127.0.0.1:{closed_port()}"
+    rt = ThreadedRuntime(tmp_path, base_url=pages_url, cdp=endpoint)
+    started = time.monotonic()
+    try:
+        with pytest.raises(BrokenRun) as err:
+            rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp-unreachable")
+    finally:
+        rt.close()
+    assert time.monotonic() - started < 10
+    assert str(err.value).startswith(f"cannot start the browser ({endpoint}):")
+    assert "ECONNREFUSED" in str(err.value)
+
+
+def test_cdp_with_xdist_workers_shares_one_running_chromium(pytester: pytest.Pytester, cdp_chromium) -> None:  # type: ignore[no-untyped-def]
+    result = run_two_workers(pytester, "--reuseit-cdp", cdp_chromium.endpoint)
+    result.assert_outcomes(passed=4)
+    assert "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken" in result.stdout.str()
+    assert cdp_chromium.alive()  # both workers disconnected without closing the shared browser
+
+
+def test_connect_and_cdp_together_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("scale.reuseit.yaml").write_text(SCALE_WORKFLOW)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--reuseit-connect", "ws://127.0.0.1:1/x", "--reuseit-cdp", "http://127.0.0.1:1"
+    )  # fmt: skip
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them" in result.stderr.str()

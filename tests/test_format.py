@@ -706,6 +706,21 @@ def test_python_name_tag_is_refused_too(tmp_path: Path) -> None:
     assert problem.startswith(f"{FILE}:1: invalid YAML:") and "Python tags are not allowed" in problem
 
 
+def test_unknown_placeholder_with_a_suggestion() -> None:
+    problem = only_problem("""
+        name: n
+        task: Buy {product}
+        start_url: "{base_url}/"
+        params: {product: shoes}
+        steps:
+          - action: Search for {prodcut}
+    """)
+    assert problem == (
+        f"{FILE}:6: steps[0].action: unknown placeholder {{prodcut}} (did you mean '{{product}}'?); "
+        "known names: base_url, product"
+    )
+
+
 def test_placeholder_missing_in_one_variation_only() -> None:
     problem = only_problem("""
         name: n
@@ -937,3 +952,27 @@ def test_models_refuse_unknown_keys_directly() -> None:
         Fallback.model_validate({"agent": "x", "redo": True})
     with pytest.raises(pydantic.ValidationError, match="'name' is only used with 'role'"):
         Locator.model_validate({"css": "a", "name": "x"})
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "workflows").glob("*/*.reuseit.yaml")) + sorted((ROOT / "benchmarks" / "workflows").glob("*.yaml")),
+    ids=lambda p: p.name,
+)
+def test_fast_and_reference_yaml_parsers_give_the_same_data_and_lines(path: Path) -> None:
+    """Files are parsed by libyaml for speed; what the rest of the loader sees must not change."""
+    from pytest_reuseit.workflow import loader
+
+    assert yaml.__with_libyaml__ and loader._FastLoader is not loader._UniqueKeyLoader
+    text = path.read_text(encoding="utf-8")
+    fast_node, fast_data = loader._one_parse(text, loader._FastLoader)
+    ref_node, ref_data = loader._one_parse(text, loader._UniqueKeyLoader)
+    assert fast_data == ref_data
+    fast_lines: dict[tuple[str | int, ...], int] = {}
+    ref_lines: dict[tuple[str | int, ...], int] = {}
+    loader._index_lines(fast_node, (), fast_lines)
+    loader._index_lines(ref_node, (), ref_lines)
+    assert fast_lines == ref_lines and len(ref_lines) > 20

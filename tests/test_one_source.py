@@ -22,8 +22,9 @@ from pytest_reuseit.llm.agent import _ON_ELEMENT
 from pytest_reuseit.llm.client import LlmConfig
 from pytest_reuseit.llm.schemas import AGENT_ACTIONS, SCHEMAS, AgentAction
 from pytest_reuseit.report.allure_files import CATEGORY_TITLES, categories
+from pytest_reuseit.workflow import ops as op_registry
 from pytest_reuseit.workflow.loader import FILE_PATTERNS
-from pytest_reuseit.workflow.model import EXPECT_KEYS, OP_NAMES
+from pytest_reuseit.workflow.model import EXPECT_KEYS
 from pytest_reuseit.workflow.model import Settings as WorkflowSettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,7 +73,7 @@ def test_docs_list_the_challenge_categories_of_the_code_in_order() -> None:
 
 def test_docs_ops_table_names_every_op_of_the_model_and_no_other() -> None:
     names = _first_column_names(_section(DOCS, "## Deterministic ops"))
-    assert sorted(names) == sorted(OP_NAMES)
+    assert sorted(names) == sorted(op_registry.names())
 
 
 def test_docs_expect_table_names_every_assertion_of_the_model_and_no_other() -> None:

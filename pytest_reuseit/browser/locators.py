@@ -30,34 +30,37 @@ def resolve(page: Root, loc: Locator, render: Render = _same) -> PwLocator:
         root = resolve(root, loc.frame, render).content_frame
     if loc.within is not None:
         root = resolve(root, loc.within, render)
-    exact = loc.exact
-    r = render
-    if loc.role is not None:
-        result = root.get_by_role(loc.role, name=r(loc.name) if loc.name is not None else None, exact=exact)  # type: ignore[arg-type]
-    elif loc.text is not None:
-        result = root.get_by_text(r(loc.text), exact=exact)
-    elif loc.label is not None:
-        result = root.get_by_label(r(loc.label), exact=exact)
-    elif loc.placeholder is not None:
-        result = root.get_by_placeholder(r(loc.placeholder), exact=exact)
-    elif loc.alt is not None:
-        result = root.get_by_alt_text(r(loc.alt), exact=exact)
-    elif loc.title is not None:
-        result = root.get_by_title(r(loc.title), exact=exact)
-    elif loc.test_id is not None:
-        result = root.get_by_test_id(r(loc.test_id))
-    elif loc.css is not None:
-        result = root.locator(f"css={r(loc.css)}")
-    elif loc.xpath is not None:
-        result = root.locator(f"xpath={r(loc.xpath)}")
-    else:
-        assert loc.selector is not None
-        result = root.locator(r(loc.selector))
+    result = _by_kind(root, loc, render)
     if loc.has_text is not None:
-        result = result.filter(has_text=r(loc.has_text))
+        result = result.filter(has_text=render(loc.has_text))
     if loc.nth is not None:
         result = result.nth(loc.nth)
     return result
+
+
+def _by_kind(root: Root, loc: Locator, r: Render) -> PwLocator:
+    """The locator of ``loc``'s one kind (role, text, label, ...) under ``root``."""
+    exact = loc.exact
+    if loc.role is not None:
+        return root.get_by_role(loc.role, name=r(loc.name) if loc.name is not None else None, exact=exact)  # type: ignore[arg-type]
+    elif loc.text is not None:
+        return root.get_by_text(r(loc.text), exact=exact)
+    elif loc.label is not None:
+        return root.get_by_label(r(loc.label), exact=exact)
+    elif loc.placeholder is not None:
+        return root.get_by_placeholder(r(loc.placeholder), exact=exact)
+    elif loc.alt is not None:
+        return root.get_by_alt_text(r(loc.alt), exact=exact)
+    elif loc.title is not None:
+        return root.get_by_title(r(loc.title), exact=exact)
+    elif loc.test_id is not None:
+        return root.get_by_test_id(r(loc.test_id))
+    elif loc.css is not None:
+        return root.locator(f"css={r(loc.css)}")
+    elif loc.xpath is not None:
+        return root.locator(f"xpath={r(loc.xpath)}")
+    assert loc.selector is not None
+    return root.locator(r(loc.selector))
 
 
 def describe(loc: Locator, render: Render = _same) -> str:

@@ -143,11 +143,22 @@ def run_op(op: Op, ctx: OpContext) -> str:
         if policy.text is not None:
             policy = DialogPolicy(policy.accept, ctx.reveal(policy.text))
     try:
-        with ctx.pages.answering(policy):
-            if op.new_page:
-                _opening_page(ctx, entry.handler, op.arg, what)
-            else:
-                entry.handler(ctx, op.arg)
+        for tries_left in (1, 0):
+            acting_on = ctx.pages.page
+            try:
+                with ctx.pages.answering(policy):
+                    if op.new_page:
+                        _opening_page(ctx, entry.handler, op.arg, what)
+                    else:
+                        entry.handler(ctx, op.arg)
+                break
+            except (PlaywrightError, PlaywrightTimeout) as exc:
+                if not (acting_on.is_closed() and ctx.pages.open_pages()):
+                    raise
+                # The page closed under the op (a pop-up closing itself after its last click): the
+                # browser is fine and the opener is current again; the op is meant for it.
+                if not tries_left:
+                    raise OpFailed(what, "the page closed while the op was acting on it", "page_closed") from exc
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:

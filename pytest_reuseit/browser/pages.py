@@ -12,6 +12,8 @@ records downloads, so the report can list them.
 from __future__ import annotations
 
 import logging
+import re
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -68,8 +70,13 @@ class Pages:
     current page closes, its opener (or else the most recent open page) becomes current again.
     """
 
+    # The holder following each browser context, so code that is handed a plain Page (the agent,
+    # through the engine's Agent port) can find the run's pages: :meth:`of`.
+    _holders: weakref.WeakKeyDictionary[BrowserContext, Pages] = weakref.WeakKeyDictionary()
+
     def __init__(self, page: Page, dialog: DialogPolicy | None = None) -> None:
         self.context: BrowserContext = page.context
+        self.folder = "."  # where the run's relative file paths (uploads) are looked up
         self.order: list[Page] = []
         self.openers: dict[int, Page | None] = {}
         self.dialogs: list[DialogRecord] = []
@@ -83,16 +90,27 @@ class Pages:
         self._track(page, None)
         self.visited.add(id(page))
         self.context.on("page", self._on_page)
+        Pages._holders[self.context] = self
 
     @classmethod
     def wrap(cls, target: Page | Pages) -> Pages:
         return target if isinstance(target, Pages) else cls(target)
 
+    @classmethod
+    def of(cls, page: Page) -> Pages | None:
+        """The holder following ``page``'s context, if a run made one."""
+        try:
+            return cls._holders.get(page.context)
+        except (TypeError, AttributeError):
+            return None
+
     # ------------------------------------------------------------------ which page
 
     @property
     def page(self) -> Page:
-        """The current page."""
+        """The current page (its opener, when it closed and the close event is already known)."""
+        if self._current.is_closed():
+            self._on_close(self._current)
         return self._current
 
     @property
@@ -136,7 +154,6 @@ class Pages:
         self.order.append(page)
         self.openers[id(page)] = opener
         page.on("dialog", self._on_dialog)
-        page.on("download", self._on_download_started)
         page.on("close", self._on_close)
 
     def _on_page(self, page: Page) -> None:
@@ -228,10 +245,6 @@ class Pages:
         except PlaywrightError as exc:  # the page went away with its dialog: nothing left to answer
             log.info("could not answer a %s dialog: %s", dialog.type, exc)
 
-    def _on_download_started(self, download: Any) -> None:
-        # Saved by the download op, which knows where; a download nobody asked for is still listed.
-        self._pending_download = download
-
     def last_dialog(self) -> DialogRecord | None:
         return self.dialogs[-1] if self.dialogs else None
 
@@ -240,8 +253,6 @@ class Pages:
 
 
 def _url_matches(url: str, want: Any) -> bool:
-    import re
-
     if isinstance(want, str):
         return want in url
     if want.equals is not None:

@@ -1,5 +1,11 @@
-"""The Playwright browser: launched once per process (or connected to a remote server), a fresh
+"""The Playwright browser: launched once per process (or connected to a remote one), a fresh
 context per workflow run, navigation fenced to the allowed domains.
+
+Remote browsers: ``connect`` is a Playwright browser server (``playwright launch-server`` /
+``run-server``), ``cdp`` a Chromium's DevTools endpoint (``connect_over_cdp``: Browserless,
+Selenium Grid 4, ``--remote-debugging-port``). A CDP browser may be shared with other clients, so
+runs only ever use contexts they create themselves, never its default context; closing the session
+disconnects and leaves that browser running for its owner.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class BrowserConfig:
     executable_path: str | None = None
     headed: bool = False
     connect: str | None = None  # ws:// URL of a Playwright browser server
+    cdp: str | None = None  # http:// or ws:// DevTools endpoint of a running Chromium
     slow_mo: float = 0
     args: tuple[str, ...] = DEFAULT_ARGS
 
@@ -103,18 +110,21 @@ class BrowserSession:
         try:
             if cfg.connect:
                 return chromium.connect(cfg.connect, timeout=30_000)
+            if cfg.cdp:
+                return chromium.connect_over_cdp(cfg.cdp, timeout=30_000)
             kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
             exe = cfg.executable_path or default_executable()
             if exe:
                 kwargs["executable_path"] = exe
             return chromium.launch(**kwargs)
         except PlaywrightError as exc:
-            where = cfg.connect or cfg.executable_path or default_executable() or "Playwright's Chromium"
-            hint = (
-                "is the browser server running and reachable?"
-                if cfg.connect
-                else f"install Chromium (apt-get install chromium) or point --reuseit-browser-path / ${CHROMIUM_ENV} at one"
-            )
+            where = cfg.connect or cfg.cdp or cfg.executable_path or default_executable() or "Playwright's Chromium"
+            if cfg.connect:
+                hint = "is the browser server running and reachable?"
+            elif cfg.cdp:
+                hint = "is the browser's DevTools endpoint (remote debugging) running and reachable?"
+            else:
+                hint = f"install Chromium (apt-get install chromium) or point --reuseit-browser-path / ${CHROMIUM_ENV} at one"
             raise BrokenRun(f"cannot start the browser ({where}): {first_line(str(exc))}; {hint}") from None
 
     def version(self) -> str:

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..report import allure_files
+from ..report import allure_files, trends
 
 ALLURE_ENV = "REUSEIT_ALLURE"
 
@@ -42,8 +42,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not results.is_dir() or not any(results.glob("*-result.json")):
         print(f"no Allure results in {results}: run pytest with --alluredir {results} first", file=sys.stderr)
         return 2
+    # The trend history lives beside the report, which `allure generate --clean` empties: read it first.
+    history = trends.load(output)
     allure = find_allure(args.allure)
     if allure is None:
+        page = trends.update(results, output, history)
+        print(f"trends: {page.resolve()}", file=sys.stderr)
         print(
             "the Allure command line is not installed: npm install -g allure-commandline "
             "(needs Java: apt-get install default-jre-headless), or pass --allure CMD",
@@ -52,9 +56,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         return 2
     allure_files.write_categories(results)
     # Trends need the previous report's history inside the new results.
-    history = output / "history"
-    if history.is_dir():
-        shutil.copytree(history, results / "history", dirs_exist_ok=True)
+    allure_history = output / "history"
+    if allure_history.is_dir():
+        shutil.copytree(allure_history, results / "history", dirs_exist_ok=True)
     env = {**os.environ, "ALLURE_NO_ANALYTICS": "true"}
     if not _generate(allure, results, output, single_file=not args.multi_file, env=env):
         return 1
@@ -64,9 +68,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="allure-history-") as tmp:
             if not _generate(allure, results, Path(tmp) / "report", single_file=False, env=env):
                 return 1
-            shutil.copytree(Path(tmp) / "report" / "history", history, dirs_exist_ok=True)
+            shutil.copytree(Path(tmp) / "report" / "history", allure_history, dirs_exist_ok=True)
+    page = trends.update(results, output, history)
     index = output / "index.html"
     print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
+    print(f"trends: {page.resolve()}  (model cost, calls, recovered and healed runs per workflow)")
     return 0
 
 

@@ -55,6 +55,33 @@ def _record(rec: ActionRecord) -> str:
 
 def observe(result: RunResult) -> Analysis:
     """Analysis from the recorded run: where, why, what, guidance and a category."""
+    analysis = _observe(result)
+    if result.status == "failed" and result.unvisited_pages:
+        _window_left_behind(analysis, result)
+    return analysis
+
+
+def _window_left_behind(analysis: Analysis, result: RunResult) -> None:
+    """A pop-up or tab opened and the run kept acting on its opener: say so first, it is the usual cause."""
+    urls = ", ".join(result.unvisited_pages)
+    many = len(result.unvisited_pages) > 1
+    analysis.why = (
+        f"{'Pages' if many else 'A page'} opened during the run and nobody switched to {'them' if many else 'it'}: "
+        f"{urls}. The run kept acting on the page that opened it. " + analysis.why
+    )
+    analysis.category = "popup_or_overlay"
+    analysis.guidance = [
+        "If the step should continue in the new window or tab, add `new_page: true` to the op that opens it "
+        "(or `switch_page: last` after it).",
+        *analysis.guidance,
+    ]
+    if result.steps:
+        lines = [s for s in result.steps if s.page]
+        if lines:
+            analysis.what += f"\nCurrent page at the end: {lines[-1].page}"
+
+
+def _observe(result: RunResult) -> Analysis:
     step = _failed_step(result)
     phase = result.failed_phase or "start"
     where = (

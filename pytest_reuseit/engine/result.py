@@ -54,6 +54,9 @@ class Verdict:
     screenshot: Screenshot | None = None
     line: int = 0
     page: str = ""  # the page judged (which one, its title and url) when the run had several
+    # A promoted check whose assertion failed while the model judged its words met: the assertion
+    # is out of date, the page is not wrong. The check passes; the step counts as recovered.
+    stale: bool = False
 
 
 @dataclass
@@ -66,6 +69,7 @@ class ActionRecord:
     error: str = ""
     locator: str = ""  # a Playwright locator that replays it (agent actions)
     message: str = ""  # the agent's own words
+    opened_page: bool = False  # the action opened a pop-up or tab, which became current (agent actions)
 
 
 @dataclass

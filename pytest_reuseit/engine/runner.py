@@ -16,16 +16,16 @@ from typing import Literal
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
-from ..browser.assertions import check_expect
+from ..browser.assertions import DomVerdict, check_expect
 from ..browser.observe import capture
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Extract, Fallback, Op, Step, Variation
+from ..workflow.model import Check, Expect, Extract, Fallback, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
-from .ports import Models
+from .ports import Judgement, Models
 from .result import ActionRecord, Attempt, HealingSuggestion, Phase, RunResult, Screenshot, StepResult, Verdict
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,7 @@ def execute(
     wf = loaded.workflow
     pages = Pages.wrap(page)
     pages.default_dialog = pages.dialog = DialogPolicy.of(wf.settings.dialog)
+    pages.folder = loaded.folder
     var = _pick_variation(loaded, variation)
     params: dict[str, object] = {**wf.params, **var.params, **(extra_params or {})}
     # Not copied: a built-in's value may be computed on first use (a local server that starts then).
@@ -292,7 +293,8 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
         sr.extracted[ex.into] = value
         ctx.result.extracted[ex.into] = value
     if sr.status != "healed":
-        sr.status = "recovered" if any(a.ok for a in sr.attempts) else "passed"
+        stale = any(v.stale for v in sr.pre + sr.post)
+        sr.status = "recovered" if stale or any(a.ok for a in sr.attempts) else "passed"
 
 
 def _fail(sr: StepResult, phase: Phase, message: str) -> None:
@@ -351,8 +353,10 @@ def _run_ops(
             records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
             raise
         records.append(ActionRecord(description=done, by=by, ok=True))
-        if isinstance(op.arg, Extract):  # an extract op's value belongs in the report too
-            ctx.result.extracted[op.arg.into] = ctx.values.extracted[op.arg.into]
+        # Values an op stored (extract, download's into) belong in the report too.
+        for name in (op.arg.into if isinstance(op.arg, Extract) else None, op.into):
+            if name is not None:
+                ctx.result.extracted[name] = ctx.values.extracted[name]
 
 
 def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:
@@ -492,20 +496,32 @@ def _judge_all(
     return verdicts, all(v.ok is not False for v in verdicts)
 
 
+def _check_expect(ctx: _Ctx, exp: Expect, timeout_ms: float) -> list[DomVerdict]:
+    """DOM assertions on the current page; judged again on the new current page when the page they
+    started on closed meanwhile (a pop-up that closes itself just after its last op)."""
+    acting_on = ctx.page
+    verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+    if any(not dv.ok for dv in verdicts) and acting_on.is_closed() and ctx.pages.open_pages():
+        verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+    return verdicts
+
+
 def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str = "") -> Verdict:
     render = ctx.values.render
     words = render(check.check) if check.check else None
     v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx))
     if check.expect is not None:
-        for exp in check.expect:
-            for dv in check_expect(ctx.pages, exp, render, timeout_ms):
-                if not dv.ok:
-                    v.ok, v.source, v.expected, v.actual = False, "dom", dv.expected, dv.actual
-                    v.screenshot = _shot(
-                        ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True
-                    )
-                    return v
+        failed = next((dv for exp in check.expect for dv in _check_expect(ctx, exp, timeout_ms) if not dv.ok), None)
+        if failed is not None:
+            v.ok, v.source, v.expected, v.actual = False, "dom", failed.expected, failed.actual
+            v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
+            if check.promoted and words is not None and ctx.models.judge is not None:
+                _second_opinion(ctx, check, v, words, phase, line, when)
+            return v
         v.ok, v.source = True, "dom"
+        if check.promoted:
+            v.explanation = "the promoted assertion held (no model call)"
+            return v
     if words is None:
         return v
     judge = ctx.models.judge
@@ -517,14 +533,42 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
         else:
             v.explanation = "words not judged (no model); the DOM assertion held"
         return v
-    shot = _capture(ctx, f"{phase} check{f' ({when})' if when else ''}: {words}")
-    text = _page_text(ctx)
-    answer = judge.judge(words, shot.data, text, check.votes)
-    v.screenshot = shot
+    answer = _ask_judge(ctx, check, v, words, phase, line, when, check.votes)
     v.explanation = answer.explanation
     v.source = "dom+model" if check.expect is not None else "model"
     v.ok = answer.met
     return v
+
+
+def _ask_judge(
+    ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phase, line: int, when: str, votes: int
+) -> Judgement:
+    """The model's verdict on ``words`` for the page now; recorded for ``reuseit promote``."""
+    assert ctx.models.judge is not None
+    shot = _capture(ctx, f"{phase} check{f' ({when})' if when else ''}: {words}")
+    answer = ctx.models.judge.judge(words, shot.data, _page_text(ctx), votes)
+    v.screenshot = shot
+    recorder = ctx.models.recorder
+    if recorder is not None and check.check is not None:
+        recorder.record(line, check.check, words, answer.met, answer.explanation, ctx.page)
+    return answer
+
+
+def _second_opinion(ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phase, line: int, when: str) -> None:
+    """A promoted assertion failed: one model call tells a stale assertion from a real defect."""
+    answer = _ask_judge(ctx, check, v, words, phase, line, when, 1)
+    failed = f"the promoted assertion failed (expected {v.expected}; actual: {v.actual})"
+    v.source = "dom+model"
+    if answer.met:
+        v.ok, v.stale = True, True
+        v.expected = v.actual = ""
+        v.explanation = (
+            f"{failed} but the model judged the words met: the assertion is stale, not the page. "
+            f"Heal it: `reuseit promote {ctx.loaded.source.path} --apply` derives a new one from the recorded runs "
+            f"(or edit its expect). The model: {answer.explanation}"
+        )
+    else:
+        v.explanation = f"{answer.explanation} ({failed}; the model agrees the words do not hold: a real defect)"
 
 
 # --------------------------------------------------------------------------- screenshots

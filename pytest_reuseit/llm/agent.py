@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
@@ -28,12 +29,15 @@ from ..browser.observe import (
     observe,
     observe_async,
 )
+from ..browser.pages import DialogPolicy, Pages
 from ..browser.session import first_line, host_allowed
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
+from ..workflow.model import PageUrl
 from .client import LlmClient
-from .prompts import AGENT_SYSTEM
-from .schemas import AgentAction
+from .long_text import LongTexts
+from .prompts import AGENT_SYSTEM, data_block
+from .schemas import PAGE_ACTIONS, AgentAction
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +61,7 @@ class ModelAgent:
         observer: Callable[[AgentAction, ActionRecord, Observation, Any, bytes | None], None] | None = None,
         variant: str = "",
         marks: bool = False,
+        texts: LongTexts | None = None,
     ) -> None:
         self.client = client
         self.usage = usage
@@ -74,6 +79,7 @@ class ModelAgent:
         self.variant = variant
         # Draw the element ids on the screenshot (set-of-marks); costs a call per element.
         self.marks = marks
+        self.texts = texts
 
     def messages(
         self, instruction: str, goal: str, failure: str, done: list[str], obs: Observation, shot: bytes | None
@@ -89,7 +95,7 @@ class ModelAgent:
                     + ("\n".join(f"- {d}" for d in done) if done else "- nothing yet")
                 ),
             },
-            {"type": "text", "text": f"Page: {obs.title} ({obs.url})\n<observation>\n{obs.text}\n</observation>"},
+            {"type": "text", "text": f"Page: {obs.title} ({obs.url})\n{data_block('observation', obs.text)}"},
         ]
         if shot is not None:
             parts.append({"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}})
@@ -104,6 +110,7 @@ class ModelAgent:
             self.usage,
             model=self.model,
             variant=self.variant,
+            texts=self.texts,
         )
         assert isinstance(answer, AgentAction)
         return answer
@@ -117,22 +124,105 @@ class ModelAgent:
     ) -> AgentOutcome:
         done = self._history(history)
         records: list[ActionRecord] = []
-        for _ in range(self.max_actions):
-            obs = observe(page, mask=self.mask)
-            shot = (capture_marked(page, obs) if self.marks else capture(page)) if self.screenshot else None
-            answer = self._ask(instruction, goal, failure, done, obs, shot)
-            if answer.action in ("done", "fail"):
-                return self._finish(answer, records)
-            record, call = self._plan(answer, obs, page.url)
-            if call is not None:
-                try:
-                    target = self._target(page, call)
-                    getattr(target, call.method)(*call.args, **call.kwargs)
-                    record.ok = True
-                except (PlaywrightError, PlaywrightTimeout) as exc:
-                    record.error = self.mask(first_line(str(exc)))
-            self._recorded(answer, record, obs, page, shot, records, done)
-        return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
+        # The run's pages, when a run is following them: the agent then acts on the current page,
+        # follows pop-ups it opens, and can switch pages and answer dialogs.
+        pages = Pages.of(page)
+        dialogs_seen = len(pages.dialogs) if pages else 0
+        try:
+            for _ in range(self.max_actions):
+                page = pages.page if pages else page
+                obs = observe(page, mask=self.mask)
+                if pages is not None:
+                    obs = _with_pages(obs, pages, dialogs_seen, self.mask)
+                shot = (capture_marked(page, obs) if self.marks else capture(page)) if self.screenshot else None
+                answer = self._ask(instruction, goal, failure, done, obs, shot)
+                if answer.action in ("done", "fail"):
+                    return self._finish(answer, records)
+                if answer.action in PAGE_ACTIONS:
+                    record = self._page_action(answer, pages, page, obs)
+                else:
+                    record, call = self._plan(answer, obs, page.url)
+                    if call is not None:
+                        self._act(page, call, record, pages)
+                self._recorded(answer, record, obs, page, shot, records, done)
+            return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
+        finally:
+            if pages is not None:
+                pages.dialog = pages.default_dialog  # the agent's dialog answers end with its turn
+
+    def _act(self, page: Page, call: _Call, record: ActionRecord, pages: Pages | None) -> None:
+        opened = len(page.context.pages)
+        try:
+            target = self._target(page, call)
+            getattr(target, call.method)(*call.args, **call.kwargs)
+            record.ok = True
+        except (PlaywrightError, PlaywrightTimeout) as exc:
+            record.error = self.mask(first_line(str(exc)))
+            return
+        if pages is not None and call.method == "click":
+            try:
+                page.wait_for_timeout(150)  # a pop-up's page event follows the click closely
+            except PlaywrightError:
+                return  # the click closed this page (a pop-up's Save): the holder is back on its opener
+            if len(page.context.pages) > opened and pages.order[-1] is not page:
+                pages.set_current(pages.order[-1])
+                record.opened_page = True
+                record.description += " (opened a new page)"
+
+    def _page_action(self, a: AgentAction, pages: Pages | None, page: Page, obs: Observation) -> ActionRecord:
+        """switch_page, close_page, forward, reload, upload and dialog (the ops of the same names)."""
+        value = a.value.strip()
+        record = ActionRecord(
+            description=f"{a.action} {self.mask(value)!r}".replace(" ''", ""),
+            by="agent",
+            ok=False,
+            message=self.mask(a.message),
+        )
+        try:
+            if a.action in ("forward", "reload"):
+                getattr(page, "go_forward" if a.action == "forward" else "reload")(timeout=self.timeout)
+            elif pages is None:
+                record.error = f"'{a.action}' is not available here (one page only)"
+                return record
+            elif a.action == "switch_page":
+                pages.switch(_page_target(value))
+            elif a.action == "close_page":
+                if len(pages.open_pages()) < 2:
+                    record.error = "this is the only open page"
+                    return record
+                pages.close_current()
+            elif a.action == "dialog":
+                accept, _, text = value.partition(":")
+                pages.dialog = DialogPolicy(accept.strip().lower() == "accept", self.reveal(text.strip()) or None)
+            elif a.action == "upload":
+                return self._upload(a, pages, page, obs, record)
+        except LookupError as exc:
+            record.error = str(exc)
+            return record
+        except (PlaywrightError, PlaywrightTimeout) as exc:
+            record.error = self.mask(first_line(str(exc)))
+            return record
+        record.ok = True
+        return record
+
+    def _upload(self, a: AgentAction, pages: Pages, page: Page, obs: Observation, record: ActionRecord) -> ActionRecord:
+        target = a.element.strip()
+        if target not in obs.refs:
+            record.error = f"element id {target} is not in the observation"
+            return record
+        folder = Path(pages.folder).resolve()
+        path = (folder / self.reveal(a.value.strip())).resolve()
+        if folder not in path.parents or not path.is_file():
+            record.error = "the file must be an existing file inside the workflow's folder"
+            return record
+        record.locator = obs.stable_locator(target)
+        record.description = f"upload {record.locator} {self.mask(a.value.strip())!r}"
+        try:
+            page.locator(f"aria-ref={target}").set_input_files(str(path), timeout=self.timeout)
+            record.ok = True
+        except (PlaywrightError, PlaywrightTimeout) as exc:
+            record.error = self.mask(first_line(str(exc)))
+        return record
 
     async def perform_async(
         self,
@@ -148,6 +238,8 @@ class ModelAgent:
         done = self._history(history)
         records: list[ActionRecord] = []
         for _ in range(self.max_actions):
+            if page.is_closed() and page.context.pages:
+                page = page.context.pages[-1]  # the pop-up it was in closed itself: back on the newest page
             obs = await observe_async(page, mask=self.mask)
             shot = await capture_async(page) if self.screenshot else None
             answer = await ask(self._ask, instruction, goal, failure, done, obs, shot)
@@ -155,12 +247,25 @@ class ModelAgent:
                 return self._finish(answer, records)
             record, call = self._plan(answer, obs, page.url)
             if call is not None:
+                opened = len(page.context.pages)
                 try:
                     target = self._target(page, call)
                     await getattr(target, call.method)(*call.args, **call.kwargs)
                     record.ok = True
                 except (PlaywrightError, PlaywrightTimeout) as exc:
                     record.error = self.mask(first_line(str(exc)))
+                if record.ok and call.method == "click" and not page.is_closed():
+                    try:
+                        await page.wait_for_timeout(150)  # a pop-up's page event follows the click closely
+                    except PlaywrightError:
+                        pass
+                    if len(page.context.pages) > opened:
+                        # Follow the pop-up or tab, as `new_page: true` does; synthesis compiles it so.
+                        record.opened_page = True
+                        record.description += " (opened a new page)"
+                        self._recorded(answer, record, obs, page, shot, records, done)
+                        page = page.context.pages[-1]
+                        continue
             self._recorded(answer, record, obs, page, shot, records, done)
         return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
 
@@ -249,3 +354,28 @@ class _Call:
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     ref: str = ""
+
+
+def _page_target(value: str) -> Any:
+    """The agent's switch_page value as the holder takes it: main, last, an index or URL text."""
+    if value in ("main", "last"):
+        return value
+    if value.isdigit():
+        return int(value)
+    return PageUrl(url=value)
+
+
+def _with_pages(obs: Observation, pages: Pages, dialogs_seen: int, mask: Callable[[str], str]) -> Observation:
+    """The observation with the open pages (which one is current) and the dialogs shown in this turn."""
+    lines = []
+    open_pages = pages.open_pages()
+    if len(open_pages) > 1:
+        lines.append("Open pages (switch_page takes the index):")
+        for p in open_pages:
+            mark = " (current)" if p is pages.page else ""
+            lines.append(f"  {pages.index(p)}: {mask(p.url)}{mark}")
+    for d in pages.dialogs[dialogs_seen:]:
+        lines.append(f"Dialog shown: {d.type} {mask(d.message)!r} ({d.answer})")
+    if not lines:
+        return obs
+    return replace(obs, text="\n".join(lines) + "\n" + obs.text)

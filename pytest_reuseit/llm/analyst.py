@@ -7,6 +7,7 @@ import logging
 from ..browser.observe import data_url
 from ..engine.result import Analysis, ModelUsage, RunResult
 from .client import LlmClient, ModelUnavailable
+from .long_text import LongTexts
 from .prompts import ANALYST_SYSTEM
 from .schemas import ChallengeAnalysis
 
@@ -19,10 +20,13 @@ class ModelAnalyst:
     """Implements the engine's Analyst port. Falls back to the observed analysis if the model fails:
     the run has already failed for its own reason, and that verdict must not turn into 'broken'."""
 
-    def __init__(self, client: LlmClient, usage: ModelUsage, *, model: str | None = None) -> None:
+    def __init__(
+        self, client: LlmClient, usage: ModelUsage, *, model: str | None = None, texts: LongTexts | None = None
+    ) -> None:
         self.client = client
         self.usage = usage
         self.model = model
+        self.texts = texts
 
     def messages(self, result: RunResult, observed: Analysis) -> list[dict[str, object]]:
         step = result.steps[result.failed_step - 1] if result.failed_step else None
@@ -52,7 +56,7 @@ class ModelAnalyst:
     def analyze(self, result: RunResult, observed: Analysis) -> Analysis:
         try:
             answer = self.client.ask(
-                "challenge_analysis", self.messages(result, observed), self.usage, model=self.model
+                "challenge_analysis", self.messages(result, observed), self.usage, model=self.model, texts=self.texts
             )
         except ModelUnavailable as exc:
             log.warning("analysis by the model failed: %s", exc)

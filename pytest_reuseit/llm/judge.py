@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from playwright.sync_api import Page
@@ -11,18 +12,28 @@ from ..browser.observe import capture, data_url
 from ..engine.ports import Judgement
 from ..engine.result import ModelUsage
 from .client import LlmClient
-from .prompts import JUDGE_SYSTEM, READER_SYSTEM
+from .long_text import LongTexts
+from .prompts import JUDGE_SYSTEM, READER_SYSTEM, data_block
 from .schemas import ConditionCheck, ExtractedValue
 
 
 class ModelJudge:
-    """Implements the engine's Judge port: one request per vote, majority wins."""
+    """Implements the engine's Judge port: one request per vote, asked in parallel; majority wins."""
 
-    def __init__(self, client: LlmClient, usage: ModelUsage, *, model: str | None = None, detail: str = "auto") -> None:
+    def __init__(
+        self,
+        client: LlmClient,
+        usage: ModelUsage,
+        *,
+        model: str | None = None,
+        detail: str = "auto",
+        texts: LongTexts | None = None,
+    ) -> None:
         self.client = client
         self.usage = usage
         self.model = model
         self.detail = detail
+        self.texts = texts
 
     def messages(self, condition: str, screenshot: bytes, page_text: str) -> list[dict[str, object]]:
         return [
@@ -31,7 +42,7 @@ class ModelJudge:
                 "role": "user",
                 "content": [
                     {"type": "text", "text": f"Condition to verify:\n{condition}"},
-                    *([{"type": "text", "text": f"<page_text>\n{page_text}\n</page_text>"}] if page_text else []),
+                    *([{"type": "text", "text": data_block("page_text", page_text)}] if page_text else []),
                     {"type": "image_url", "image_url": {"url": data_url(screenshot), "detail": self.detail}},
                 ],
             },
@@ -39,11 +50,21 @@ class ModelJudge:
 
     def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
         messages = self.messages(condition, screenshot, page_text)
-        answers: list[ConditionCheck] = []
-        for n in range(votes):
-            answer = self.client.ask("condition_check", messages, self.usage, model=self.model, variant=n)
+
+        def vote(n: int) -> ConditionCheck:
+            # Each vote is its own cache entry (variant), so a warm rerun replays every vote.
+            answer = self.client.ask(
+                "condition_check", messages, self.usage, model=self.model, variant=n, texts=self.texts
+            )
             assert isinstance(answer, ConditionCheck)
-            answers.append(answer)
+            return answer
+
+        if votes <= 1:
+            answers = [vote(0)]
+        else:
+            # The votes are independent requests: asked together, a 3-vote check costs one call's latency.
+            with ThreadPoolExecutor(max_workers=votes, thread_name_prefix="reuseit-vote") as pool:
+                answers = list(pool.map(vote, range(votes)))
         yes = [a for a in answers if a.met]
         no = [a for a in answers if not a.met]
         # A tie is not a majority for "met": a check that must not flake should not pass on a coin toss.
@@ -58,12 +79,19 @@ class ModelReader:
     """Implements the engine's Reader port (``extract: {query: ...}``)."""
 
     def __init__(
-        self, client: LlmClient, usage: ModelUsage, mask: Callable[[str], str], *, model: str | None = None
+        self,
+        client: LlmClient,
+        usage: ModelUsage,
+        mask: Callable[[str], str],
+        *,
+        model: str | None = None,
+        texts: LongTexts | None = None,
     ) -> None:
         self.client = client
         self.usage = usage
         self.mask = mask
         self.model = model
+        self.texts = texts
 
     def read(self, page: Page, query: str) -> str:
         shot = capture(page)
@@ -74,12 +102,12 @@ class ModelReader:
                 "role": "user",
                 "content": [
                     {"type": "text", "text": f"Value to read:\n{query}"},
-                    {"type": "text", "text": f"<page_text>\n{text}\n</page_text>"},
+                    {"type": "text", "text": data_block("page_text", text)},
                     {"type": "image_url", "image_url": {"url": data_url(shot), "detail": "auto"}},
                 ],
             },
         ]
-        answer = self.client.ask("extracted_value", messages, self.usage, model=self.model)
+        answer = self.client.ask("extracted_value", messages, self.usage, model=self.model, texts=self.texts)
         assert isinstance(answer, ExtractedValue)
         if not answer.found:
             from ..browser.ops import OpFailed  # noqa: PLC0415 - avoid an import cycle at module load

@@ -16,9 +16,30 @@ from ..engine.result import Category
 
 # The agent's actions: the one list (the answer schema, the agent's planner in llm/agent.py and
 # `reuseit heal` follow it; docs/workflow-format.md is checked against it). Add an action here,
-# describe it in prompts.AGENT_SYSTEM and plan it in ModelAgent._call_for.
-AgentActionName = Literal["click", "fill", "select", "press", "scroll", "hover", "goto", "back", "wait", "done", "fail"]
+# describe it in prompts.AGENT_SYSTEM and plan it in ModelAgent._call_for. The page and file
+# actions mirror the ops of the same names (workflow/ops.py), so what the agent did compiles back
+# to those ops; ``dialog`` sets how the dialogs of its next actions are answered.
+AgentActionName = Literal[
+    "click",
+    "fill",
+    "select",
+    "press",
+    "scroll",
+    "hover",
+    "goto",
+    "back",
+    "wait",
+    "switch_page",
+    "close_page",
+    "forward",
+    "reload",
+    "upload",
+    "dialog",
+    "done",
+    "fail",
+]
 AGENT_ACTIONS: tuple[str, ...] = get_args(AgentActionName)
+PAGE_ACTIONS = ("switch_page", "close_page", "forward", "reload", "upload", "dialog")
 
 
 class ConditionCheck(BaseModel):
@@ -152,6 +173,28 @@ class GuidanceEdits(BaseModel):
     summary: str
 
 
+# ---- reuseit promote: a DOM assertion for a check in words
+
+AssertionKind = Literal[
+    "visible", "hidden", "text_equals", "text_contains", "count_equals", "count_min", "url_contains", "title_contains"
+]
+
+
+class ProposedAssertion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    kind: AssertionKind
+    css: str  # a CSS selector of the element(s); "" for url_contains and title_contains
+    value: str  # the text or number the kind compares with; "" for visible and hidden
+
+
+class ExpectProposal(BaseModel):
+    """DOM assertions that hold exactly when the check's words hold (all of them must hold)."""
+
+    model_config = ConfigDict(extra="ignore")
+    assertions: list[ProposedAssertion]
+    rationale: str
+
+
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """``model``'s JSON Schema in the form strict structured output requires: every property
     required, no other properties, references inlined, and no titles or defaults (the model reads
@@ -188,6 +231,7 @@ ANSWERS: dict[str, type[BaseModel]] = {
     "challenge_analysis": ChallengeAnalysis,
     "agent_action": AgentAction,
     "extracted_value": ExtractedValue,
+    "expect_proposal": ExpectProposal,
 }
 SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
     name: (strict_schema(model), model) for name, model in ANSWERS.items()

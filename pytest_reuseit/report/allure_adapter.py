@@ -20,6 +20,8 @@ from ..workflow.loader import LoadedWorkflow
 
 log = logging.getLogger(__name__)
 
+USAGE_ATTACHMENT = "model usage (json)"
+
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
     from allure_commons._allure import plugin_manager
@@ -154,6 +156,36 @@ def _workflow_step(s: StepResult) -> None:
         for key, value in s.extracted.items():
             with _step(f"extracted {key} = {value!r}"):
                 pass
+        for d in s.dialogs:
+            with _step(f"dialog ({d.type}) {d.message!r}: {d.answer}"):
+                pass
+        if s.page:
+            with _step(f"current page: {s.page}"):
+                pass
+
+
+def usage_summary(result: RunResult) -> dict[str, Any]:
+    """What the run's model use was, as shown in Allure and read back by ``reuseit report``'s trends."""
+    u = result.usage
+    return {
+        "calls": u.calls,
+        "cache_hits": u.cache_hits,
+        "prompt_tokens": u.prompt_tokens,
+        "completion_tokens": u.completion_tokens,
+        "tokens": u.prompt_tokens + u.completion_tokens,
+        "cost_usd": round(u.cost, 6),
+    }
+
+
+def _usage(result: RunResult) -> None:
+    """Calls, tokens and cost as parameters (excluded from the history id) and a JSON attachment."""
+    summary = usage_summary(result)
+    if not (summary["calls"] or summary["cache_hits"]):
+        return
+    allure.dynamic.parameter("model calls", str(summary["calls"]), excluded=True)
+    allure.dynamic.parameter("model tokens", str(summary["tokens"]), excluded=True)
+    allure.dynamic.parameter("model cost", f"${summary['cost_usd']:.4f}", excluded=True)
+    allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
 
 
 def _steps_grouped(steps: list[StepResult]) -> None:
@@ -217,6 +249,7 @@ def after_run(result: RunResult) -> None:
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
+        _usage(result)
         _steps_grouped(result.steps)
         if result.outcome:
             with _step("outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed"):
@@ -244,6 +277,8 @@ def after_run(result: RunResult) -> None:
                 name="challenge analysis (json)",
                 attachment_type=allure.attachment_type.JSON,
             )
+        for d in result.downloads:
+            allure.attach.file(d.path, name=f"download: {d.name}", extension=d.name.rsplit(".", 1)[-1])
         if result.trace:
             allure.attach.file(result.trace, name="playwright trace", extension="zip")
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict

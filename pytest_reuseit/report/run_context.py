@@ -18,8 +18,8 @@ from . import allure_files
 
 def browser_version(runtime: Any) -> str:
     s = runtime.settings
-    if s.connect:
-        return f"remote ({urlsplit(s.connect).hostname})"
+    if s.connect or s.cdp:
+        return f"remote ({urlsplit(s.connect or s.cdp).hostname})"
     exe = s.browser_path or default_executable()
     if not exe:
         return "Playwright's Chromium"

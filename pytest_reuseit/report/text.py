@@ -36,13 +36,8 @@ def failure_text(result: RunResult) -> str:
     head = "FAILED" if result.status == "failed" else "BROKEN (the run could not be judged)"
     out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
-    if step is not None and step.group:
-        # A step of a used workflow: show the group it belongs to, the step nested under it.
-        members = [s.index for s in result.steps if s.group_id == step.group_id]
-        out.append(f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)")
-        out.append(f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}")
-    elif step is not None:
-        out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
+    if step is not None:
+        out.extend(_step_header(result, step))
     out.append(f"  phase: {result.failed_phase or 'start'}")
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
@@ -52,6 +47,10 @@ def failure_text(result: RunResult) -> str:
         for v in result.outcome:
             if v.ok is False:
                 out.extend(_verdict_lines(v, "  outcome "))
+    if result.unvisited_pages:
+        out.append("  opened but never switched to: " + ", ".join(result.unvisited_pages))
+    if result.downloads:
+        out.append("  downloads: " + ", ".join(f"{d.name} -> {_rel(d.path)}" for d in result.downloads))
     if result.blocked_navigation:
         out.append("  blocked navigation (outside allowed_domains): " + ", ".join(result.blocked_navigation))
     out.extend(_analysis_lines(result))
@@ -60,6 +59,17 @@ def failure_text(result: RunResult) -> str:
     if result.trace:
         out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
     return "\n".join(out)
+
+
+def _step_header(result: RunResult, step: StepResult) -> list[str]:
+    """The failed step; one from a used workflow nested under its group, with its own file."""
+    if not step.group:
+        return [f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}"]
+    members = [s.index for s in result.steps if s.group_id == step.group_id]
+    return [
+        f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
+        f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
+    ]
 
 
 def _step_lines(step: StepResult) -> list[str]:
@@ -75,6 +85,10 @@ def _step_lines(step: StepResult) -> list[str]:
         out.extend(_verdict_lines(v, "  "))
     if step.failed_phase in ("action", "extract"):
         out.append(f"  error: {step.error}")
+    if step.page:
+        out.append(f"  current page: {step.page}")
+    for d in step.dialogs:
+        out.append(f"  dialog ({d.type}) {d.message!r}: {d.answer}")
     if step.attempts:
         out.append("  attempts:")
         for att in step.attempts:
@@ -110,7 +124,14 @@ def recovered_text(result: RunResult) -> list[str]:
     """What needed recovery or healing in a run that passed (for the terminal summary)."""
     lines = []
     for step in result.steps:
-        if step.status == "recovered":
+        for v in step.pre + step.post:
+            if v.stale:
+                lines.append(
+                    f"step {step.index} ({step.action}): {v.phase} check '{v.check}' (line {v.line}): "
+                    "its promoted assertion is stale (the model judged the words met); "
+                    f"heal it with `reuseit promote {result.file} --apply`"
+                )
+        if step.status == "recovered" and step.attempts:
             ok = next((a for a in step.attempts if a.ok), None)
             how = ok.fallback if ok else "?"
             lines.append(

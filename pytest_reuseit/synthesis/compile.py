@@ -43,8 +43,17 @@ def templated(text: str, params: dict[str, str]) -> str:
     return out
 
 
-def op_for(action: RecordedAction, params: dict[str, str]) -> dict[str, Any] | None:
-    """The op replaying one agent action, or None when it cannot be replayed without the agent."""
+def op_for(action: RecordedAction, params: dict[str, str]) -> Any:
+    """The op replaying one agent action, or None when it cannot be replayed without the agent.
+
+    A click that opened a pop-up or tab gets ``new_page: true``, as the agent followed it."""
+    op = _op_for(action, params)
+    if isinstance(op, dict) and action.opened_page:
+        op["new_page"] = True
+    return op
+
+
+def _op_for(action: RecordedAction, params: dict[str, str]) -> Any:
     loc = action.locator
     stable = bool(loc) and not loc.startswith("aria-ref=")
     if action.action in ("click", "hover") and stable:
@@ -69,7 +78,28 @@ def op_for(action: RecordedAction, params: dict[str, str]) -> dict[str, Any] | N
             return None
     if action.action == "goto" and action.value:
         return {"goto": templated(action.value, params)}
+    return _page_op(action, params, stable)
+
+
+def _page_op(action: RecordedAction, params: dict[str, str], stable: bool) -> Any:
+    """The page, history and file actions: the ops of the same names."""
+    if action.action in ("back", "forward", "reload", "close_page"):
+        return action.action  # a bare word
+    if action.action == "switch_page" and action.value:
+        value = action.value.strip()
+        if value in ("main", "last"):
+            return {"switch_page": value}
+        return {"switch_page": int(value)} if value.isdigit() else {"switch_page": {"url": templated(value, params)}}
+    if action.action == "upload" and stable:
+        return {"upload": {"selector": templated(action.locator, params), "files": action.value}}
     return None
+
+
+def _dialog_answer(value: str) -> Any:
+    accept, _, text = value.partition(":")
+    if accept.strip().lower() != "accept":
+        return "dismiss"
+    return {"accept": True, "text": text.strip()} if text.strip() else "accept"
 
 
 def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[list[dict[str, Any]] | None, list[str]]:
@@ -80,14 +110,21 @@ def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[
         if run is None or not run.success:
             continue
         by_n = {a.n: a for a in run.actions}
-        ops: list[dict[str, Any]] = []
+        ops: list[Any] = []
+        dialog: Any = None
         for n in ev.actions:
             act = by_n.get(n)
             if act is None or not act.ok:
                 continue  # a failed attempt inside a successful run is not part of the recipe
+            if act.action == "dialog":  # how the next action's dialogs were answered: that op's modifier
+                dialog = _dialog_answer(act.value)
+                continue
             op = op_for(act, run.params)
             if op is None:
                 return None, []
+            if dialog is not None:
+                op = {op: True, "dialog": dialog} if isinstance(op, str) else {**op, "dialog": dialog}
+                dialog = None
             ops.append(op)
         if ops:
             candidates.append((run.run_id, ops))

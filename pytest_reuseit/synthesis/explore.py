@@ -60,6 +60,7 @@ class RecordedAction:
     url: str
     title: str
     screenshot: str  # file name in the run folder
+    opened_page: bool = False  # the action opened a pop-up or tab (compiles to `new_page: true`)
 
 
 @dataclass
@@ -149,6 +150,7 @@ async def run_once(
                 url=obs.url,
                 title=obs.title,
                 screenshot=shot,
+                opened_page=rec.opened_page,
             )
         )
 

@@ -1,8 +1,12 @@
 """Line-aware, safe loading of workflow files.
 
 pyyaml's SafeLoader composes a node tree that keeps a mark (line, column) on every node; we keep
-that tree beside the plain data, so any validation error can be pointed at ``file:line`` with the
-path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+the lines of that tree beside the plain data, so any validation error can be pointed at
+``file:line`` with the path inside the document (``steps[2].post[0].expect.text``), as tavern does.
+
+Each file is parsed once: the data is constructed from the same node tree the lines are read
+from, and the tree is composed by libyaml (``CSafeLoader``) when pyyaml has it. Parsing in pure
+Python, twice, was nearly all the time of collecting many files (benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -90,8 +94,8 @@ def format_path(doc_path: tuple[str | int, ...]) -> str:
     return out or "(top level)"
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (plain YAML silently keeps the last one)."""
+class _UniqueKeys(yaml.constructor.SafeConstructor):
+    """Refuses duplicate keys (plain YAML silently keeps the last one); mixed into both loaders."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -106,6 +110,16 @@ class _UniqueKeyLoader(yaml.SafeLoader):
                 )
             seen[key] = key_node.start_mark.line
         return super().construct_mapping(node, deep=deep)
+
+
+class _UniqueKeyLoader(_UniqueKeys, yaml.SafeLoader):
+    """pyyaml's own parser: the reference, and the one whose error messages users see."""
+
+
+# libyaml's parser under pyyaml's safe constructor: the same data and marks, several times faster.
+_FastLoader: type[yaml.SafeLoader] = (
+    type("_FastUniqueKeyLoader", (_UniqueKeys, yaml.CSafeLoader), {}) if yaml.__with_libyaml__ else _UniqueKeyLoader
+)
 
 
 def _index_lines(node: yaml.Node, prefix: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:
@@ -205,6 +219,8 @@ def _extract_targets(wf: Workflow) -> set[str]:
         for op in ops or ():
             if isinstance(op.arg, Extract):
                 names.add(op.arg.into)
+            if op.into is not None:  # download's saved path
+                names.add(op.into)
 
     for step in wf.steps:
         names.update(e.into for e in step.extract)
@@ -245,6 +261,30 @@ def _check_placeholders(
     return problems
 
 
+def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
+    """The node tree (for lines) and the data built from it, from one parse of ``text``.
+
+    A file libyaml rejects is parsed again by pyyaml's own parser: its messages are the ones the
+    error reports are written for ("mapping values are not allowed here"), and the slow path is
+    paid by broken files only."""
+    try:
+        return _one_parse(text, _FastLoader)
+    except yaml.YAMLError:
+        if _FastLoader is _UniqueKeyLoader:
+            raise
+        return _one_parse(text, _UniqueKeyLoader)
+
+
+def _one_parse(text: str, loader_type: type[yaml.SafeLoader]) -> tuple[yaml.Node | None, Any]:
+    loader = loader_type(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+        return node, data
+    finally:
+        loader.dispose()
+
+
 def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     """Every ``upload`` file written without placeholders must exist (relative to the workflow's folder)."""
     problems: list[str] = []
@@ -254,7 +294,7 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
             if not isinstance(op.arg, UploadArgs):
                 continue
             for k, name in enumerate(op.arg.files):
-                if names_in(name):
+                if any(True for _ in names_in(name)):
                     continue  # computed at run time; checked then
                 if not (Path(folder) / name).is_file():
                     path = (*where, n, "upload", "files", k)
@@ -377,8 +417,7 @@ def parse(
     folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
     try:
-        node = yaml.compose(text, Loader=_UniqueKeyLoader)
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        node, data = _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1

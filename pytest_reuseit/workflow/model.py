@@ -401,6 +401,11 @@ class Check(Strict):
     check: str | None = Field(None, description="the condition in words, judged by the model")
     expect: ExpectList | None = None
     votes: int = Field(1, ge=1, le=9, description="ask the model N times, take the majority")
+    promoted: bool = Field(
+        False,
+        description="written by 'reuseit promote': the expect decides alone while it holds; "
+        "when it fails the model is asked once whether the words still hold (stale assertion) or not (defect)",
+    )
 
     @field_validator("expect", mode="before")
     @classmethod
@@ -411,6 +416,8 @@ class Check(Strict):
     def _something(self) -> Check:
         if self.check is None and self.expect is None:
             raise PydanticCustomError("missing_one", "a check needs 'check' (words), 'expect' (DOM), or both", {})
+        if self.promoted and (self.check is None or self.expect is None):
+            raise PydanticCustomError("promoted", "'promoted: true' needs both 'check' (words) and 'expect'", {})
         return self
 
     def describe(self) -> str:

@@ -1,5 +1,6 @@
-"""A Playwright browser server (``playwright launch-server``) on 127.0.0.1, for the tests of
-``--reuseit-connect`` (the scale-out path: workers use a remote browser instead of launching one).
+"""Remote browsers on 127.0.0.1 for the tests of ``--reuseit-connect`` and ``--reuseit-cdp`` (the
+scale-out path: workers use a remote browser instead of launching one): a Playwright browser server
+(``launch-server``), a Playwright server (``run-server``) and a Chromium with remote debugging.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
+from urllib.parse import quote
 
 from pytest_reuseit.browser.session import DEFAULT_ARGS, default_executable
 from pytest_reuseit.errors import BrokenRun
@@ -75,6 +77,125 @@ class BrowserServer:
         self._dir.cleanup()
 
     def __enter__(self) -> BrowserServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _first_line_matching(stream, prefix: str, timeout: float) -> str | None:  # type: ignore[no-untyped-def]
+    """The first line of ``stream`` containing ``prefix`` (read in a thread: a silent process must not hang us)."""
+    found: list[str] = []
+
+    def read() -> None:
+        for line in stream:
+            if prefix in line:
+                found.append(line)
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    return found[0] if found else None
+
+
+class _Process:
+    """A server process in its own process group, stopped with the whole group."""
+
+    proc: subprocess.Popen[str]
+
+    def stop(self) -> None:
+        group = self.proc.pid
+        try:
+            os.killpg(group, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(group, signal.SIGKILL)
+            self.proc.wait(5)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(group, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.05)
+        os.killpg(group, signal.SIGKILL)
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+
+class CdpChromium(_Process):
+    """A Chromium started on its own with ``--remote-debugging-port`` on 127.0.0.1 (what Browserless,
+    Selenium Grid 4 or a developer's browser offer): ``endpoint`` is its http:// DevTools address."""
+
+    def __init__(self, executable: str | None = None, timeout: float = 60) -> None:
+        exe = executable or default_executable()
+        if not exe:
+            raise BrokenRun("no Chromium to start with remote debugging")
+        self._dir = tempfile.TemporaryDirectory(prefix="reuseit-cdp-")
+        self.proc = subprocess.Popen(
+            [
+                exe,
+                "--headless",
+                "--no-sandbox",
+                *DEFAULT_ARGS,
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self._dir.name}",
+                "about:blank",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        line = _first_line_matching(self.proc.stderr, "DevTools listening on ws://", timeout)
+        if line is None:
+            self.stop()
+            raise BrokenRun("Chromium with remote debugging did not start")
+        self.ws_endpoint = line.split("DevTools listening on ", 1)[1].strip()
+        self.endpoint = "http://" + self.ws_endpoint.split("//", 1)[1].split("/", 1)[0]
+
+    def stop(self) -> None:
+        super().stop()
+        self._dir.cleanup()
+
+    def __enter__(self) -> CdpChromium:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class RunServer(_Process):
+    """``playwright run-server`` on 127.0.0.1: the Playwright server a pool of browser nodes runs
+    (each client connection launches a browser there). Its nodes normally carry Playwright's own
+    Chromium; here the URL names the local one, which ``--unsafe`` lets a client choose."""
+
+    def __init__(self, executable: str | None = None, timeout: float = 60) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1", "--port", "0", "--unsafe"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        line = _first_line_matching(self.proc.stdout, "Listening on ws://", timeout)
+        if line is None:
+            self.stop()
+            raise BrokenRun("playwright run-server did not start")
+        base = line.split("Listening on ", 1)[1].strip()
+        launch: dict[str, object] = {"args": list(DEFAULT_ARGS)}
+        exe = executable or default_executable()
+        if exe:
+            launch["executablePath"] = exe
+        self.endpoint = f"{base}?launch-options={quote(json.dumps(launch))}"
+
+    def __enter__(self) -> RunServer:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -26,6 +26,14 @@ refusal/hang/drop``, or a callable ``(Request) -> dict | Response``. When no rul
 server answers HTTP 500 (with ``x-should-retry: false``) naming the schema, so a test with a
 missing rule fails loudly instead of silently retrying.
 
+Servers other than OpenAI: ``FakeLLM(quirks=SERVERS["ollama"])`` (or ``--server ollama`` on the
+command line) makes the double behave like that server in the ways that matter to a client:
+which ``response_format`` types it refuses (HTTP 400, with that server's kind of message), how
+it wraps the JSON answer (```json fences, a sentence around it, a ``<think>`` block), whether it
+reports usage, and for Azure OpenAI the deployment path, ``api-version`` query and ``api-key``
+header. A request sent without a json_schema ``response_format`` is matched to a rule's schema
+by the sentence naming the schema in its prompt (``JSON schema named "NAME"``).
+
 Command line (benchmarks, manual runs of example workflows)::
 
     python -m tests.support.llm_server --port 8199 --latency 0.5 --script rules.json \
@@ -75,6 +83,7 @@ import binascii
 import itertools
 import json
 import math
+import re
 import signal
 import socket
 import sys
@@ -85,9 +94,20 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Literal, Union
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import parse_qs, unquote_to_bytes, urlsplit
 
-__all__ = ["Answer", "FakeLLM", "Predicate", "Request", "Response", "Rule", "load_script", "main"]
+__all__ = [
+    "SERVERS",
+    "Answer",
+    "FakeLLM",
+    "Predicate",
+    "Quirks",
+    "Request",
+    "Response",
+    "Rule",
+    "load_script",
+    "main",
+]
 
 #: Roughly what one image costs in prompt tokens (OpenAI's "low detail" price), for usage counts.
 TOKENS_PER_IMAGE = 85
@@ -177,6 +197,10 @@ class Request:
 
         json_schema = _json_schema_param(body)
         name = json_schema.get("name") if json_schema else None
+        if name is None:
+            # json_object or no response_format: the client names the schema in the prompt.
+            named = _SCHEMA_IN_PROMPT.search("\n".join(texts))
+            name = named.group(1) if named else None
         return cls(
             schema_name=name if isinstance(name, str) else None,
             body=body,
@@ -187,6 +211,9 @@ class Request:
             path=path,
             raw=raw,
         )
+
+
+_SCHEMA_IN_PROMPT = re.compile(r'JSON schema named "([A-Za-z0-9_]+)"')
 
 
 def _json_schema_param(body: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -300,6 +327,76 @@ def _error_body(status: int, message: str, error_type: str | None = None) -> dic
 
 
 # --------------------------------------------------------------------------------------------
+# Other servers' ways
+# --------------------------------------------------------------------------------------------
+
+ALL_FORMATS = frozenset({"json_schema", "json_object", "none"})
+
+
+@dataclass(frozen=True)
+class Quirks:
+    """How one kind of OpenAI-compatible server differs from OpenAI, as a client sees it.
+
+    ``formats``: the ``response_format`` types it takes ("none" = no response_format); any other
+    gets HTTP ``refusal_status`` with ``refusal_message`` (``{fmt}`` is replaced by the type).
+    ``wrap``: how the JSON answer is written -- "" bare, "fences" in a ```json block, "prose"
+    with sentences around it, "think" after a reasoning block holding a draft object.
+    ``usage``: whether answers report token usage. ``azure``: Azure OpenAI's routing
+    (``/openai/deployments/{deployment}/chat/completions?api-version=...``, ``api-key`` header).
+    """
+
+    name: str = "openai"
+    formats: frozenset[str] = ALL_FORMATS
+    refusal_status: int = 400
+    refusal_message: str = "response_format type {fmt} is not supported"
+    wrap: str = ""
+    usage: bool = True
+    azure: bool = False
+
+    def wrapped(self, content: str) -> str:
+        if self.wrap == "fences":
+            return f"```json\n{content}\n```"
+        if self.wrap == "prose":
+            return f"Looking at the screenshot, here is my answer:\n\n{content}\n\nLet me know if you need more."
+        if self.wrap == "think":
+            draft = '{"met": false, "explanation": "draft, not the answer"}'
+            return f"<think>\nThe user wants a JSON object. A first draft: {draft}. Let me look again.\n</think>\n{content}"
+        return content
+
+
+#: The servers the plugin is documented to work with (docs/models.md), as the client meets them.
+SERVERS: dict[str, Quirks] = {
+    "openai": Quirks(),
+    "azure": Quirks(name="azure", azure=True),
+    # A vision model under Ollama that ignores the schema and answers in a fenced block.
+    "ollama": Quirks(name="ollama", wrap="fences"),
+    # vLLM serving a reasoning model: a <think> block (with a draft object) before the answer.
+    "vllm": Quirks(name="vllm", wrap="think"),
+    # LM Studio: json_schema or text only, and a chatty model around the object.
+    "lmstudio": Quirks(
+        name="lmstudio",
+        formats=frozenset({"json_schema", "none"}),
+        refusal_message="'response_format.type' must be 'json_schema' or 'text', got '{fmt}'",
+        wrap="prose",
+    ),
+    # llama.cpp's server (older builds): json_object only, no usage counts.
+    "llamacpp": Quirks(
+        name="llamacpp",
+        formats=frozenset({"json_object", "none"}),
+        refusal_message="Unsupported response_format type: {fmt}",
+        usage=False,
+    ),
+    # A proxy that forwards plain chat only: any response_format is rejected.
+    "plain": Quirks(
+        name="plain",
+        formats=frozenset({"none"}),
+        refusal_status=422,
+        refusal_message="Extra inputs are not permitted: response_format ({fmt})",
+    ),
+}
+
+
+# --------------------------------------------------------------------------------------------
 # HTTP plumbing
 # --------------------------------------------------------------------------------------------
 
@@ -373,10 +470,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         fake = self.server.fake
-        path = urlsplit(self.path).path.rstrip("/")
+        parts = urlsplit(self.path)
+        path = parts.path.rstrip("/")
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if path != "/v1/chat/completions":
-            self._send_json(404, _error_body(404, f"FakeLLM: no route POST {path}"))
+        route = fake._route_problem(path, parse_qs(parts.query))
+        if route is not None:
+            self._send_json(404, _error_body(404, route))
             return
 
         headers = {name.lower(): value for name, value in self.headers.items()}
@@ -392,11 +491,16 @@ class _Handler(BaseHTTPRequestHandler):
         if not fake._sleep(fake.latency):
             self._drop()
             return
-        if not fake._authorized(headers.get("authorization")):
+        if not fake._authorized(headers.get("api-key") if fake.quirks.azure else headers.get("authorization")):
             self._send_json(401, _error_body(401, "FakeLLM: incorrect API key provided"))
             return
         if problem is not None:
             self._send_json(400, _error_body(400, f"FakeLLM: {problem}"))
+            return
+        refused = fake._format_refusal(request)
+        if refused is not None:
+            status, message = refused
+            self._send_json(status, _error_body(status, message))
             return
         if request.body.get("stream"):
             self._send_json(400, _error_body(400, "FakeLLM: streaming is not supported"))
@@ -456,8 +560,11 @@ class FakeLLM:
         host: str = "127.0.0.1",
         port: int = 0,
         models: Sequence[str] = ("fake-llm",),
+        quirks: Quirks | None = None,
     ) -> None:
         self.latency = latency
+        #: How this double differs from OpenAI (see :class:`Quirks`); settable at any time.
+        self.quirks = quirks or SERVERS["openai"]
         self.api_key = api_key
         self.models: tuple[str, ...] = tuple(models)
         #: Exceptions raised by rule predicates or answer callables (also answered as 500).
@@ -490,6 +597,11 @@ class FakeLLM:
     def base_url(self) -> str:
         """What to pass as the openai client's ``base_url`` (or ``OPENAI_BASE_URL``)."""
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def azure_endpoint(self) -> str:
+        """What to pass as ``AZURE_OPENAI_ENDPOINT`` when ``quirks.azure`` is on."""
+        return f"http://{self.host}:{self.port}"
 
     @property
     def closed(self) -> bool:
@@ -622,8 +734,30 @@ class FakeLLM:
         with self._lock:
             self._requests.append(request)
 
-    def _authorized(self, authorization: str | None) -> bool:
-        return self.api_key is None or authorization == f"Bearer {self.api_key}"
+    def _authorized(self, credential: str | None) -> bool:
+        if self.api_key is None:
+            return True
+        return credential == (self.api_key if self.quirks.azure else f"Bearer {self.api_key}")
+
+    def _route_problem(self, path: str, query: Mapping[str, list[str]]) -> str | None:
+        """Why a POST to ``path`` is not a chat completion here (None when it is)."""
+        if not self.quirks.azure:
+            return None if path == "/v1/chat/completions" else f"FakeLLM: no route POST {path}"
+        deployment = re.fullmatch(r"/openai/deployments/([^/]+)/chat/completions", path)
+        if deployment is None:
+            return f"FakeLLM (azure): no route POST {path}; expected /openai/deployments/NAME/chat/completions"
+        if not query.get("api-version"):
+            return "FakeLLM (azure): Resource not found (no api-version query parameter)"
+        return None
+
+    def _format_refusal(self, request: Request) -> tuple[int, str] | None:
+        response_format = request.body.get("response_format")
+        fmt = response_format.get("type", "none") if isinstance(response_format, dict) else "none"
+        if fmt == "text":
+            fmt = "none"
+        if fmt in self.quirks.formats:
+            return None
+        return self.quirks.refusal_status, self.quirks.refusal_message.format(fmt=fmt)
 
     def _sleep(self, seconds: float) -> bool:
         """Sleep unless closed meanwhile; False means the server closed (abandon the answer)."""
@@ -649,7 +783,7 @@ class FakeLLM:
             if isinstance(value, Response):
                 return value
             if isinstance(value, Mapping):
-                return Response(kind="message", content=json.dumps(dict(value)))
+                return Response(kind="message", content=self.quirks.wrapped(json.dumps(dict(value))))
             raise TypeError(f"answer callable returned {value!r}, expected a dict or a Response")
         except Exception as exc:  # a bug in a test's rule: report it loudly over HTTP
             with self._lock:
@@ -682,6 +816,11 @@ class FakeLLM:
         )
         answer_text = response.content if response.content is not None else response.refusal or ""
         completion_tokens = max(1, math.ceil(len(answer_text) / 4))
+        usage = {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }
         return {
             "id": self._next_id("chatcmpl-fake"),
             "object": "chat.completion",
@@ -701,11 +840,7 @@ class FakeLLM:
                     "finish_reason": response.finish_reason,
                 }
             ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
+            "usage": usage if self.quirks.usage else None,
         }
 
 
@@ -791,6 +926,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--script", help="JSON rule file (format: see module docstring)")
     parser.add_argument("--api-key", help="require 'Authorization: Bearer KEY'")
     parser.add_argument("--model", action="append", help="model name(s) listed by /v1/models")
+    parser.add_argument("--server", choices=sorted(SERVERS), default="openai", help="behave like this server")
     args = parser.parse_args(argv)
 
     fake = FakeLLM(
@@ -799,6 +935,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         host=args.host,
         port=args.port,
         models=args.model or ("fake-llm",),
+        quirks=SERVERS[args.server],
     )
     try:
         if args.script:

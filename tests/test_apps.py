@@ -1,0 +1,161 @@
+"""Example workflows against real third-party applications (workflows/apps), run as a user runs
+them: ``pytest`` in a subprocess on the real files, real Chromium, the applications served on
+127.0.0.1 by the fixtures of workflows/apps/conftest.py (``usefixtures: [admin_url]``).
+
+- Django's admin (PyPI ``django``): login, add, delete with its confirmation page, bulk delete,
+  inline forms; a wrong password is a *failed* run, not a broken one; the password never shows.
+- TodoMVC (npm ``todomvc``, installed by ci/install.sh): the scenarios of Playwright's TodoMVC
+  example tests; a run that only uses ``{todomvc_url}`` starts no Django.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import secrets
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ROOT / "workflows" / "apps"
+ADMIN = APPS / "admin"
+TODOMVC = APPS / "todomvc"
+TIMEOUT = 300
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(importlib.util.find_spec("django") is None, reason="django is not installed (test extra)"),
+]
+
+SUMMARY = re.compile(
+    r"^(\d+) passed, (\d+) recovered, (\d+) healed, (\d+) failed, (\d+) broken  \(\d+ workflow runs\)$"
+)
+
+
+def todomvc_installed() -> bool:
+    return (ROOT / "node_modules" / "todomvc" / "examples" / "vanillajs" / "index.html").is_file()
+
+
+needs_todomvc = pytest.mark.skipif(not todomvc_installed(), reason="TodoMVC is not installed: bash ci/install.sh")
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """pytest on real workflow files, as a user runs it: no model, no trace, results in pytester's folder."""
+    return pytester.runpytest_subprocess(
+        "-p",
+        "no:cacheprovider",
+        "--reuseit-llm",
+        "off",
+        "--reuseit-trace",
+        "off",
+        "--reuseit-output",
+        str(pytester.path / "out"),
+        "-rA",
+        *args,
+        timeout=TIMEOUT,
+    )
+
+
+def counts(result: pytest.RunResult) -> dict[str, int]:
+    """The reuseit summary's counts line as a dict."""
+    for line in result.stdout.lines:
+        if m := SUMMARY.match(line):
+            return dict(zip(("passed", "recovered", "healed", "failed", "broken"), map(int, m.groups()), strict=True))
+    raise AssertionError("no reuseit summary line in:\n" + result.stdout.str())
+
+
+def started_apps(result: pytest.RunResult) -> dict[str, float]:
+    """Which applications the run started, with their start times (the conftest's summary lines)."""
+    found = {}
+    for line in result.stdout.lines:
+        if m := re.match(r"^apps: \{(\w+)\} = http://127\.0\.0\.1:\d+\S* \(started in ([\d.]+) s\)$", line):
+            found[m.group(1)] = float(m.group(2))
+    return found
+
+
+@pytest.fixture
+def admin_password(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The superuser's password for the site the subprocess starts (it inherits the environment)."""
+    value = "pw-" + secrets.token_hex(8)
+    monkeypatch.setenv("ADMIN_PASSWORD", value)
+    return value
+
+
+def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytester, admin_password: str) -> None:
+    files = ["login", "add-book", "delete-book", "bulk-delete", "inline-chapters"]
+    result = run(pytester, *(str(ADMIN / f"{name}.reuseit.yaml") for name in files), "--reuseit-artifacts", "always")
+    out = result.stdout.str() + result.stderr.str()
+    assert counts(result) == {"passed": 5, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
+    result.assert_outcomes(passed=5)
+    for name in files:
+        assert re.search(rf"^PASSED \S*{name}\.reuseit\.yaml::{name}", out, re.M), f"{name} did not pass:\n{out}"
+    # The admin site was started once, for all five runs; no TodoMVC server was needed.
+    assert list(started_apps(result)) == ["admin_url"], out
+    # The password was typed five times; it is in no output and no file the runs left behind.
+    assert admin_password not in out
+    kept = [p for p in (pytester.path / "out").rglob("*") if p.is_file()]
+    assert kept, "--reuseit-artifacts always keeps each run's files"
+    leaked = [str(p) for p in kept if admin_password.encode() in p.read_bytes()]
+    assert not leaked, f"the password is written in {leaked}"
+
+
+def test_wrong_admin_password_is_a_failed_run_not_a_broken_one(pytester: pytest.Pytester, admin_password: str) -> None:
+    # The login workflow types {password}, whose default is {secret.ADMIN_PASSWORD}: override it.
+    result = run(pytester, str(ADMIN / "login.reuseit.yaml"), "--reuseit-param", "password=not-the-password")
+    out = result.stdout.str()
+    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 0}, out
+    result.assert_outcomes(failed=1)
+    # The verdict names the check that did not hold: Django stayed on its login form.
+    assert "Log in to the Django admin" in out
+    assert "expected: role='heading'[name='Site administration'] to be visible" in out
+    assert "BROKEN" not in out
+
+
+@needs_todomvc
+def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pytester) -> None:
+    files = ["create-three-todos", "new-todo", "editing", "persistence", "routing"]
+    result = run(pytester, *(str(TODOMVC / f"{name}.reuseit.yaml") for name in files))
+    out = result.stdout.str() + result.stderr.str()
+    assert counts(result) == {"passed": 5, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
+    result.assert_outcomes(passed=5)
+    # Servers start when a run first reads their placeholder: only TodoMVC's here.
+    assert list(started_apps(result)) == ["todomvc_url"], out
+
+
+CONFTEST = f"""
+import sys
+
+sys.path.insert(0, {str(APPS)!r})
+from appservers.fixtures import todomvc_url
+"""
+
+
+@needs_todomvc
+def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest.Pytester) -> None:
+    # "Create three todos" with one expected text changed: the app lists what was typed, so the
+    # check of the third todo's text fails, and says what it found.
+    text = (TODOMVC / "create-three-todos.reuseit.yaml").read_text(encoding="utf-8")
+    changed = text.replace('nth: 2, equals: "{item3}"', "nth: 2, equals: walk the dog")
+    assert changed != text
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "three.reuseit.yaml").write_text(changed, encoding="utf-8")
+    result = run(pytester, "three.reuseit.yaml")
+    out = result.stdout.str()
+    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 0}, out
+    result.assert_outcomes(failed=1)
+    assert "to equal 'walk the dog'" in out
+    assert "actual:   'book a doctors appointment'" in out
+
+
+def test_missing_todomvc_is_a_setup_error_that_says_how_to_install_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TODOMVC_DIR", str(pytester.path / "no-such-package"))
+    result = run(pytester, str(TODOMVC / "new-todo.reuseit.yaml"))
+    out = result.stdout.str()
+    result.assert_outcomes(errors=1)
+    assert "TodoMVC is not installed in" in out and "bash ci/install.sh" in out
+    assert "Traceback" not in out and "raise TodoMVCMissing" not in out
+    assert started_apps(result) == {}
