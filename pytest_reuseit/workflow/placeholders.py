@@ -1,13 +1,13 @@
 """``{placeholder}`` filling, with secrets kept out of everything but the typed value.
 
 ``{name}`` comes from (in order) values extracted earlier in the run, the variation's params,
-the workflow's params, then built-ins. ``{env.NAME}`` reads the environment. ``{secret.NAME}``
-reads it too, but only :meth:`Values.render` with ``reveal=True`` (used at the moment a value is
-typed, navigated to, evaluated or compared) puts the value in; everywhere else it stays written
-as ``{secret.NAME}``. Every secret value the run knows (the workflow's secrets, and values read
-from the page that hold one) is replaced by :data:`MASK` in anything written or sent to a model.
-``{{``/``}}`` are literal braces; braces around anything that is not a name (JavaScript blocks)
-are left alone.
+the workflow's params, then built-ins (fixture values first, ``{fixture.key}`` for a mapping's keys).
+``{env.NAME}`` reads the environment. ``{secret.NAME}`` reads it too, but only :meth:`Values.render`
+with ``reveal=True`` (used at the moment a value is typed, navigated to, evaluated or compared) puts
+the value in; everywhere else it stays written as ``{secret.NAME}``. Every secret value the run
+knows (the workflow's secrets, and values read from the page that hold one) is replaced by
+:data:`MASK` in anything written or sent to a model. ``{{``/``}}`` are literal braces; braces
+around anything that is not a name (JavaScript blocks) are left alone.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from urllib.parse import quote, quote_plus
 
 from ..errors import PlaceholderError
 
-PLACEHOLDER = re.compile(r"\{\{|\}\}|\{((?:env\.|secret\.)?[A-Za-z_][A-Za-z0-9_]*)\}")
+# {name}, {env.NAME}, {secret.NAME}, and {fixture.key} for a key of a fixture's mapping.
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\}")
 MASK = "***"
 # Shorter secrets are refused: masking "ab" would blank every "ab" in every report.
 MIN_SECRET_LENGTH = 4
