@@ -25,7 +25,7 @@ def run(page, fence, pages_url: str, steps: list[dict[str, Any]], **top: Any) ->
         "name": "verdicts",
         "task": "exercise verdicts",
         "start_url": "{base_url}/verdicts.html",
-        "settings": {"retries": 0, "check_timeout": 1, "action_timeout": 2},
+        "settings": {"retries": 0, "check_timeout": 2, "action_timeout": 5},
         "steps": steps,
         **top,
     }

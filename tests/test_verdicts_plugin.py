@@ -131,7 +131,7 @@ def test_no_secret_in_any_byte_the_session_writes(
     assert list((pytester.path / "cache").rglob("*.json")) and not list((pytester.path / "cache").rglob("*.lock"))
     # A trace would record the typed and compared values: none is kept, and the report says why.
     assert data["trace"] is None and data["trace_withheld"]
-    assert "trace: not kept: the run used a secret" in result.stdout.str()
+    assert "trace: not kept (a secret was typed in this run" in result.stdout.str()
     shown = f"Your token is {TOKEN}"
     forms = {TOKEN, quote(TOKEN, safe=""), shown}
     texts = {"stdout": result.stdout.str(), "stderr": result.stderr.str(), "model requests": fake_llm.bodies_text()}
