@@ -1,6 +1,6 @@
 """Example workflows against real third-party applications (workflows/apps), run as a user runs
 them: ``pytest`` in a subprocess on the real files, real Chromium, the applications served on
-127.0.0.1 by workflows/apps/conftest.py through the placeholders hook.
+127.0.0.1 by the fixtures of workflows/apps/conftest.py (``usefixtures: [admin_url]``).
 
 - Django's admin (PyPI ``django``): login, add, delete with its confirmation page, bulk delete,
   inline forms; a wrong password is a *failed* run, not a broken one; the password never shows.
@@ -25,6 +25,7 @@ TIMEOUT = 300
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.slow,
     pytest.mark.skipif(importlib.util.find_spec("django") is None, reason="django is not installed (test extra)"),
 ]
 
@@ -82,17 +83,20 @@ def admin_password(monkeypatch: pytest.MonkeyPatch) -> str:
     return value
 
 
+@pytest.mark.slow
 def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytester, admin_password: str) -> None:
-    files = ["login", "add-book", "delete-book", "bulk-delete", "inline-chapters"]
+    # The related-object pop-up (new_page), a confirmation page after a bulk action, an inline
+    # formset; all but login start from login's session.
+    files = ["login", "add-book", "related-popup", "bulk-delete", "inline-chapters"]
     result = run(pytester, *(str(ADMIN / f"{name}.reuseit.yaml") for name in files), "--reuseit-artifacts", "always")
     out = result.stdout.str() + result.stderr.str()
     assert counts(result) == {"passed": 5, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
     result.assert_outcomes(passed=5)
     for name in files:
         assert re.search(rf"^PASSED \S*{name}\.reuseit\.yaml::{name}", out, re.M), f"{name} did not pass:\n{out}"
-    # The admin site was started once, for all five runs; no TodoMVC server was needed.
+    # The admin site was started once, for all runs; no TodoMVC server was needed.
     assert list(started_apps(result)) == ["admin_url"], out
-    # The password was typed five times; it is in no output and no file the runs left behind.
+    # The password was typed (by the login workflow); it is in no output and no file the runs left.
     assert admin_password not in out
     kept = [p for p in (pytester.path / "out").rglob("*") if p.is_file()]
     assert kept, "--reuseit-artifacts always keeps each run's files"
@@ -100,18 +104,23 @@ def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytes
     assert not leaked, f"the password is written in {leaked}"
 
 
-def test_wrong_admin_password_is_a_failed_run_not_a_broken_one(pytester: pytest.Pytester, admin_password: str) -> None:
-    # The login workflow types {password}, whose default is {secret.ADMIN_PASSWORD}: override it.
-    result = run(pytester, str(ADMIN / "login.reuseit.yaml"), "--reuseit-param", "password=not-the-password")
+@pytest.mark.slow
+def test_wrong_admin_password_fails_login_and_breaks_the_runs_that_need_its_session(
+    pytester: pytest.Pytester, admin_password: str
+) -> None:
+    # login.reuseit.yaml types {password}, whose default is {secret.ADMIN_PASSWORD}: override it.
+    args = [str(ADMIN / "login.reuseit.yaml"), str(ADMIN / "add-book.reuseit.yaml")]
+    result = run(pytester, *args, "--reuseit-param", "password=not-the-password")
     out = result.stdout.str()
-    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 0}, out
-    result.assert_outcomes(failed=1)
-    # The verdict names the check that did not hold: Django stayed on its login form.
-    assert "Log in to the Django admin" in out
+    # Login itself: failed (Django said no), not broken.
+    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 1}, out
+    assert re.search(r"^FAILED \S*login\.reuseit\.yaml::login", out, re.M), out
     assert "expected: role='heading'[name='Site administration'] to be visible" in out
-    assert "BROKEN" not in out
+    # The run that starts from login's session could not be judged: broken, naming the cause.
+    assert re.search(r"^BROKEN \S*add-book\.reuseit\.yaml::add-book\S* .*login\.reuseit\.yaml", out, re.M), out
 
 
+@pytest.mark.slow
 @needs_todomvc
 def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pytester) -> None:
     files = ["create-three-todos", "new-todo", "editing", "persistence", "routing"]
@@ -126,18 +135,12 @@ def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pyteste
 CONFTEST = f"""
 import sys
 
-import pytest
-
 sys.path.insert(0, {str(APPS)!r})
-from appservers import LazyURLs
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_reuseit_placeholders(config):
-    return LazyURLs()
+from appservers.fixtures import todomvc_url
 """
 
 
+@pytest.mark.slow
 @needs_todomvc
 def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest.Pytester) -> None:
     # "Create three todos" with one expected text changed: the app lists what was typed, so the
@@ -155,13 +158,14 @@ def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest
     assert "actual:   'book a doctors appointment'" in out
 
 
-def test_missing_todomvc_is_a_broken_run_that_says_how_to_install_it(
+@pytest.mark.slow
+def test_missing_todomvc_is_a_setup_error_that_says_how_to_install_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("TODOMVC_DIR", str(pytester.path / "no-such-package"))
     result = run(pytester, str(TODOMVC / "new-todo.reuseit.yaml"))
     out = result.stdout.str()
-    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 0, "broken": 1}, out
+    result.assert_outcomes(errors=1)
     assert "TodoMVC is not installed in" in out and "bash ci/install.sh" in out
     assert "Traceback" not in out and "raise TodoMVCMissing" not in out
     assert started_apps(result) == {}

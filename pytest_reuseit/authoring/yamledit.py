@@ -288,8 +288,53 @@ class WorkflowDoc:
         _replace_value(seq, index, _like(item, text))
         return str(old)
 
+    def promote_entry(self, fld: str, i: int, index: int, expect: list[dict[str, Any]]) -> str:
+        """Write ``expect`` (DOM assertions) and ``promoted: true`` beside the words of a check.
+
+        ``fld`` is pre or post (of ``steps[i]``) or outcome (``i`` ignored). A check written as plain
+        words becomes ``{check: words, expect: ..., promoted: true}``; the words stay as written.
+        Returns the words.
+        """
+        if fld == "outcome":
+            seq = self.data.get("outcome")
+        elif fld in ("pre", "post"):
+            seq = self.step(i).get(fld)
+        else:
+            raise self._fail(f"cannot promote a check in '{fld}': only pre, post and outcome hold checks")
+        if not isinstance(seq, CommentedSeq) or not 0 <= index < len(seq):
+            raise self._fail(f"no {fld} check {index} to promote")
+        item = seq[index]
+        value = _flow(expect[0] if len(expect) == 1 else expect)
+        if isinstance(item, str):
+            mapping = CommentedMap()
+            mapping["check"] = item
+            mapping["expect"] = value
+            mapping["promoted"] = True
+            _replace_value(seq, index, mapping)
+            return str(item)
+        if isinstance(item, CommentedMap) and "check" in item:
+            tail = _take_tail(item)
+            item["expect"] = value
+            item["promoted"] = True
+            _give_tail(item, "promoted", tail)
+            return str(item["check"])
+        raise self._fail(f"{fld} check {index} has no words to promote")
+
 
 # --------------------------------------------------------------------------- text helpers
+
+
+def _flow(value: Any) -> Any:
+    """``value`` as nested flow collections (``{text: {css: ".x", contains: "y"}}``), one line per assertion."""
+    if isinstance(value, dict):
+        out = CommentedMap((k, _flow(v)) for k, v in value.items())
+        out.fa.set_flow_style()
+        return out
+    if isinstance(value, list):
+        seq = CommentedSeq(_flow(v) for v in value)
+        seq.fa.set_block_style()
+        return seq
+    return _quoted(value) if isinstance(value, str) and value and not value.isalnum() else value
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

@@ -1,4 +1,4 @@
-"""The ``reuseit`` command: schema, validate, report (and the synthesis commands)."""
+"""The ``reuseit`` command: schema and validate here, every other command in its own module of this package."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ..errors import WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
+from . import experience, guide, heal, promote, report, synthesize
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -62,12 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("validate", help="check workflow files without running them")
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
-    # Imported here, not at the top: keeps `reuseit schema` and `validate` quick to start.
-    from . import experience, guide, heal, report, synthesize  # noqa: PLC0415
-
     report.register(sub)
     heal.register(sub)
     guide.register(sub)
+    promote.register(sub)
     experience.register(sub)
     synthesize.register(sub)
     return parser

@@ -12,6 +12,7 @@ from ..authoring.guide import NO_ENDPOINT, GuideError, GuideResult, guide
 from ..authoring.yamledit import YamlEditError
 from ..engine.result import ModelUsage
 from ..errors import WorkflowFormatError
+from ..llm.client import LlmClient, LlmConfig, ModelUnavailable, endpoint_configured
 from ..llm.schemas import GuidanceEdits
 from ..settings import default
 
@@ -29,9 +30,6 @@ def cmd_guide(args: argparse.Namespace) -> int:
     if not path.is_file():
         print(f"reuseit guide: {path} is not a file", file=sys.stderr)
         return 2
-    # The openai client is imported only here: it keeps every other `reuseit` command quick to start.
-    from ..llm.client import LlmClient, LlmConfig, ModelUnavailable, endpoint_configured  # noqa: PLC0415
-
     if not endpoint_configured():
         print(NO_ENDPOINT, file=sys.stderr)
         return 2

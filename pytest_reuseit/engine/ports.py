@@ -51,6 +51,11 @@ class Reader(Protocol):
         """Read a value from the page (``extract: {query: ...}``)."""
 
 
+class Recorder(Protocol):
+    def record(self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page) -> None:
+        """Keep what ``reuseit promote`` needs of a check the model just judged (the page, the verdict)."""
+
+
 @dataclass
 class Models:
     """The model-backed parts available to a run; any may be None."""
@@ -59,6 +64,7 @@ class Models:
     agent: Agent | None = None
     analyst: Analyst | None = None
     reader: Reader | None = None
+    recorder: Recorder | None = None
     usage: ModelUsage = field(default_factory=ModelUsage)
     # Set by the engine when the run starts: model parts fill and mask secrets through it.
     values: Values | None = None

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from filelock import FileLock
 
+from ..atomic import write_text_atomic
 from ..errors import BrokenRun
 
 LEDGER_DIR = ".reuseit/cost"
@@ -64,10 +65,7 @@ class CostGuard:
                 self._spent += cost
             return
         with FileLock(str(self.ledger) + ".lock", timeout=30):
-            total = _read(self.ledger) + cost
-            tmp = self.ledger.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"spent": total}), encoding="utf-8")
-            os.replace(tmp, self.ledger)
+            write_text_atomic(self.ledger, json.dumps({"spent": _read(self.ledger) + cost}))
 
 
 def session_ledger(root: Path) -> Path | None:

@@ -173,6 +173,28 @@ class GuidanceEdits(BaseModel):
     summary: str
 
 
+# ---- reuseit promote: a DOM assertion for a check in words
+
+AssertionKind = Literal[
+    "visible", "hidden", "text_equals", "text_contains", "count_equals", "count_min", "url_contains", "title_contains"
+]
+
+
+class ProposedAssertion(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    kind: AssertionKind
+    css: str  # a CSS selector of the element(s); "" for url_contains and title_contains
+    value: str  # the text or number the kind compares with; "" for visible and hidden
+
+
+class ExpectProposal(BaseModel):
+    """DOM assertions that hold exactly when the check's words hold (all of them must hold)."""
+
+    model_config = ConfigDict(extra="ignore")
+    assertions: list[ProposedAssertion]
+    rationale: str
+
+
 def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """``model``'s JSON Schema in the form strict structured output requires: every property
     required, no other properties, references inlined, and no titles or defaults (the model reads
@@ -209,6 +231,7 @@ ANSWERS: dict[str, type[BaseModel]] = {
     "challenge_analysis": ChallengeAnalysis,
     "agent_action": AgentAction,
     "extracted_value": ExtractedValue,
+    "expect_proposal": ExpectProposal,
 }
 SCHEMAS: dict[str, tuple[dict[str, Any], type[BaseModel]]] = {
     name: (strict_schema(model), model) for name, model in ANSWERS.items()

@@ -37,7 +37,7 @@ def failure_text(result: RunResult) -> str:
     out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
     if step is not None:
-        out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
+        out.extend(_step_header(result, step))
     out.append(f"  phase: {result.failed_phase or 'start'}")
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
@@ -56,9 +56,27 @@ def failure_text(result: RunResult) -> str:
     out.extend(_analysis_lines(result))
     if result.artifacts_dir:
         out.append(f"artifacts: {_rel(result.artifacts_dir)}")
-    if result.trace:
-        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
+    out.extend(_trace_lines(result))
     return "\n".join(out)
+
+
+def _trace_lines(result: RunResult) -> list[str]:
+    if result.trace:
+        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+    if result.trace_withheld:
+        return [f"trace: not kept ({result.trace_withheld})"]
+    return []
+
+
+def _step_header(result: RunResult, step: StepResult) -> list[str]:
+    """The failed step; one from a used workflow nested under its group, with its own file."""
+    if not step.group:
+        return [f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}"]
+    members = [s.index for s in result.steps if s.group_id == step.group_id]
+    return [
+        f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
+        f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
+    ]
 
 
 def _step_lines(step: StepResult) -> list[str]:
@@ -113,7 +131,14 @@ def recovered_text(result: RunResult) -> list[str]:
     """What needed recovery or healing in a run that passed (for the terminal summary)."""
     lines = []
     for step in result.steps:
-        if step.status == "recovered":
+        for v in step.pre + step.post:
+            if v.stale:
+                lines.append(
+                    f"step {step.index} ({step.action}): {v.phase} check '{v.check}' (line {v.line}): "
+                    "its promoted assertion is stale (the model judged the words met); "
+                    f"heal it with `reuseit promote {result.file} --apply`"
+                )
+        if step.status == "recovered" and step.attempts:
             ok = next((a for a in step.attempts if a.ok), None)
             how = ok.fallback if ok else "?"
             lines.append(

@@ -1,62 +1,67 @@
 """Third-party applications the example workflows run against, served on 127.0.0.1.
 
-- ``{admin_url}``: Django's admin (PyPI ``django``) over a small catalogue app of ours.
-- ``{todomvc_url}``: TodoMVC's plain JavaScript example (npm ``todomvc``).
+- ``admin_url``: Django's admin (PyPI ``django``) over a small catalogue app of ours.
+- ``todomvc_url``: TodoMVC's plain JavaScript example (npm ``todomvc``).
 
-Each is started the first time a run reads its placeholder, once per process (each xdist worker
-has its own), and stopped when the process exits.
+``fixtures`` offers each as a session-scoped pytest fixture of that name: a workflow that lists it
+in ``usefixtures`` gets the URL as ``{admin_url}`` / ``{todomvc_url}``. A server starts the first
+time a test of the process asks for it (each xdist worker has its own) and stops at the end of
+the session, or when the process exits.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from .django_admin import DjangoAdmin
 from .todomvc import TodoMVC
 
+Server = DjangoAdmin | TodoMVC
+FACTORIES: dict[str, Callable[[], Server]] = {"admin_url": DjangoAdmin, "todomvc_url": TodoMVC}
+
+
+@dataclass(frozen=True)
+class Started:
+    """What a process started, for its terminal summary: the URL and how long start-up took."""
+
+    name: str
+    url: str
+    seconds: float
+
+
 _lock = threading.Lock()
-_started: dict[str, DjangoAdmin | TodoMVC] = {}
-_FACTORIES: dict[str, Callable[[], DjangoAdmin | TodoMVC]] = {"admin_url": DjangoAdmin, "todomvc_url": TodoMVC}
+_running: dict[str, Server] = {}
+_log: list[Started] = []
 
 
-def server(name: str) -> DjangoAdmin | TodoMVC:
-    """The running server behind placeholder ``name``, started on first use."""
+def server(name: str) -> Server:
+    """The running server for ``name`` (a key of FACTORIES), started on first use."""
     with _lock:
-        if name not in _started:
-            _started[name] = _FACTORIES[name]()
-        return _started[name]
+        if name not in _running:
+            site = FACTORIES[name]()
+            _running[name] = site
+            _log.append(Started(name, site.url, site.start_seconds))
+        return _running[name]
 
 
-def started() -> dict[str, DjangoAdmin | TodoMVC]:
-    """The servers this process has started so far (for reports and tests)."""
-    return dict(_started)
+def stop(name: str) -> None:
+    with _lock:
+        site = _running.pop(name, None)
+    if site is not None:
+        site.close()
 
 
 def stop_all() -> None:
-    with _lock:
-        while _started:
-            _started.popitem()[1].close()
+    for name in list(_running):
+        stop(name)
+
+
+def started() -> list[Started]:
+    """Every server this process has started so far, in order."""
+    return list(_log)
 
 
 atexit.register(stop_all)
-
-
-class LazyURLs(Mapping[str, str]):
-    """The placeholders' mapping: names are known up front, a server starts when its URL is read."""
-
-    def __getitem__(self, name: str) -> str:
-        if name not in _FACTORIES:
-            raise KeyError(name)
-        return server(name).url
-
-    def __contains__(self, name: object) -> bool:
-        # Mapping's default would read the value, starting the server just to answer "is it there".
-        return name in _FACTORIES
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(_FACTORIES)
-
-    def __len__(self) -> int:
-        return len(_FACTORIES)

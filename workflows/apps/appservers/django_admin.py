@@ -15,16 +15,14 @@ import threading
 import time
 from pathlib import Path
 
-from pytest_reuseit.errors import PlaceholderError
+from .errors import AppUnavailable
 
 SERVE = Path(__file__).parent / "adminsite" / "serve.py"
 START_TIMEOUT = 60.0
 
 
-class AdminSiteError(PlaceholderError):
-    """The admin site did not start; the message carries what the child process printed.
-
-    A placeholder error: the run that reads ``{admin_url}`` is broken, with this message."""
+class AdminSiteError(AppUnavailable):
+    """The admin site did not start; the message carries what the child process printed."""
 
 
 class DjangoAdmin:

@@ -14,14 +14,14 @@ import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from pytest_reuseit.errors import PlaceholderError
+from .errors import AppUnavailable
 
 REPO = Path(__file__).resolve().parents[3]
 EXAMPLE = "examples/vanillajs"
 
 
-class TodoMVCMissing(PlaceholderError):
-    """The npm package is not installed (a placeholder error: the run is broken, with this message)."""
+class TodoMVCMissing(AppUnavailable):
+    """The npm package is not installed."""
 
 
 def package_dir() -> Path:
