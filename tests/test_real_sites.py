@@ -375,7 +375,13 @@ def test_back_forward_reload(page, fence, pages_url) -> None:  # type: ignore[no
 
 
 def test_back_without_history_fails(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow([{"action": "Back", "do": ["back"]}], "popup-info.html"))
+    steps = [
+        {
+            "action": "Open the help in a tab (a new tab has no history) and go back",
+            "do": [{"click": {"role": "link", "name": "Open the help in a tab"}, "new_page": True}, "back"],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"action_timeout": 8}))
     assert result.status == "failed"
     assert result.message == "action failed: back: there is no previous page in this page's history"
 

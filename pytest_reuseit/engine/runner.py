@@ -534,6 +534,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
     v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx))
     if check.expect is not None:
         failed = next((dv for exp in check.expect for dv in _check_expect(ctx, exp, timeout_ms) if not dv.ok), None)
+        v.page = _page_name(ctx)  # where they were judged in the end (the opener, if a pop-up closed meanwhile)
         if failed is not None:
             v.ok, v.source, v.expected, v.actual = False, "dom", failed.expected, failed.actual
             v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
