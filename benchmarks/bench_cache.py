@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
+from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
 from tests.support.llm_server import FakeLLM  # noqa: E402
 
@@ -145,11 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["OPENAI_BASE_URL"] = fake.base_url
         os.environ["OPENAI_API_KEY"] = "bench-key"
         root = Path(tmp)
-        loaded = load(WORKFLOW)
+        loaded = load(WORKFLOW, builtin_names=LocalSites.NAMES)
         n_checks = sum(len(s.pre) + len(s.post) for s in loaded.workflow.steps) + len(loaded.workflow.outcome)
         over_path = root / "overhead.reuseit.yaml"
         over_path.write_text(overhead_workflow(args.checks), encoding="utf-8")
-        over = load(over_path)
+        over = load(over_path, builtin_names=LocalSites.NAMES)
         # Plugin defaults for screenshots and traces; the model is used through the cache ("auto").
         runtime = Runtime(default_settings(screenshots="failures", trace="retain-on-failure", llm="auto"), root)
         try:

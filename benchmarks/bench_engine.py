@@ -43,6 +43,7 @@ from test_handwritten import handwritten_run  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
+from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
 
 WORKFLOW = HERE / "workflows" / "bench.reuseit.yaml"
@@ -202,7 +203,7 @@ def reuseit_once(runtime: Runtime, loaded: Any, run_id: str, phases: Phases | No
 
 
 def handwritten_once(runtime: Runtime, phases: Phases | None = None) -> float:
-    browser, demo_url = runtime.session.browser(), runtime.sites.demo_url
+    browser, demo_url = runtime.session.browser(), str(runtime.builtins()["demo_url"])
     return timed(phases, lambda: handwritten_run(browser, demo_url))
 
 
@@ -238,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     install_switches()
     if args.profile:
         install_profiler()
-    loaded = load(WORKFLOW)
+    loaded = load(WORKFLOW, builtin_names=LocalSites.NAMES)
     a: dict[Variant, list[float]] = {v: [] for v in variants}
     b: dict[Variant, list[float]] = {v: [] for v in variants}
     prof_a = {v: Phases() if args.profile else None for v in variants}

@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,7 @@ import bench_explore  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
+from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
 
 CORES = os.cpu_count() or 1
@@ -90,7 +92,7 @@ def listing(values: list[float], fmt: str = "{:.2f}") -> str:
 def row_engine(quick: bool) -> None:
     rounds = 6 if quick else 20
     variants = bench_engine.VARIANTS[:1] if quick else bench_engine.VARIANTS
-    loaded = load(bench_engine.WORKFLOW)
+    loaded = load(bench_engine.WORKFLOW, builtin_names=LocalSites.NAMES)
     with tempfile.TemporaryDirectory(prefix="reuseit-run-engine-") as tmp:
         runtime = Runtime(default_settings(), Path(tmp))
         base = runtime.settings
@@ -146,7 +148,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
         root = Path(tmp)
         path = root / "checks.reuseit.yaml"
         path.write_text(bench_cache.overhead_workflow(checks), encoding="utf-8")
-        loaded = load(path)
+        loaded = load(path, builtin_names=LocalSites.NAMES)
         runtime = Runtime(default_settings(screenshots="failures", trace="retain-on-failure", llm="auto"), root)
         cold: list[float] = []
         warm: list[float] = []
@@ -455,6 +457,7 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
         for i in range(workflows):
             (folder / f"flow{i:02d}.reuseit.yaml").write_text(text.replace("name: Benchmark", f"name: Benchmark {i}"))
         started = time.perf_counter()
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.Popen(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--reuseit-llm", "off"],
             cwd=folder,
@@ -467,6 +470,7 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
         sampler.start()
         output, _ = proc.communicate()
         wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         sampler.stop.set()
         sampler.join()
     if proc.returncode != 0 or f"{workflows} passed" not in output:
@@ -476,6 +480,10 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
     if not trees:
         raise SystemExit("memory row: no xdist worker was seen")
     per_hour_core = workflows / wall * 3600 / min(2, CORES)
+    # CPU seconds of the whole tree (pytest, workers, drivers, Chromium: every process is reaped),
+    # per run: what a run costs a core whatever else the machine is doing.
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    per_hour_cpu = 3600 / (cpu / workflows)
     ROWS.append(
         Row(
             f"peak memory per worker with {workflows} workflows (`-n 2`, PSS of the worker, its driver and Chromium)",
@@ -484,7 +492,8 @@ def row_memory(quick: bool, workflows: int = 50) -> None:
             None,
             f"workers {', '.join(f'{t / 1024:.0f}' for t in trees)} MB, of which the Python process "
             f"{', '.join(f'{p / 1024:.0f}' for p in pythons)} MB; {workflows} runs in {wall:.1f} s "
-            f"= {per_hour_core:.0f} runs per hour per core at this load",
+            f"= {per_hour_core:.0f} runs per hour per core at this load; {cpu / workflows:.2f} CPU s per run "
+            f"(process start included) = {per_hour_cpu:.0f} runs per CPU-hour",
         )
     )
     log(f"memory: {max(trees) / 1024:.0f} MB per worker, {per_hour_core:.0f} runs/hour/core")

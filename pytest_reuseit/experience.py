@@ -21,7 +21,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -140,13 +140,13 @@ class ExperienceStore:
 # --------------------------------------------------------------------------- learning from runs
 
 
-def _generalizer(values: Mapping[str, str]):  # type: ignore[no-untyped-def]
+def _generalizer(values: Mapping[str, str]) -> Callable[[str], str]:
     """A function writing the run's values back as ``{name}`` (values of 3+ characters, whole words)."""
     pairs = sorted(((str(v), k) for k, v in values.items() if len(str(v).strip()) >= 3), key=lambda p: -len(p[0]))
     if not pairs:
         return lambda text: text
-    names = {}
-    parts = []
+    names: dict[str, str] = {}
+    parts: list[str] = []
     for value, name in pairs:
         if value in names:
             continue

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
 
 from . import browser_context
 from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
@@ -159,7 +159,12 @@ class Runtime:
         )
         models.analyst = ModelAnalyst(client, usage, model=model, texts=texts)
         # The pages the model judges checks on, for `reuseit promote` (bounded; see authoring/judged_pages.py).
-        models.recorder = PageRecorder(self.root / JUDGED_PAGES_DIR, loaded.source.path, models.mask)
+        models.recorder = PageRecorder(
+            self.root / JUDGED_PAGES_DIR,
+            loaded.source.path,
+            models.mask,
+            holds_secret=lambda: bool(models.values and models.values.secrets_used),
+        )
         return models
 
     # ---------------------------------------------------------------- one run
@@ -335,6 +340,11 @@ class Runtime:
             bad = result.status in ("failed", "broken")
             if keep_state and not bad:
                 state = dict(context.storage_state())  # in memory only: it holds the login
+            if tracing:
+                # "--reuseit-artifacts never" means nothing is written, the trace included.
+                keep = s.artifacts != "never" and (s.trace == "on" or bad)
+                result.trace = self._stop_trace(context, folder, keep=keep, result=result)
+            # After the trace: result.json says where it is, or why it was withheld.
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
             if s.artifacts != "never":
@@ -342,10 +352,6 @@ class Runtime:
                 # anything may be reported, passed runs included.
                 texts.mask = models.mask
                 texts.write(folder)
-            if tracing:
-                # "--reuseit-artifacts never" means nothing is written, the trace included.
-                keep = s.artifacts != "never" and (s.trace == "on" or bad)
-                result.trace = self._stop_trace(context, folder, keep=keep, result=result)
             return result, state
         finally:
             try:
@@ -354,10 +360,13 @@ class Runtime:
                 pass  # the browser may be gone; the next run starts a fresh one
 
     @staticmethod
-    def _stop_trace(context, folder: Path, *, keep: bool, result: RunResult) -> str | None:  # type: ignore[no-untyped-def]
+    def _stop_trace(context: BrowserContext, folder: Path, *, keep: bool, result: RunResult) -> str | None:
         """Stop tracing; save the trace when asked. A trace records typed values: never keep one holding a secret."""
         if keep and result.typed_secret:
             log.info("trace not kept for %s: the run typed a secret", folder.name)
+            result.trace_withheld = (
+                "a secret was typed in this run, and a trace records typed values and page snapshots"
+            )
             keep = False
         try:
             if not keep:

@@ -192,6 +192,8 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
         out[name] = int(_number(name, text[name]))
     out["jpeg_quality"] = max(1, min(100, int(_number("jpeg_quality", text["jpeg_quality"]))))
     out["screenshots"] = _screenshot_mode(text["screenshots"])
+    if out["connect"] and out["cdp"]:
+        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     return out
 
 
@@ -208,8 +210,6 @@ def resolve(config: pytest.Config) -> ReuseitSettings:
             raise ReuseitError(f"--reuseit-param expects NAME=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         params[key.strip()] = value
-    if _choose(config, "connect") and _choose(config, "cdp"):
-        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
     base_url = config.getoption("base_url", None) or config.getini("base_url") or os.environ.get("REUSEIT_BASE_URL", "")
     return ReuseitSettings(
         **_typed(lambda name: _choose(config, name)),

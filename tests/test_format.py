@@ -954,9 +954,6 @@ def test_models_refuse_unknown_keys_directly() -> None:
         Locator.model_validate({"css": "a", "name": "x"})
 
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
 @pytest.mark.parametrize(
     "path",
     sorted((ROOT / "workflows").glob("*/*.reuseit.yaml")) + sorted((ROOT / "benchmarks" / "workflows").glob("*.yaml")),

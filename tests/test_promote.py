@@ -23,6 +23,7 @@ from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, KEEP, judged_page
 from pytest_reuseit.cli import main
 from pytest_reuseit.report.text import recovered_text
 from pytest_reuseit.runtime import Runtime
+from pytest_reuseit.sites import LocalSites
 from pytest_reuseit.workflow.loader import load
 from tests.support.llm_server import FakeLLM, Request
 
@@ -92,7 +93,7 @@ def promote_cli(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> 
 
 
 def record_both(rt: Runtime, path: Path) -> None:
-    loaded = load(path)
+    loaded = load(path, builtin_names=LocalSites.NAMES)
     assert rt.run(loaded, "good", "good").status == "passed"
     assert rt.run(loaded, "defect", "defect").status == "failed"
 
@@ -102,7 +103,12 @@ def test_a_words_check_becomes_an_assertion_that_needs_no_model_call(
 ) -> None:
     rt, path, fake = setup
     record_both(rt, path)
-    pages = judged_pages(path.parent / DEFAULT_DIR, str(path), load(path).source.line("steps", 0, "post", 0), WORDS)
+    pages = judged_pages(
+        path.parent / DEFAULT_DIR,
+        str(path),
+        load(path, builtin_names=LocalSites.NAMES).source.line("steps", 0, "post", 0),
+        WORDS,
+    )
     assert [p.met for p in pages] == [True, False]
     assert "Daypack 18L" in pages[0].html and "<style data-reuseit='inlined'>" in pages[0].html
     fake.add_rule("expect_proposal", None, GOOD_PROPOSAL)
@@ -127,7 +133,7 @@ def test_a_words_check_becomes_an_assertion_that_needs_no_model_call(
 
     # The next run: no model call for the promoted check.
     calls = fake.calls("condition_check")
-    promoted = load(path)
+    promoted = load(path, builtin_names=LocalSites.NAMES)
     good = rt.run(promoted, "good", "good-again")
     assert good.status == "passed" and good.label == "passed"
     verdict = good.steps[0].post[0]
@@ -159,7 +165,7 @@ def test_a_stale_promoted_assertion_passes_as_recovered_and_says_how_to_heal(
     # page): the assertion is out of date, the page is not wrong.
     fake.add_rule("condition_check", None, {"met": True, "explanation": "The price shown is right."})
     shutil.rmtree(path.parent / "cache")  # the recorded "not met" answer must not replay
-    result = rt.run(load(path), "defect", "stale")
+    result = rt.run(load(path, builtin_names=LocalSites.NAMES), "defect", "stale")
     assert result.status == "passed" and result.label == "recovered"
     verdict = result.steps[0].post[0]
     assert verdict.ok is True and verdict.stale is True
@@ -193,7 +199,7 @@ def test_without_recorded_pages_nothing_is_asked(
 
 def test_records_are_bounded_per_verdict(setup: tuple[Runtime, Path, FakeLLM]) -> None:
     rt, path, _ = setup
-    loaded = load(path)
+    loaded = load(path, builtin_names=LocalSites.NAMES)
     for n in range(KEEP + 2):
         rt.run(loaded, "good", f"good-{n}")
     pages = judged_pages(path.parent / DEFAULT_DIR, str(path), loaded.source.line("steps", 0, "post", 0), WORDS)

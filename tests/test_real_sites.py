@@ -40,13 +40,13 @@ def workflow(steps: list[dict[str, Any]], start: str, settings: dict[str, Any] |
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def run(page, fence, pages_url: str, text: str, tmp_path: Path | None = None) -> RunResult:  # type: ignore[no-untyped-def]
+def run(page, fence, pages_url: str, text: str, tmp_path: Path | None = None, shots: str = "off") -> RunResult:  # type: ignore[no-untyped-def]
     loaded = parse(text, "real.reuseit.yaml", folder=str(REAL))
     return execute(
         page,
         loaded,
         builtins={"base_url": pages_url},
-        options=RunOptions(screenshots="off", output_dir=str(tmp_path) if tmp_path else None),
+        options=RunOptions(screenshots=shots, output_dir=str(tmp_path) if tmp_path else None),  # type: ignore[arg-type]
         models=Models(),
         blocked=fence.blocked,
     )
@@ -104,9 +104,12 @@ def test_tab_switch_page_forms_and_close_page(page, fence, pages_url) -> None:  
             "post": [{"expect": {"title": {"equals": "Book form"}}}],
         },
     ]
-    result = run(page, fence, pages_url, workflow(steps, "popup.html"))
+    result = run(page, fence, pages_url, workflow(steps, "popup.html"), shots="steps")
     assert result.status == "passed", result.message
     assert page.input_value("#publisher") == "main again"
+    # Screenshots say which page they show once the run has several.
+    assert result.steps[1].after is not None and 'after action [page 1 "Help" (' in result.steps[1].after.label
+    assert result.steps[2].after is not None and 'after action [main page "Book form" (' in result.steps[2].after.label
     assert len(page.context.pages) == 1  # the tab really closed
     assert result.steps[1].page.startswith('page 1 "Help"')
     assert [a.description for a in result.steps[1].actions][2] == "switch_page url='popup-info'"
@@ -400,3 +403,15 @@ def test_demo_workflow_for_each_feature_passes(page, name: str) -> None:  # type
         (download,) = result.downloads
         assert Path(download.path).read_text(encoding="utf-8").startswith("order,customer,total\n1001")
         assert result.extracted["export"] == download.path
+
+
+def test_two_runs_on_one_page_share_one_page_holder(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """A second run on the same page must not leave a stale holder answering its dialogs."""
+    dismissed = [{"action": "Delete", "do": [{"click": {"role": "button", "name": "Delete"}}]}]
+    first = run(page, fence, pages_url, workflow(dismissed, "dialogs.html"))
+    accepted = [{"action": "Delete", "do": [{"click": {"role": "button", "name": "Delete"}, "dialog": "accept"}]}]
+    second = run(page, fence, pages_url, workflow(accepted, "dialogs.html"))
+    assert first.status == second.status == "passed"
+    assert page.inner_text("#status") == "Deleted"
+    assert [d.answer for d in second.steps[0].dialogs] == ["accepted"]
+    assert len(second.pages) == 1

@@ -113,6 +113,16 @@ def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str],
             expect(loc).to_have_value(pattern, timeout=t)
         return DomVerdict(True, f"{key} of {name} to {words}", "as expected")
     except AssertionError:
+        # Several matches fail the assertion whatever their text: showing the first one's text
+        # would read as "expected X, actual X".
+        try:
+            count = loc.count()
+        except PlaywrightError:
+            count = 0
+        if count > 1:
+            return DomVerdict(
+                False, f"{key} of {name} to {words}", f"{count} elements match (the locator must be unique)"
+            )
         getter = loc.first.inner_text if key == "text" else loc.first.input_value
         return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
 

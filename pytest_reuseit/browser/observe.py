@@ -9,14 +9,22 @@ first and cut the rest to a character budget.
 from __future__ import annotations
 
 import base64
+import logging
 import re
+import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from playwright.async_api import Page as AsyncPage
+from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from .masking import ScreenMasks, masked_text, painted
+
+log = logging.getLogger(__name__)
 
 INTERACTIVE = (
     "button",
@@ -108,24 +116,128 @@ def from_snapshot(
     return Observation(text=text, refs=refs, url=url, title=title)
 
 
+class NetworkWatch:
+    """Requests in flight in one browser context, for :func:`settle` (fed by Playwright's events)."""
+
+    # A request in flight longer than this is a long poll or a stream: it does not keep a page unsettled.
+    LONG_S = 2.0
+    # A page is quiet when no request started or ended for this long.
+    QUIET_S = 0.1
+
+    def __init__(self) -> None:
+        self.inflight: dict[int, float] = {}
+        self.last_activity = 0.0
+
+    def started(self, request: Any) -> None:
+        self.inflight[id(request)] = self.last_activity = time.monotonic()
+
+    def ended(self, request: Any) -> None:
+        self.inflight.pop(id(request), None)
+        self.last_activity = time.monotonic()
+
+    def busy(self) -> bool:
+        now = time.monotonic()
+        if now - self.last_activity < self.QUIET_S:
+            return True
+        return any(now - t < self.LONG_S for t in self.inflight.values())
+
+
+_WATCHES: weakref.WeakKeyDictionary[BrowserContext, NetworkWatch] = weakref.WeakKeyDictionary()
+
+
+def watch_network(context: BrowserContext) -> None:
+    """Count the context's requests in flight from now on, so captures can wait for a quiet page."""
+    if context in _WATCHES:
+        return
+    watch = NetworkWatch()
+    context.on("request", watch.started)
+    context.on("requestfinished", watch.ended)
+    context.on("requestfailed", watch.ended)
+    _WATCHES[context] = watch
+
+
+_FONTS_JS = """async (ms) => {
+  if (!document.fonts || document.fonts.status === 'loaded') return true;
+  return await Promise.race([document.fonts.ready.then(() => true), new Promise(r => setTimeout(() => r(false), ms))]);
+}"""
+
+
 def settle(page: Page, timeout_ms: float = 5_000) -> None:
-    """Wait (boundedly) until the page has loaded: an action that navigates returns once the new
-    document is committed, and a screenshot taken then shows a half-built page (no script run yet).
-    Returns at once on a loaded page; a page that never loads is captured as it is."""
+    """Wait (at most ``timeout_ms``) until the page has settled: loaded, no request in flight
+    (when the context is watched, see :func:`watch_network`) and its web fonts loaded. An action
+    that navigates returns once the new document is committed, and a screenshot taken then shows
+    a half-built page. Returns at once on a settled page; one that never settles is captured as it is."""
+    deadline = time.monotonic() + timeout_ms / 1000
     try:
         page.wait_for_load_state("load", timeout=timeout_ms)
+        watch = _WATCHES.get(page.context)
+        while watch is not None and watch.busy() and time.monotonic() < deadline:
+            page.wait_for_timeout(50)  # also lets Playwright deliver the request events
+        left = max(0.0, deadline - time.monotonic()) * 1000
+        if left:
+            page.evaluate(_FONTS_JS, int(left))
     except PlaywrightTimeout:
         pass
+    except PlaywrightError as exc:  # a navigation replaced the document while we looked
+        log.debug("settle: %s", exc)
 
 
-def capture(page: Page, quality: int = 70, max_width: int = 1280) -> bytes:
-    """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed).
+_STEADY_TRIES = 3
 
-    The same page must give the same bytes, or the response cache misses: the capture waits for
-    the page to load, stops CSS animations (a spinner would be caught at another angle each time)
-    and hides the caret.
+
+@dataclass
+class View:
+    """One capture: the (masked) picture, why regions were painted over, and the page's text."""
+
+    image: bytes
+    masked: list[str] = field(default_factory=list)
+    text: str = ""
+
+
+def capture(
+    page: Page, quality: int = 70, max_width: int = 1280, *, masks: ScreenMasks | None = None, settle_ms: float = 5_000
+) -> bytes:
+    """A JPEG of the viewport as the model may see it: see :func:`capture_view`."""
+    return capture_view(page, quality, max_width, masks=masks, settle_ms=settle_ms).image
+
+
+def capture_view(
+    page: Page,
+    quality: int = 70,
+    max_width: int = 1280,
+    *,
+    masks: ScreenMasks | None = None,
+    settle_ms: float = 5_000,
+    text_chars: int = 0,
+    steady: bool = False,
+) -> View:
+    """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed),
+    taken on a settled page with animations stopped and the caret hidden, so the same page gives
+    the same bytes (or the response cache misses), and with secrets and ``mask:`` regions painted
+    over (``masks``, by default those attached to the page's context: see :mod:`.masking`).
+    With ``text_chars``, also the page's text (``mask:`` regions left out), cut to that length.
+    With ``steady``, the picture is taken again until two in a row are the same (at most a few times).
     """
-    settle(page)
+    settle(page, settle_ms)
+    with painted(page, masks) as reasons:
+        image = _screenshot(page, quality, max_width)
+        # A page just painted can still differ by a few pixels from one frame to the next (the
+        # cache would miss on them): keep the picture once two in a row are the same.
+        for _ in range(_STEADY_TRIES if steady else 0):
+            again = _screenshot(page, quality, max_width)
+            if again == image:
+                break
+            image = again
+        text = ""
+        if text_chars > 0:
+            try:
+                text = masked_text(page)[:text_chars]
+            except PlaywrightError:
+                text = ""
+    return View(image, reasons, text)
+
+
+def _screenshot(page: Page, quality: int, max_width: int) -> bytes:
     size = page.viewport_size
     if size is None or size["width"] <= max_width:
         return page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")

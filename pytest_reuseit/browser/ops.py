@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -40,6 +41,7 @@ from ..workflow.model import (
     describe_op,
 )
 from .locators import describe, resolve
+from .masking import track_secret
 from .pages import DialogPolicy, DownloadRecord, Pages
 from .session import first_line
 
@@ -94,8 +96,8 @@ def classify(exc: BaseException, what: str) -> ReuseitError:
     line = first_line(text)
     if _GONE.search(text):
         return BrokenRun(f"{what}: the browser went away ({line})")
-    if _UNREACHABLE.search(text):
-        return BrokenRun(f"{what}: the site is unreachable ({_UNREACHABLE.search(text).group(0)})")  # type: ignore[union-attr]
+    if unreachable := _UNREACHABLE.search(text):
+        return BrokenRun(f"{what}: the site is unreachable ({unreachable.group(0)})")
     if "ERR_BLOCKED_BY_CLIENT" in text:
         return OpFailed(what, "navigation blocked: the target is outside allowed_domains", "blocked")
     if isinstance(exc, PlaywrightTimeout):
@@ -214,12 +216,23 @@ for _name in ("click", "dblclick", "hover", "check", "uncheck", "focus"):
 
 @registry.handles("fill")
 def _fill(ctx: OpContext, arg: FillArgs) -> None:
-    resolve(ctx.page, arg, ctx.render).fill(ctx.reveal(arg.value), timeout=ctx.action_timeout_ms)
+    loc = resolve(ctx.page, arg, ctx.render)
+    loc.fill(_typed_value(loc, "fill", arg, ctx), timeout=ctx.action_timeout_ms)
 
 
 @registry.handles("type")
 def _type(ctx: OpContext, arg: FillArgs) -> None:
-    resolve(ctx.page, arg, ctx.render).press_sequentially(ctx.reveal(arg.value), timeout=ctx.action_timeout_ms)
+    loc = resolve(ctx.page, arg, ctx.render)
+    loc.press_sequentially(_typed_value(loc, "type", arg, ctx), timeout=ctx.action_timeout_ms)
+
+
+def _typed_value(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> str:
+    """The value to type, secrets filled in; an element given a secret is painted over in every
+    screenshot from now on (the placeholder, never the value, names it in the report)."""
+    value = ctx.reveal(arg.value)
+    if value != ctx.render(arg.value):
+        track_secret(loc, f"{kind} {describe(arg.plain(), ctx.render)} (value {arg.value})")
+    return value
 
 
 @registry.handles("select")
@@ -288,8 +301,11 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
+        before = ctx.page.url
         response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="load")
-        if response is None and method != "reload":
+        # No response also means a same-document step (a #hash route of a single-page app): only
+        # an unchanged URL says there was nowhere to go.
+        if response is None and method != "reload" and ctx.page.url == before:
             raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
 
     return handler
@@ -309,7 +325,10 @@ def _upload(ctx: OpContext, arg: UploadArgs) -> None:
             # Paths without placeholders are checked when the file loads; this one was computed.
             raise BrokenRun(f"upload: the file {ctx.render(name)} does not exist (relative to the workflow's folder)")
         paths.append(str(path))
-    resolve(ctx.page, arg, ctx.render).set_input_files(paths, timeout=ctx.action_timeout_ms)
+    loc = resolve(ctx.page, arg, ctx.render)
+    if any(ctx.reveal(name) != ctx.render(name) for name in arg.files):  # a secret path: its name shows
+        track_secret(loc, f"upload {describe(arg.plain(), ctx.render)} (files {', '.join(arg.files)})")
+    loc.set_input_files(paths, timeout=ctx.action_timeout_ms)
 
 
 @registry.handles("download")

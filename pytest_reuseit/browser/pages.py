@@ -94,7 +94,24 @@ class Pages:
 
     @classmethod
     def wrap(cls, target: Page | Pages) -> Pages:
-        return target if isinstance(target, Pages) else cls(target)
+        """``target`` as a holder: a page gets the holder already following its context (started
+        afresh on that page, so two runs on one page never answer the same dialog twice) or a new one."""
+        if isinstance(target, Pages):
+            return target
+        holder = cls.of(target)
+        if holder is None:
+            return cls(target)
+        holder.restart(target)
+        return holder
+
+    def restart(self, page: Page) -> None:
+        """Begin a new run on ``page``: it is the main page; earlier records are dropped."""
+        self.order = [page] + [p for p in self.order if p is not page and not p.is_closed()]
+        self.openers = {id(p): None for p in self.order}
+        self.dialogs, self.downloads = [], []
+        self.visited = {id(page)}
+        self._current = page
+        self.dialog = self.default_dialog
 
     @classmethod
     def of(cls, page: Page) -> Pages | None:

@@ -26,9 +26,12 @@ log = logging.getLogger(__name__)
 
 CHROMIUM_ENV = "REUSEIT_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
-# Playwright adds headless/no-sandbox/background-networking flags itself; these two keep
-# Debian's Chromium quiet on machines without a GPU or outside network.
-DEFAULT_ARGS = ("--disable-gpu", "--disable-quic")
+# Playwright adds headless/no-sandbox/background-networking flags itself; the first two keep
+# Debian's Chromium quiet on machines without a GPU or outside network. Partial raster redraws
+# only the changed part of a tile, so the same page loaded twice could differ by a few
+# anti-aliased pixels (a rounded corner) depending on what was redrawn before: whole tiles make
+# the same page give the same screenshot, which the response cache needs.
+DEFAULT_ARGS = ("--disable-gpu", "--disable-quic", "--disable-partial-raster")
 
 
 def default_executable() -> str | None:

@@ -38,6 +38,8 @@ class Screenshot:
     data: bytes = field(repr=False)
     mime: str = "image/jpeg"
     path: str | None = None  # set once written to the artifacts folder
+    # Why regions were painted over ("secret: ...", "mask: ..."); never a secret's value.
+    masked: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -113,6 +115,8 @@ class StepResult:
     failed_phase: Phase | None = None
     error: str = ""
     duration: float = 0.0
+    # Regions painted over in this step's screenshots (the agent's included), and why.
+    masked: list[str] = field(default_factory=list)
     dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
     page: str = ""  # the current page when the step ended (set when the run opened more than one)
     # A step that came from a ``use``d workflow: the use chain (reporters nest it) and its file.
@@ -175,6 +179,8 @@ class RunResult:
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None
+    trace_withheld: str = ""  # why no trace was kept although one was asked for
+    masked: list[str] = field(default_factory=list)  # every step's and the outcome's, each once
     downloads: list[DownloadRecord] = field(default_factory=list)
     pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
     unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
@@ -217,7 +223,7 @@ class RunResult:
 
         def clean(obj: Any) -> Any:
             if isinstance(obj, Screenshot):
-                return {"label": obj.label, "path": obj.path}
+                return {"label": obj.label, "path": obj.path, "masked": list(obj.masked)}
             if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
                 return {f.name: clean(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
             if isinstance(obj, list):

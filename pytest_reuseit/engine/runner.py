@@ -17,15 +17,16 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 from ..browser.assertions import DomVerdict, check_expect
-from ..browser.observe import capture
+from ..browser.masking import ScreenMasks, attach
+from ..browser.observe import View, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Expect, Extract, Fallback, Op, Step, Variation
+from ..workflow.model import Check, Expect, Extract, Fallback, Locator, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
-from .ports import Judgement, Models
+from .ports import Judge, Judgement, Models
 from .result import ActionRecord, Attempt, HealingSuggestion, Phase, RunResult, Screenshot, StepResult, Verdict
 
 log = logging.getLogger(__name__)
@@ -54,7 +55,10 @@ class _Ctx:
     options: RunOptions
     models: Models
     result: RunResult
+    masks: ScreenMasks
     blocked: list[str] = field(default_factory=list)
+    # Answers of the model per (condition, votes, picture, text): an unchanged page is not asked twice.
+    judged: dict[tuple[str, int, bytes, str], Judgement] = field(default_factory=dict)
     output_dir: str = ""
 
     @property
@@ -105,6 +109,7 @@ def execute(
         options or RunOptions(),
         models or Models(),
         result,
+        _screen_masks(pages.page, values, wf.mask),
         blocked if blocked is not None else [],
     )
     ctx.models.values = values
@@ -139,6 +144,18 @@ def execute(
             except ReuseitError as exc:
                 log.warning("the model could not write the analysis (%s); keeping the observed one", exc)
     return result
+
+
+def _screen_masks(page: Page, values: Values, regions: tuple[Locator, ...]) -> ScreenMasks:
+    """What every screenshot of this run paints over (secrets, ``mask:``), attached to the page's
+    context so that the agent's and the reader's captures, and pop-ups', paint it too."""
+    masks = ScreenMasks(secret_values=values.secrets_used, render=values.render, regions=regions)
+    try:
+        attach(page.context, masks)
+        watch_network(page.context)
+    except PlaywrightError:
+        pass  # the browser is gone: the run will say so when it first touches the page
+    return masks
 
 
 def _record_pages(ctx: _Ctx) -> None:
@@ -199,11 +216,15 @@ def _run(ctx: _Ctx) -> None:
         )
         ctx.result.steps.append(sr)
         started = time.monotonic()
+        ctx.masks.step_regions = step.mask
         dialogs_before = len(ctx.pages.dialogs)
         try:
             _step(ctx, i, step, sr)
         finally:
             sr.duration = time.monotonic() - started
+            ctx.masks.step_regions = ()
+            sr.masked = ctx.masks.drain()
+            ctx.result.masked.extend(m for m in sr.masked if m not in ctx.result.masked)
             sr.dialogs = ctx.pages.dialogs[dialogs_before:]
             sr.page = _page_name(ctx)
         if sr.status == "failed":
@@ -215,6 +236,7 @@ def _run(ctx: _Ctx) -> None:
     if wf.outcome:
         verdicts, ok = _judge_all(ctx, wf.outcome, "outcome", ("outcome",))
         ctx.result.outcome = verdicts
+        ctx.result.masked.extend(m for m in ctx.masks.drain() if m not in ctx.result.masked)
         if not ok:
             bad = next(v for v in verdicts if v.ok is False)
             ctx.result.status = "failed"
@@ -516,7 +538,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
             v.ok, v.source, v.expected, v.actual = False, "dom", failed.expected, failed.actual
             v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
             if check.promoted and words is not None and ctx.models.judge is not None:
-                _second_opinion(ctx, check, v, words, phase, line, when)
+                _second_opinion(ctx, check, v, words, phase, line, when, timeout_ms)
             return v
         v.ok, v.source = True, "dom"
         if check.promoted:
@@ -533,30 +555,61 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
         else:
             v.explanation = "words not judged (no model); the DOM assertion held"
         return v
-    answer = _ask_judge(ctx, check, v, words, phase, line, when, check.votes)
+    label = f"{phase} check{f' ({when})' if when else ''}: {words}"
+    shot, answer = _judge_words(ctx, judge, words, check.votes, label, timeout_ms)
+    v.screenshot = shot
+    _record_for_promotion(ctx, check, line, words, answer)
     v.explanation = answer.explanation
     v.source = "dom+model" if check.expect is not None else "model"
     v.ok = answer.met
     return v
 
 
-def _ask_judge(
-    ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phase, line: int, when: str, votes: int
-) -> Judgement:
-    """The model's verdict on ``words`` for the page now; recorded for ``reuseit promote``."""
-    assert ctx.models.judge is not None
-    shot = _capture(ctx, f"{phase} check{f' ({when})' if when else ''}: {words}")
-    answer = ctx.models.judge.judge(words, shot.data, _page_text(ctx), votes)
-    v.screenshot = shot
+def _judge_words(
+    ctx: _Ctx, judge: Judge, words: str, votes: int, label: str, timeout_ms: float
+) -> tuple[Screenshot, Judgement]:
+    """Ask the model; while it finds the condition not met, look again until ``timeout_ms`` and
+    ask again only when the page has changed (a page still loading does not fail the check; a
+    steady page costs one call). The same picture and text are never asked about twice in a run."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    view = _view(ctx, timeout_ms, text=True)
+    while True:
+        key = (words, votes, view.image, view.text)
+        answer = ctx.judged.get(key)
+        if answer is None:
+            answer = ctx.judged[key] = judge.judge(words, view.image, view.text, votes)
+        if answer.met:
+            break
+        latest = view
+        while time.monotonic() < deadline and (latest.image, latest.text) == (view.image, view.text):
+            ctx.page.wait_for_timeout(_REJUDGE_POLL_MS)
+            latest = _view(ctx, max(0.0, deadline - time.monotonic()) * 1000, text=True)
+        if (latest.image, latest.text) == (view.image, view.text):
+            break  # check_timeout reached on an unchanged page
+        view = latest
+    return Screenshot(label=label, data=view.image, masked=view.masked), answer
+
+
+# How often a check found not met looks at the page again for a change.
+_REJUDGE_POLL_MS = 250
+
+
+def _record_for_promotion(ctx: _Ctx, check: Check, line: int, words: str, answer: Judgement) -> None:
+    """Keep what the model judged (page and verdict) for ``reuseit promote``."""
     recorder = ctx.models.recorder
     if recorder is not None and check.check is not None:
         recorder.record(line, check.check, words, answer.met, answer.explanation, ctx.page)
-    return answer
 
 
-def _second_opinion(ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phase, line: int, when: str) -> None:
+def _second_opinion(
+    ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phase, line: int, when: str, timeout_ms: float
+) -> None:
     """A promoted assertion failed: one model call tells a stale assertion from a real defect."""
-    answer = _ask_judge(ctx, check, v, words, phase, line, when, 1)
+    assert ctx.models.judge is not None
+    label = f"{phase} check{f' ({when})' if when else ''}: {words}"
+    shot, answer = _judge_words(ctx, ctx.models.judge, words, 1, label, timeout_ms)
+    v.screenshot = shot
+    _record_for_promotion(ctx, check, line, words, answer)
     failed = f"the promoted assertion failed (expected {v.expected}; actual: {v.actual})"
     v.source = "dom+model"
     if answer.met:
@@ -574,13 +627,30 @@ def _second_opinion(ctx: _Ctx, check: Check, v: Verdict, words: str, phase: Phas
 # --------------------------------------------------------------------------- screenshots
 
 
-def _capture(ctx: _Ctx, label: str) -> Screenshot:
+def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
+    """A capture of the settled, masked page (and its masked text for the model)."""
     try:
-        data = capture(ctx.page, ctx.options.jpeg_quality, ctx.options.max_width)
+        view = capture_view(
+            ctx.page,
+            ctx.options.jpeg_quality,
+            ctx.options.max_width,
+            masks=ctx.masks,
+            settle_ms=settle_ms,
+            text_chars=ctx.options.page_text_chars if text else 0,
+            steady=text,  # a picture for the model: the cache key
+        )
     except PlaywrightError as exc:
         err = classify(exc, "screenshot")
         raise (err if isinstance(err, BrokenRun) else BrokenRun(f"cannot take a screenshot: {err}")) from None
-    return Screenshot(label=label, data=data)
+    view.text = ctx.values.mask(view.text)
+    return view
+
+
+def _capture(ctx: _Ctx, label: str) -> Screenshot:
+    view = _view(ctx, ctx.loaded.workflow.settings.check_timeout * 1000)
+    page = _page_name(ctx)  # which page is pictured, once there are several
+    label = f"{label} [{ctx.values.mask(page)}]" if page else label
+    return Screenshot(label=label, data=view.image, masked=view.masked)
 
 
 def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
@@ -592,16 +662,6 @@ def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
         return _capture(ctx, label)
     except BrokenRun:
         return None
-
-
-def _page_text(ctx: _Ctx) -> str:
-    if ctx.options.page_text_chars <= 0:
-        return ""
-    try:
-        text = ctx.page.inner_text("body", timeout=2000)
-    except PlaywrightError:
-        return ""
-    return ctx.values.mask(text)[: ctx.options.page_text_chars]
 
 
 def _mask_result(ctx: _Ctx) -> None:

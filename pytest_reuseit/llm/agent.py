@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from ..browser.masking import track_secret
 from ..browser.observe import (
     Observation,
     capture,
@@ -154,6 +155,9 @@ class ModelAgent:
         opened = len(page.context.pages)
         try:
             target = self._target(page, call)
+            if call.method == "fill" and self.mask(str(call.args[0])) != call.args[0]:  # it types a secret
+                # By its stable locator: the element ids change with every observation.
+                track_secret(page.locator(record.locator) if record.locator else target, record.description)
             getattr(target, call.method)(*call.args, **call.kwargs)
             record.ok = True
         except (PlaywrightError, PlaywrightTimeout) as exc:
@@ -170,7 +174,7 @@ class ModelAgent:
                 record.description += " (opened a new page)"
 
     def _page_action(self, a: AgentAction, pages: Pages | None, page: Page, obs: Observation) -> ActionRecord:
-        """switch_page, close_page, forward, reload, upload and dialog (the ops of the same names)."""
+        """The page, history, file and dialog actions (PAGE_ACTIONS: the ops of the same names)."""
         value = a.value.strip()
         record = ActionRecord(
             description=f"{a.action} {self.mask(value)!r}".replace(" ''", ""),

@@ -23,11 +23,18 @@ def data_block(tag: str, text: str) -> str:
     return f"<{tag}>\n{escaped}\n</{tag}>"
 
 
+# The runner paints over secrets and ``mask:`` regions (browser/masking.py): not a defect of the page.
+MASK_RULE = (
+    "Flat black boxes cover fields and text that hold secrets, and flat magenta boxes (with [masked] in the text) "
+    "cover regions the test ignores (clocks, carousels, ads): treat what they cover as present but unseen, never "
+    "as a defect."
+)
+
 JUDGE_SYSTEM = (
     "You verify one condition on a web page for an automated regression test. You get a screenshot of the page "
     "taken just now and text read from the same page. Decide from what the page visibly shows whether the "
     "condition holds. Answer met=true only when it clearly holds; otherwise met=false. In the explanation, say in "
-    "one or two sentences what you see that decides it. " + DATA_RULE
+    "one or two sentences what you see that decides it. " + MASK_RULE + " " + DATA_RULE
 )
 
 

@@ -64,7 +64,16 @@ def _attach_shot(shot: Screenshot | None) -> None:
     if shot is None or not shot.data:
         return
     kind = allure.attachment_type.JPG if shot.mime == "image/jpeg" else allure.attachment_type.PNG
-    allure.attach(shot.data, name=shot.label, attachment_type=kind)
+    name = shot.label + (" [regions masked]" if shot.masked else "")
+    allure.attach(shot.data, name=name, attachment_type=kind)
+
+
+def _masked(reasons: list[str]) -> None:
+    """Say which regions the step's screenshots (the model's included) had painted over, and why."""
+    if not reasons:
+        return
+    with _step("masked in screenshots: " + "; ".join(reasons)):
+        pass
 
 
 def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]) -> None:
@@ -162,6 +171,7 @@ def _workflow_step(s: StepResult) -> None:
         if s.page:
             with _step(f"current page: {s.page}"):
                 pass
+        _masked(s.masked)
 
 
 def usage_summary(result: RunResult) -> dict[str, Any]:
@@ -281,5 +291,11 @@ def after_run(result: RunResult) -> None:
             allure.attach.file(d.path, name=f"download: {d.name}", extension=d.name.rsplit(".", 1)[-1])
         if result.trace:
             allure.attach.file(result.trace, name="playwright trace", extension="zip")
+        elif result.trace_withheld:
+            allure.attach(
+                f"No Playwright trace was kept: {result.trace_withheld}.\n",
+                name="playwright trace withheld",
+                attachment_type=allure.attachment_type.TEXT,
+            )
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
         log.warning("could not write the Allure steps: %s", exc)

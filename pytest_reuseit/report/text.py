@@ -56,8 +56,7 @@ def failure_text(result: RunResult) -> str:
     out.extend(_analysis_lines(result))
     if result.artifacts_dir:
         out.append(f"artifacts: {_rel(result.artifacts_dir)}")
-    if result.trace:
-        out.append(f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})")
+    out.extend(_trace_lines(result))
     return "\n".join(out)
 
 
@@ -70,6 +69,14 @@ def _step_header(result: RunResult, step: StepResult) -> list[str]:
         f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
         f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
     ]
+
+
+def _trace_lines(result: RunResult) -> list[str]:
+    if result.trace:
+        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+    if result.trace_withheld:
+        return [f"trace: not kept ({result.trace_withheld})"]
+    return []
 
 
 def _step_lines(step: StepResult) -> list[str]:

@@ -550,6 +550,9 @@ class Step(Strict):
     post: tuple[CheckArg, ...] = ()
     fallback: tuple[FallbackArg, ...] = ()
     extract: Annotated[tuple[Extract, ...], _OneOrList()] = ()
+    mask: tuple[Loc, ...] = Field(
+        (), description="regions painted over in this step's screenshots, besides the workflow's mask"
+    )
     retries: int | None = Field(None, ge=0, le=20)
     check_timeout: float | None = Field(None, gt=0)
     step_timeout: float | None = Field(None, gt=0)
@@ -697,6 +700,10 @@ class Workflow(Strict):
     settings: Settings = Settings()
     model: str | None = Field(None, description="model name for this workflow's checks and agent")
     session: SessionFrom | None = Field(None, description="run this login workflow once and start from its storage")
+    mask: tuple[Loc, ...] = Field(
+        (),
+        description="regions that change on their own (clocks, carousels, ads), painted over in every screenshot",
+    )
     steps: tuple[Step, ...] = Field(min_length=1)
     outcome: tuple[CheckArg, ...] = ()
 

@@ -1,0 +1,104 @@
+"""The response cache shared by separate processes: CI shards and xdist workers restore one cache
+folder and write into it at the same time (file lock per key + atomic rename).
+
+Two OS processes (not threads: the lock must hold between processes) write and ask the same keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_reuseit.llm.cache import ResponseCache, cache_key
+from tests.support.llm_server import FakeLLM
+
+ROOT = Path(__file__).resolve().parent.parent
+KEYS = 30
+
+# Each process: the same KEYS keys, each written WRITES times with a large entry naming the
+# writer, while reading the others back; any entry read must be whole.
+WRITER = r"""
+import json, sys
+from pytest_reuseit.llm.cache import ResponseCache, cache_key
+folder, name, keys, writes = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+cache = ResponseCache(folder)
+pad = "x" * 100_000  # large enough that a write in place would be seen half-done
+bad = 0
+for i in range(writes):
+    for k in range(keys):
+        key = cache_key({"question": k})
+        cache.put(key, {"answer": {"writer": name, "round": i}, "pad": pad})
+        entry = cache.get(key)
+        if entry is None or entry.get("pad") != pad or "writer" not in entry["answer"]:
+            bad += 1
+print(json.dumps({"bad": bad}))
+"""
+
+# Each process asks the same KEYS questions through the real client; the fake model is slow
+# enough that the two processes ask each question at about the same time.
+ASKER = r"""
+import json, sys
+from pytest_reuseit.engine.result import ModelUsage
+from pytest_reuseit.llm.client import LlmClient, LlmConfig
+folder, keys = sys.argv[1], int(sys.argv[2])
+client = LlmClient(LlmConfig(model="m", mode="auto", cache_dir=folder, timeout=10, retries=0))
+usage = ModelUsage()
+answers = []
+for k in range(keys):
+    messages = [{"role": "user", "content": f"Condition to verify:\nquestion {k}"}]
+    answers.append(client.ask("condition_check", messages, usage).model_dump())
+print(json.dumps({"calls": usage.calls, "hits": usage.cache_hits, "answers": answers}))
+"""
+
+
+def start(script: str, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", script, *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str]) -> dict[str, object]:
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err[-2000:]
+    return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@pytest.mark.slow
+def test_two_processes_writing_the_same_keys_leave_whole_entries(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    procs = [start(WRITER, str(folder), name, str(KEYS), "4") for name in ("a", "b")]
+    results = [finish(p) for p in procs]
+    assert [r["bad"] for r in results] == [0, 0]  # no process ever read a partial or missing entry
+    cache = ResponseCache(folder)
+    assert cache.entries() == KEYS
+    for k in range(KEYS):
+        entry = cache.get(cache_key({"question": k}))
+        assert entry is not None and entry["answer"]["writer"] in ("a", "b") and entry["answer"]["round"] == 3
+    leftovers = [p.name for p in folder.rglob("*") if p.is_file() and not p.name.endswith((".json", ".lock"))]
+    assert leftovers == []  # no temporary file of a write survives
+
+
+@pytest.mark.slow
+def test_two_processes_asking_the_same_questions_pay_for_each_once(fake_llm: FakeLLM, tmp_path: Path) -> None:
+    fake_llm.add_rule("condition_check", None, {"met": True, "explanation": "holds"})
+    fake_llm.latency = 0.2
+    folder = tmp_path / "cache"
+    env = {"OPENAI_BASE_URL": fake_llm.base_url, "OPENAI_API_KEY": "test-key"}
+    procs = [start(ASKER, str(folder), str(KEYS // 3), env=env) for _ in range(2)]
+    results = [finish(p) for p in procs]
+    n = KEYS // 3
+    assert all(r["answers"] == [{"met": True, "explanation": "holds"}] * n for r in results)
+    # Every question reached the model once: the second asker waited on the key's lock and read the answer.
+    assert fake_llm.calls() == n
+    assert sum(r["calls"] for r in results) == n and sum(r["hits"] for r in results) == n  # type: ignore[misc]
+    assert ResponseCache(folder).entries() == n
