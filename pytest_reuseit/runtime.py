@@ -338,13 +338,13 @@ class Runtime:
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
             bad = result.status in ("failed", "broken")
-            if keep_state and not bad:
-                state = dict(context.storage_state())  # in memory only: it holds the login
             if tracing:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
             # After the trace: result.json says where it is, or why it was withheld.
+            if keep_state and not bad:
+                state = dict(context.storage_state())  # in memory only: it holds the login
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
             if s.artifacts != "never":

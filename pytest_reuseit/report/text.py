@@ -60,6 +60,14 @@ def failure_text(result: RunResult) -> str:
     return "\n".join(out)
 
 
+def _trace_lines(result: RunResult) -> list[str]:
+    if result.trace:
+        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+    if result.trace_withheld:
+        return [f"trace: not kept ({result.trace_withheld})"]
+    return []
+
+
 def _step_header(result: RunResult, step: StepResult) -> list[str]:
     """The failed step; one from a used workflow nested under its group, with its own file."""
     if not step.group:
@@ -69,14 +77,6 @@ def _step_header(result: RunResult, step: StepResult) -> list[str]:
         f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
         f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
     ]
-
-
-def _trace_lines(result: RunResult) -> list[str]:
-    if result.trace:
-        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
-    if result.trace_withheld:
-        return [f"trace: not kept ({result.trace_withheld})"]
-    return []
 
 
 def _step_lines(step: StepResult) -> list[str]:

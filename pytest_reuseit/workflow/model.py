@@ -699,11 +699,11 @@ class Workflow(Strict):
     browser: BrowserOptions = BrowserOptions()
     settings: Settings = Settings()
     model: str | None = Field(None, description="model name for this workflow's checks and agent")
-    session: SessionFrom | None = Field(None, description="run this login workflow once and start from its storage")
     mask: tuple[Loc, ...] = Field(
         (),
         description="regions that change on their own (clocks, carousels, ads), painted over in every screenshot",
     )
+    session: SessionFrom | None = Field(None, description="run this login workflow once and start from its storage")
     steps: tuple[Step, ...] = Field(min_length=1)
     outcome: tuple[CheckArg, ...] = ()
 
