@@ -154,12 +154,14 @@ def run_op(op: Op, ctx: OpContext) -> str:
     try:
         for tries_left in (1, 0):
             acting_on = ctx.pages.page
+            ctx.pages.answer_with(policy)
             try:
-                with ctx.pages.answering(policy):
-                    if op.new_page:
-                        _opening_page(ctx, entry.handler, op.arg, what)
-                    else:
-                        entry.handler(ctx, op.arg)
+                if op.new_page:
+                    _opening_page(ctx, entry.handler, op.arg, what)
+                else:
+                    entry.handler(ctx, op.arg)
+                if policy is not None:
+                    _let_dialogs_arrive(ctx)
                 break
             except (PlaywrightError, PlaywrightTimeout) as exc:
                 if not (acting_on.is_closed() and ctx.pages.open_pages()):
@@ -175,6 +177,15 @@ def run_op(op: Op, ctx: OpContext) -> str:
     finally:
         ctx.op = None
     return what
+
+
+def _let_dialogs_arrive(ctx: OpContext) -> None:
+    """After an op with its own ``dialog:`` answer, give a dialog it raised time to reach the holder
+    before the next op sets another answer."""
+    try:
+        ctx.page.wait_for_timeout(100)
+    except PlaywrightError:
+        pass  # the page closed: no dialog of it is left to answer
 
 
 def _opening_page(ctx: OpContext, handler: registry.Handler, arg: Any, what: str) -> None:

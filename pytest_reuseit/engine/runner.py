@@ -652,6 +652,7 @@ def _judge_once(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: fl
     if check.expect is not None:
         # Secrets are compared with their real values; what the verdict says about them is masked.
         failed = next((dv for exp in check.expect for dv in _check_expect(ctx, exp, timeout_ms) if not dv.ok), None)
+        v.page = _page_name(ctx)  # where they were judged in the end (the opener, if a pop-up closed meanwhile)
         if failed is not None:
             v.ok, v.source, v.expected, v.actual = False, "dom", mask(failed.expected), mask(failed.actual)
             v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
