@@ -350,7 +350,8 @@ def test_tags_become_markers(pytester: pytest.Pytester, strict: bool) -> None:
 def test_tags_are_registered_markers(pytester: pytest.Pytester) -> None:
     write(pytester, "tagged.reuseit.yaml", PASS_WF.replace("steps:", "tags: [checkout_flow]\nsteps:", 1))
     items, _ = pytester.inline_genitems("--strict-markers")
-    assert {m.name for m in items[0].iter_markers()} == {"checkout_flow", "reuseit"}
+    # allure_label: the severity (normal by default), set as allure-pytest's own mark for --allure-severities.
+    assert {m.name for m in items[0].iter_markers()} == {"checkout_flow", "reuseit", "allure_label"}
     assert "checkout_flow: workflow tag" in items[0].config.getini("markers")
     result = pytester.runpytest("--markers")
     assert "@pytest.mark.reuseit: a guarded workflow run by pytest-reuseit" in result.stdout.str()

@@ -85,7 +85,7 @@ def _observe(result: RunResult) -> Analysis:
     step = _failed_step(result)
     phase = result.failed_phase or "start"
     where = (
-        f"{result.file}:{step.line} step {step.index} ({step.action}), phase {phase}"
+        f"{step.file or result.file}:{step.line} step {step.index} ({step.action}), phase {phase}"
         if step
         else f"{result.file}:{result.line}, {phase}"
     )

@@ -119,6 +119,10 @@ class StepResult:
     masked: list[str] = field(default_factory=list)
     dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
     page: str = ""  # the current page when the step ended (set when the run opened more than one)
+    # A step that came from a ``use``d workflow: the use chain (reporters nest it) and its file.
+    group: str = ""
+    group_id: str = ""  # the same file used twice makes two groups
+    file: str = ""  # "" = the run's own file
 
 
 @dataclass

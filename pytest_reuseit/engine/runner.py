@@ -205,7 +205,15 @@ def _run(ctx: _Ctx) -> None:
     ctx.result.start_url = url
     _open(ctx, url)
     for i, step in enumerate(wf.steps):
-        sr = StepResult(index=i + 1, action=ctx.values.render(step.action), line=ctx.loaded.source.line("steps", i))
+        origin = ctx.loaded.origin(i)
+        sr = StepResult(
+            index=i + 1,
+            action=ctx.values.render(step.action),
+            line=ctx.loaded.source.line("steps", i),
+            group=origin.group,
+            group_id=origin.group_id,
+            file=origin.file if origin.file != ctx.loaded.source.path else "",
+        )
         ctx.result.steps.append(sr)
         started = time.monotonic()
         ctx.masks.step_regions = step.mask

@@ -86,9 +86,12 @@ def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]
     allure.dynamic.parameter("variation", variation)
     allure.dynamic.title(f"{wf.name} [{variation}]")
     allure.dynamic.suite(loaded.source.path)
-    allure.dynamic.feature(wf.name)
-    allure.dynamic.story(f"{variation} ({var.kind})")
-    allure.dynamic.severity(getattr(allure.severity_level, wf.severity.upper()))
+    # The file's own feature/story (and its severity, epic) are marks set at collection, as
+    # allure-pytest's decorators set them; without them the workflow and the variation stand in.
+    if wf.feature is None:
+        allure.dynamic.feature(wf.name)
+    if wf.story is None:
+        allure.dynamic.story(f"{variation} ({var.kind})")
     # Tags need no call here: allure-pytest turns the item's markers (our tags) into Allure tags.
     steps = "".join(f"<li>{html.escape(s.action)}</li>" for s in wf.steps)
     allure.dynamic.description_html(
@@ -195,6 +198,26 @@ def _usage(result: RunResult) -> None:
     allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
 
 
+def _steps_grouped(steps: list[StepResult]) -> None:
+    """The run's steps; those from a ``use``d workflow nest under one parent step per use."""
+    i = 0
+    while i < len(steps):
+        group, group_id = steps[i].group, steps[i].group_id
+        if not group:
+            _workflow_step(steps[i])
+            i += 1
+            continue
+        j = i
+        while j < len(steps) and steps[j].group_id == group_id:
+            j += 1
+        members = steps[i:j]
+        worst = next((st.status for st in members if st.status in ("failed", "broken")), "passed")
+        with _step(f"use: {group}", worst):
+            for member in members:
+                _workflow_step(member)
+        i = j
+
+
 def analysis_html(result: RunResult) -> str:
     """A readable page: where / why / what / guidance, with the attempts' screenshots."""
     a = result.analysis
@@ -237,8 +260,7 @@ def after_run(result: RunResult) -> None:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
         _usage(result)
-        for s in result.steps:
-            _workflow_step(s)
+        _steps_grouped(result.steps)
         if result.outcome:
             with _step("outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed"):
                 _verdicts(result.outcome)

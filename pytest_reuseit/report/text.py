@@ -37,7 +37,7 @@ def failure_text(result: RunResult) -> str:
     out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
     if step is not None:
-        out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
+        out.extend(_step_header(result, step))
     out.append(f"  phase: {result.failed_phase or 'start'}")
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
@@ -66,6 +66,17 @@ def _trace_lines(result: RunResult) -> list[str]:
     if result.trace_withheld:
         return [f"trace: not kept ({result.trace_withheld})"]
     return []
+
+
+def _step_header(result: RunResult, step: StepResult) -> list[str]:
+    """The failed step; one from a used workflow nested under its group, with its own file."""
+    if not step.group:
+        return [f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}"]
+    members = [s.index for s in result.steps if s.group_id == step.group_id]
+    return [
+        f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
+        f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
+    ]
 
 
 def _step_lines(step: StepResult) -> list[str]:

@@ -12,6 +12,7 @@ Python, twice, was nearly all the time of collecting many files (benchmarks/READ
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +23,8 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, UploadArgs, Workflow, closest
-from .placeholders import names_in
+from .model import Extract, Op, Step, UploadArgs, Workflow, closest
+from .placeholders import PLACEHOLDER, names_in
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
 FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
@@ -62,10 +63,28 @@ class Source:
 
 
 @dataclass(frozen=True)
+class StepOrigin:
+    """Where a step of the run was written: the workflow's own file, or a file it ``use``s."""
+
+    file: str  # as messages name it
+    group: str = ""  # "" for the workflow's own steps; the ``use`` chain otherwise ("login.reuseit.yaml")
+    group_id: str = ""  # tells two uses of the same file apart: the use steps' indexes ("1", "1/0")
+
+
+@dataclass(frozen=True)
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
     folder: str = "."  # the file's folder: upload paths are relative to it
+    # One per step of ``workflow.steps`` once ``use`` steps are expanded (empty: all the file's own).
+    origins: tuple[StepOrigin, ...] = ()
+    session: LoadedWorkflow | None = None  # the ``session: {from: ...}`` workflow, loaded
+    # The steps as written (``use`` expanded, params filled), for a workflow that uses this one.
+    raw_steps: tuple[Any, ...] = field(default=(), hash=False, compare=False, repr=False)
+
+    def origin(self, index: int) -> StepOrigin:
+        """Where step ``index`` (0-based) was written."""
+        return self.origins[index] if index < len(self.origins) else StepOrigin(self.source.path)
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -217,13 +236,15 @@ def _check_placeholders(
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names) | set(wf.usefixtures)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
         for name in names_in(text):
             if name.startswith(("env.", "secret.")):
                 continue
+            if name.split(".", 1)[0] in wf.usefixtures:
+                continue  # a fixture's value (or a key of it): known only once the fixture has run
             missing_in = [v.id for v in wf.all_variations() if name not in base and name not in v.params]
             if missing_in:
                 known = sorted(base | {k for v in wf.all_variations() for k in v.params})
@@ -289,7 +310,105 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     return problems
 
 
-def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+# --------------------------------------------------------------------------- use: and session:
+
+# The files being loaded, outermost first: (resolved path, name as messages show it).
+Chain = tuple[tuple[str, str], ...]
+
+
+def _fill(raw: Any, values: dict[str, object]) -> Any:
+    """``raw`` with every ``{name}`` of ``values`` replaced by its value's text (others untouched:
+    the run fills them, in the using workflow's context, so a value may itself be ``{base_url}``)."""
+    if isinstance(raw, str):
+        text = raw
+        for _ in range(10):  # a value may name another one (expected: "{word}"); a loop stops here
+            if not any(name in values for name in names_in(text)):
+                break
+            text = PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
+        return text
+    if isinstance(raw, dict):
+        return {k: _fill(v, values) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return [_fill(v, values) for v in raw]
+    return raw
+
+
+def _load_other(
+    written: str, folder: str, source: Source, doc_path: tuple[str | int, ...], chain: Chain, **kw: Any
+) -> LoadedWorkflow:
+    """Load a file this one refers to (``use``, ``session.from``), naming the chain on any problem."""
+    target = (Path(folder) / written).resolve()
+    shown = os.path.normpath(str(Path(source.path).parent / written))
+    names = [name for _, name in chain] + [shown]
+    where = f"{source.where(*doc_path)}: {format_path(doc_path)}"
+    if any(str(target) == real for real, _ in chain):
+        raise WorkflowFormatError(source.path, [f"{where}: a cycle: {' → '.join(names)}"])
+    if not target.is_file():
+        raise WorkflowFormatError(
+            source.path,
+            [
+                f"{where}: file {written!r} does not exist ({' → '.join(names)}; paths are relative to the workflow file)"
+            ],
+        )
+    try:
+        return load(target, display=shown, _chain=(*chain, (str(target), shown)), **kw)
+    except WorkflowFormatError as exc:
+        if exc.path == source.path:
+            raise  # a deeper cycle or missing file: already named with the whole chain
+        raise WorkflowFormatError(
+            source.path, [f"{where}: {shown} (used from here) is invalid:", *[f"  {p}" for p in exc.problems]]
+        ) from None
+
+
+def _remap(source: Source, old: int, new: int, into: dict[tuple[str | int, ...], int]) -> None:
+    """Copy the lines of ``steps[old]`` in ``source`` as ``steps[new]``."""
+    for key, line in source.lines.items():
+        if len(key) >= 2 and key[0] == "steps" and key[1] == old:
+            into[("steps", new) + key[2:]] = line
+
+
+def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: Any) -> LoadedWorkflow:
+    """Replace every ``use`` step by the used workflow's steps (params filled), keeping where each
+    step was written; load the ``session`` workflow."""
+    wf, source = loaded.workflow, loaded.source
+    raw_steps = data.get("steps") or []
+    steps: list[Step] = []
+    raws: list[Any] = []
+    origins: list[StepOrigin] = []
+    lines = {k: v for k, v in source.lines.items() if not (k and k[0] == "steps")}
+    for i, step in enumerate(wf.steps):
+        if step.use is None:
+            _remap(source, i, len(steps), lines)
+            steps.append(step)
+            raws.append(raw_steps[i])
+            origins.append(StepOrigin(source.path))
+            continue
+        used = _load_other(step.use, loaded.folder, source, ("steps", i, "use"), chain, **kw)
+        values: dict[str, object] = {**used.workflow.params, **(step.params or {})}
+        for j, raw in enumerate(used.raw_steps):
+            filled = _fill(raw, values)
+            _remap(used.source, j, len(steps), lines)
+            steps.append(Step.model_validate(filled))
+            raws.append(filled)
+            inner = used.origin(j)
+            group = step.use if not inner.group else f"{step.use} › {inner.group}"
+            group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
+            origins.append(StepOrigin(inner.file, group, group_id))
+    session = None
+    if wf.session is not None:
+        session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
+    expanded = wf.model_copy(update={"steps": tuple(steps)}) if any(s.use for s in wf.steps) else wf
+    return LoadedWorkflow(expanded, Source(source.path, lines), loaded.folder, tuple(origins), session, tuple(raws))
+
+
+def parse(
+    text: str,
+    path: str,
+    folder: str | None = None,
+    *,
+    builtin_names: Collection[str] = (),
+    _chain: Chain = (),
+) -> LoadedWorkflow:
     """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
 
     ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
@@ -324,10 +443,13 @@ def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Col
     problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source, folder)
+    chain = _chain or ((str(Path(folder, Path(path).name).resolve()), path),)
+    return _expand(LoadedWorkflow(wf, source, folder), data, chain, builtin_names=builtin_names)
 
 
-def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+def load(
+    path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = (), _chain: Chain = ()
+) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -335,4 +457,5 @@ def load(path: str | Path, display: str | None = None, *, builtin_names: Collect
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
+    chain = _chain or ((str(p.resolve()), shown),)
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names, _chain=chain)

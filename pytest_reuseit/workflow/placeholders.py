@@ -1,7 +1,7 @@
 """``{placeholder}`` filling, with secrets kept out of everything but the typed value.
 
 ``{name}`` comes from (in order) values extracted earlier in the run, the variation's params,
-the workflow's params, then built-ins. ``{env.NAME}`` reads the environment. ``{secret.NAME}``
+the workflow's params, then built-ins (fixture values first, ``{fixture.key}`` for a mapping's keys). ``{env.NAME}`` reads the environment. ``{secret.NAME}``
 reads it too, but only :meth:`Values.render` with ``reveal=True`` (used at the moment of typing)
 puts the value in; everywhere else it stays written as ``{secret.NAME}``. ``{{``/``}}`` are
 literal braces; braces around anything that is not a name (JavaScript blocks) are left alone.
@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from ..errors import PlaceholderError
 
-PLACEHOLDER = re.compile(r"\{\{|\}\}|\{((?:env\.|secret\.)?[A-Za-z_][A-Za-z0-9_]*)\}")
+# {name}, {env.NAME}, {secret.NAME}, and {fixture.key} for a key of a fixture's mapping.
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\}")
 MASK = "******"
 
 
