@@ -540,7 +540,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     for name in chosen:
         log(f"--- {name}")
-        ROW_FUNCS[name](args.quick)
+        try:
+            ROW_FUNCS[name](args.quick)
+        except (Exception, SystemExit) as exc:  # one row that cannot be measured must not lose the others
+            message = " ".join(str(exc).split())[:300]
+            ROWS.append(Row(f"{name} (not measured)", "", "error", False, message))
+            log(f"{name}: not measured: {message}")
     load_end = os.getloadavg()
     print(
         f"machine: {CORES} cores, {platform.system()} {platform.release()}; {versions()}\n"

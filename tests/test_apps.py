@@ -128,7 +128,7 @@ def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pyteste
     out = result.stdout.str() + result.stderr.str()
     assert counts(result) == {"passed": 5, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
     result.assert_outcomes(passed=5)
-    # Servers start when a run first reads their placeholder: only TodoMVC's here.
+    # An application starts only for the tests that ask for its fixture: only TodoMVC here.
     assert list(started_apps(result)) == ["todomvc_url"], out
 
 

@@ -630,7 +630,13 @@ def _check_expect(ctx: _Ctx, exp: Expect, timeout_ms: float) -> list[DomVerdict]
     started on closed meanwhile (a pop-up that closes itself just after its last op)."""
     acting_on = ctx.page
     reveal = functools.partial(ctx.values.render, reveal=True)  # compared with the real value, shown masked
-    verdicts = check_expect(ctx.pages, exp, reveal, timeout_ms)
+    try:
+        verdicts = check_expect(ctx.pages, exp, reveal, timeout_ms)
+    except BrokenRun:
+        # "Target page has been closed" reads as the browser going away; it is only the page.
+        if not (acting_on.is_closed() and ctx.pages.open_pages()):
+            raise
+        return check_expect(ctx.pages, exp, reveal, timeout_ms)
     if any(not dv.ok for dv in verdicts) and acting_on.is_closed() and ctx.pages.open_pages():
         verdicts = check_expect(ctx.pages, exp, reveal, timeout_ms)
     return verdicts
