@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.fixtures import TopRequest
 
 from . import hookspecs
 from . import settings as settings_mod
@@ -20,9 +21,11 @@ from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .experience import learn_from_result
 from .llm.client import load_prices
+from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
 from .report import allure_adapter, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
+from .workflow import ops
 from .workflow.loader import LoadedWorkflow, load
 
 log = logging.getLogger(__name__)
@@ -30,6 +33,37 @@ log = logging.getLogger(__name__)
 RUNTIME = pytest.StashKey[Runtime]()
 RESULT = pytest.StashKey[RunResult]()
 SITES = pytest.StashKey[LocalSites]()
+OPS = pytest.StashKey["SessionOps"]()
+
+
+class SessionOps:
+    """What ``pytest_reuseit_ops`` receives: ``register`` adds an op for this pytest session.
+
+    The op registry is per process; ops a session registered are removed when it ends, so a
+    second session in the same process (pytester, IDE runners) starts from the built-in ops.
+    """
+
+    def __init__(self) -> None:
+        self.added: list[str] = []
+
+    def register(
+        self, name: str, args: Any, description: str, handler: ops.Handler | None = None, **options: Any
+    ) -> ops.OpSpec:
+        """Same arguments as :func:`pytest_reuseit.workflow.ops.register`."""
+        try:
+            entry = ops.register(name, args, description, handler, **options)
+        except ValueError as exc:
+            raise pytest.UsageError(f"pytest_reuseit_ops: {exc}") from None
+        self.added.append(name)
+        return entry
+
+    def names(self) -> tuple[str, ...]:
+        return ops.names()
+
+    def close(self) -> None:
+        for name in reversed(self.added):
+            ops.unregister(name)
+        self.added.clear()
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -69,6 +103,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
     config.stash[SITES] = LocalSites()
+    registry = SessionOps()
+    config.stash[OPS] = registry
+    config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
     config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
 
@@ -80,6 +117,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     sites = config.stash.get(SITES, None)
     if sites is not None:
         sites.close()
+    registry = config.stash.get(OPS, None)
+    if registry is not None:
+        registry.close()
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -121,12 +161,29 @@ class WorkflowFile(pytest.File):
         wf = loaded.workflow
         for tag in wf.tags:
             self.config.addinivalue_line("markers", f"{tag}: workflow tag")
+        items = []
         for var in wf.all_variations():
             item = WorkflowItem.from_parent(self, name=f"{_stem(self.path)}[{var.id}]", loaded=loaded, variation=var.id)
             item.add_marker("reuseit")
             for tag in wf.tags:
                 item.add_marker(tag)
-            yield item
+            for mark in allure_marks(wf):
+                item.add_marker(mark)
+            for spec in (*wf.marks, *var.marks):
+                item.add_marker(mark_from_spec(spec))
+            item.request_fixtures()
+            items.append(item)
+        for item in items[:1]:
+            # Every variation requests the same fixtures: naming the missing ones once is enough.
+            missing = item.missing_fixtures()
+            if missing:
+                where = loaded.source.where("usefixtures")
+                raise self.CollectError(
+                    f"{where}: usefixtures: unknown fixture{'s' if len(missing) > 1 else ''} "
+                    f"{', '.join(repr(m) for m in missing)} (not defined in a conftest.py or plugin visible from "
+                    f"{_display_path(self.config, self.path)}); 'pytest --fixtures' lists the available ones"
+                )
+        yield from items
 
 
 class WorkflowItem(pytest.Item):
@@ -141,6 +198,30 @@ class WorkflowItem(pytest.Item):
             loaded.source.line("variations", loaded.workflow.variations.index(var)) if loaded.workflow.variations else 1
         )
 
+    # ------------------------------------------------------------ fixtures (as pytest.Function does)
+
+    def request_fixtures(self) -> None:
+        """Resolve ``usefixtures`` (and autouse fixtures) the way pytest does for a test function."""
+        names = self.loaded.workflow.usefixtures
+        if names:
+            self.add_marker(pytest.mark.usefixtures(*names))
+        # pytest has no public API for fixtures on non-Python items; these are the attributes
+        # pytest.Function sets up (tavern's YamlItem does the same).
+        self._fixtureinfo = self.session._fixturemanager.getfixtureinfo(node=self, func=None, cls=None)
+        self.fixturenames = self._fixtureinfo.names_closure
+        self.funcargs: dict[str, object] = {}
+        self._request = TopRequest(self, _ispytest=True)  # type: ignore[arg-type]
+
+    def missing_fixtures(self) -> list[str]:
+        known = self._fixtureinfo.name2fixturedefs
+        return [name for name in self.fixturenames if name not in known and name != "request"]
+
+    def setup(self) -> None:
+        self._request._fillfixtures()
+
+    def fixture_values(self) -> dict[str, object]:
+        return {name: self.funcargs[name] for name in self.loaded.workflow.usefixtures}
+
     def runtest(self) -> None:
         runtime = self.config.stash[RUNTIME]
         allure_adapter.before_run(self.loaded, self.variation, runtime.settings.params)
@@ -148,7 +229,7 @@ class WorkflowItem(pytest.Item):
             self.loaded,
             self.variation,
             self.nodeid,
-            placeholders=placeholders_for(self),
+            placeholders=[fixture_placeholders(self.fixture_values()), *placeholders_for(self)],
             on_start=lambda page: self.ihook.pytest_reuseit_run_start(item=self, page=page),
         )
         self.stash[RESULT] = result
@@ -174,6 +255,10 @@ class WorkflowItem(pytest.Item):
                 reasons.append("checks were not judged (no model): " + "; ".join(v.check for v in result.not_judged))
             if reasons:
                 raise WorkflowFailed(f"workflow '{result.workflow}' [{result.variation}] " + "\n".join(reasons), result)
+        if result.not_judged and runtime.settings.llm != "off":
+            # Nothing unjudged passes silently: no model was configured (an explicit --reuseit-llm off
+            # passes them, counted in the summary).
+            pytest.skip(unjudged_reason(len(result.not_judged)))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
         exc = excinfo.value
@@ -186,6 +271,14 @@ class WorkflowItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
+
+
+def unjudged_reason(count: int) -> str:
+    return (
+        f"not judged: {count} check(s) in words need a model and none is configured; set OPENAI_BASE_URL "
+        "and OPENAI_API_KEY to judge them, give them an expect (a DOM assertion), or pass --reuseit-llm off "
+        "to accept them unjudged"
+    )
 
 
 class InvalidWorkflowItem(pytest.Item):
@@ -210,21 +303,26 @@ class InvalidWorkflowItem(pytest.Item):
 # --------------------------------------------------------------------------- reports and summary
 
 
-@pytest.hookimpl(hookwrapper=True)
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield
     report = outcome.get_result()  # type: ignore[attr-defined]
     result = item.stash.get(RESULT, None)
+    if call.when == "call" and isinstance(item, InvalidWorkflowItem):
+        report.reuseit_invalid = item.error.problems[0] if item.error.problems else str(item.error)
     if call.when == "call" and result is not None:
+        # tryfirst: this runs after allure-pytest's own wrapper has set the test's status.
+        allure_adapter.finish(result)
         # A plain dict survives xdist's report serialisation, so the controller can summarise.
         report.reuseit = {
-            "label": result.label,
+            "label": "not judged" if report.skipped else result.label,
             "workflow": result.workflow,
             "variation": result.variation,
             "file": result.file,
             "line": result.line,
             "category": result.analysis.category if result.analysis else "",
             "why": result.analysis.why if result.analysis else result.message,
+            "infrastructure": result.infrastructure,
             "recovered": text.recovered_text(result),
             "not_judged": [f"step check: {v.check}" for v in result.not_judged],
             "healing": [
@@ -259,23 +357,30 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    reports = [
+        rep for key in ("passed", "failed", "error", "skipped", "") for rep in terminalreporter.stats.get(key, [])
+    ]
     runs = [
         (rep.nodeid, rep.reuseit)
-        for key in ("passed", "failed", "error", "")
-        for rep in terminalreporter.stats.get(key, [])
+        for rep in reports
         if getattr(rep, "reuseit", None) and getattr(rep, "when", "") == "call"
     ]
-    if not runs:
+    invalid = [(rep.nodeid, rep.reuseit_invalid) for rep in reports if getattr(rep, "reuseit_invalid", None)]
+    if not runs and not invalid:
         return
     runtime = config.stash.get(RUNTIME, None)
-    if runtime is not None and not hasattr(config, "workerinput"):
+    if runs and runtime is not None and not hasattr(config, "workerinput"):
         out = Path(str(config.rootpath)) / runtime.settings.output
         run_context.write_usage(out / "usage.json", runs)
         run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
-    for line in _summary_lines(runs, verbose=config.option.verbose > 0):
+    for line in _summary_lines(runs, verbose=config.option.verbose > 0) if runs else ():
         write(line)
+    if invalid:  # files that could not be loaded are no workflow runs, but they are not forgotten either
+        write(f"{len(invalid)} invalid workflow file(s):")
+        for nodeid, problem in invalid:
+            write(f"INVALID {nodeid.split('::')[0]}: {problem}")
 
 
 def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:
@@ -285,6 +390,8 @@ def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> 
         counts[info["label"]] = counts.get(info["label"], 0) + 1
     order = ("passed", "recovered", "healed", "failed", "broken")
     yield ", ".join(f"{counts.get(k, 0)} {k}" for k in order) + f"  ({len(runs)} workflow runs)"
+    if counts.get("not judged"):
+        yield f"{counts['not judged']} skipped: checks in words not judged (no model configured)"
     calls = sum(i["usage"]["calls"] for _, i in runs)
     if calls or any(i["usage"]["cache_hits"] for _, i in runs):
         hits = sum(i["usage"]["cache_hits"] for _, i in runs)
@@ -293,7 +400,9 @@ def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> 
         yield f"model: {calls} calls, {hits} cache hits, {tokens} tokens, ${cost:.4f}"
     for nodeid, info in runs:
         if info["label"] in ("failed", "broken"):
-            yield f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0]
+            line = f"{info['label'].upper()} {nodeid} [{info['category']}] {info['why']}".splitlines()[0]
+            infra = info.get("infrastructure")
+            yield line + (f" (recovery cut short: {infra.splitlines()[0]})" if infra else "")
     for nodeid, info in runs:
         if info["recovered"]:
             yield f"{info['label'].upper()} {nodeid}:"

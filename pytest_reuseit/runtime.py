@@ -13,18 +13,21 @@ from collections import ChainMap
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 
+from . import browser_context
 from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
 from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
+from .engine.analysis import observe
 from .engine.ports import Models
 from .engine.result import RunResult
 from .engine.runner import RunOptions, execute
-from .errors import PlaceholderError
+from .errors import BrokenRun, PlaceholderError
 from .experience import DEFAULT_DIR as EXPERIENCE_DIR
 from .experience import ExperienceStore
 from .llm.agent import ModelAgent
@@ -55,6 +58,8 @@ class Runtime:
         self.root = root
         self._session: BrowserSession | None = None
         self._own_sites = LocalSites() if placeholders is None else None
+        # session workflow -> (its result, its storage state): run once per process.
+        self._sessions: dict[str, tuple[RunResult, dict[str, Any] | None]] = {}
         self.placeholders: Placeholders = [self._own_sites] if self._own_sites is not None else placeholders or ()
         self._llm: LlmClient | None = None
         self._thread: ThreadPoolExecutor | None = None
@@ -230,14 +235,85 @@ class Runtime:
         placeholders: Placeholders,
         on_start: Callable[[Page], None] | None,
     ) -> RunResult:
+        return self._run_keeping(loaded, variation, run_id, placeholders, on_start)[0]
+
+    def _values(self, loaded: LoadedWorkflow, variation: str | None, placeholders: Placeholders) -> Values:
+        wf = loaded.workflow
+        var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
+        return Values({**wf.params, **var.params, **self.settings.params}, self.builtins(placeholders))
+
+    def _context_options(
+        self, loaded: LoadedWorkflow, variation: str | None, placeholders: Placeholders
+    ) -> browser_context.ContextOptions:
+        """Playwright context options; BrokenRun (or PlaceholderError) when they cannot be built,
+        among them a session workflow that did not pass."""
+        state = self._session_state(loaded.session, placeholders) if loaded.session is not None else None
+        devices = self.session.playwright.devices if loaded.workflow.browser.device else None
+        return browser_context.build(loaded, self._values(loaded, variation, placeholders), devices, state)
+
+    def _session_state(self, login: LoadedWorkflow, placeholders: Placeholders) -> dict[str, Any]:
+        """The storage a ``session: {from: ...}`` workflow leaves: run once per process (so once
+        per pytest session and xdist worker), kept in memory only (it holds login cookies)."""
+        key = str(Path(login.folder, Path(login.source.path).name))
+        if key not in self._sessions:
+            result, state = self._run_keeping(
+                login, None, f"session-{login.source.path}", placeholders, None, keep_state=True
+            )
+            self._sessions[key] = (result, state)
+        result, state = self._sessions[key]
+        if result.status != "passed" or state is None:
+            why = (result.message or result.status).splitlines()[0]
+            raise BrokenRun(
+                f"the session workflow {login.source.path} did not pass ({result.label}: {why}); "
+                "this run starts from its browser session, so it cannot be judged"
+            )
+        return state
+
+    def _not_started(self, loaded: LoadedWorkflow, variation: str | None, message: str) -> RunResult:
+        """The result of a run that could not start (its context could not be built): broken."""
+        wf = loaded.workflow
+        var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
+        index = wf.variations.index(var) if var in wf.variations else None
+        result = RunResult(
+            workflow=wf.name,
+            file=loaded.source.path,
+            line=loaded.source.line("variations", index) if index is not None else 1,
+            variation=var.id,
+            kind=var.kind,
+            task=wf.task,
+            params={},
+            total_steps=len(wf.steps),
+            status="broken",
+            message=message,
+            failed_phase="start",
+        )
+        result.analysis = observe(result)
+        return result
+
+    def _run_keeping(
+        self,
+        loaded: LoadedWorkflow,
+        variation: str | None,
+        run_id: str,
+        placeholders: Placeholders,
+        on_start: Callable[[Page], None] | None,
+        *,
+        keep_state: bool = False,
+    ) -> tuple[RunResult, dict[str, Any] | None]:
+        """One run; with ``keep_state`` also the context's storage state when it passed."""
         s = self.settings
         wf = loaded.workflow
         folder = self.root / s.output / artifacts.slug(run_id)
         shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
+        try:
+            options = self._context_options(loaded, variation, placeholders)
+        except (BrokenRun, PlaceholderError) as exc:
+            return self._not_started(loaded, variation, str(exc)), None
         fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
         texts = LongTexts()
-        context = self.session.new_context(wf.browser.context_kwargs(), fence)
+        context = self.session.new_context(options.kwargs, fence)
         tracing = s.trace != "off"
+        state: dict[str, Any] | None = None
         try:
             if tracing:
                 # DOM snapshots before/after every action; the screencast film strip is left out:
@@ -260,12 +336,15 @@ class Runtime:
                 models=models,
                 blocked=fence.blocked,
             )
+            result.typed_secret = result.typed_secret or options.revealed_secret
             bad = result.status in ("failed", "broken")
             if tracing:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
             # After the trace: result.json says where it is, or why it was withheld.
+            if keep_state and not bad:
+                state = dict(context.storage_state())  # in memory only: it holds the login
             if s.artifacts == "always" or (s.artifacts == "on-failure" and bad):
                 artifacts.write(result, folder)
             if s.artifacts != "never":
@@ -273,7 +352,7 @@ class Runtime:
                 # anything may be reported, passed runs included.
                 texts.mask = models.mask
                 texts.write(folder)
-            return result
+            return result, state
         finally:
             try:
                 context.close()

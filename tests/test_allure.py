@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -126,7 +127,9 @@ def test_each_variation_is_its_own_allure_test_with_labels(allure_run: dict[str,
     }
     params = {p["name"]: p["value"] for p in first["parameters"]}
     assert params["variation"] == "'first'"
-    assert "<ol><li>Search {product}</li></ol>" in first["descriptionHtml"]
+    # The description shows what ran: placeholders filled.
+    assert "<ol><li>Search backpack</li></ol>" in first["descriptionHtml"]
+    assert "{" not in first["descriptionHtml"]
 
 
 @pytest.mark.slow
@@ -153,7 +156,9 @@ def test_step_tree_with_screenshots_on_the_right_sub_steps(allure_run: dict[str,
     failing = allure_run["by_name"]["Price is right [default]"]
     tree = _walk(failing["steps"])
     top = [st for d, st in tree if d == 0]
-    assert top[0]["name"].startswith("Step 1: Read the Daypack price") and top[0]["status"] == "failed"
+    # Before step 1: the start page loading, with its own time.
+    assert top[0]["name"].startswith("open http://127.0.0.1:") and top[0]["start"] == failing["start"]
+    assert top[1]["name"].startswith("Step 1: Read the Daypack price") and top[1]["status"] == "failed"
     names = [st["name"] for _, st in tree]
     assert any(n == "post checks" for n in names)
     verdict = next(st for _, st in tree if st["name"].startswith("post check [dom] NOT met"))
@@ -185,9 +190,60 @@ def test_recovered_run_is_passed_but_visibly_different(allure_run: dict[str, Any
     assert ("tag", "recovered") in {(lab["name"], lab["value"]) for lab in rec["labels"]}
     assert ("tag", "recovered") not in {(lab["name"], lab["value"]) for lab in clean["labels"]}
     assert any(a["name"].startswith("recovered: what was recovered") for a in rec["attachments"])
-    step = rec["steps"][0]
+    step = next(st for st in rec["steps"] if st["name"].startswith("Step 1"))
     assert "[recovered]" in step["name"]
     assert any(s["name"].startswith("attempt 1 (action)") and s["status"] == "passed" for s in step["steps"])
+
+
+def test_recovered_run_is_marked_flaky_with_its_own_category(allure_run: dict[str, Any]) -> None:
+    rec = allure_run["by_name"]["Banner in the way [default]"]
+    assert rec["statusDetails"]["flaky"] is True
+    assert rec["statusDetails"]["message"].startswith("[recovered] Recovered by fallback: step 1 (Search backpack)")
+    clean = allure_run["by_name"]["Two variations [first]"]
+    assert not (clean.get("statusDetails") or {}).get("flaky")
+    cats = json.loads((allure_run["root"] / "results" / "categories.json").read_text())
+    recovered = next(c for c in cats if c["name"] == "Recovered by fallback")
+    assert recovered["matchedStatuses"] == ["passed"]
+    import re
+
+    assert re.fullmatch(recovered["messageRegex"], rec["statusDetails"]["message"])
+    assert not any(re.fullmatch(c["messageRegex"], rec["statusDetails"]["message"]) for c in cats if c is not recovered)
+
+
+def test_step_times_are_real_and_add_up_to_the_test_duration(allure_run: dict[str, Any]) -> None:
+    for name, result in allure_run["by_name"].items():
+        total = result["stop"] - result["start"]
+        steps = result["steps"]
+        covered = sum(st["stop"] - st["start"] for st in steps)
+        assert abs(covered - total) <= 0.1 * total, (name, covered, total)
+        for _, st in _walk(steps):
+            assert result["start"] <= st["start"] <= st["stop"] <= result["stop"], (name, st["name"])
+            for child in st.get("steps", []):
+                assert st["start"] <= child["start"] and child["stop"] <= st["stop"], (name, child["name"])
+    failing = allure_run["by_name"]["Price is right [default]"]
+    waited = next(st for _, st in _walk(failing["steps"]) if st["name"].startswith("post check [dom] NOT met"))
+    assert waited["stop"] - waited["start"] >= 900  # check_timeout: 1 s of real waiting, not 0-9 ms
+
+
+def test_attempts_are_listed_in_the_order_they_happened(allure_run: dict[str, Any]) -> None:
+    rec = allure_run["by_name"]["Banner in the way [default]"]
+    step = next(st for st in rec["steps"] if st["name"].startswith("Step 1"))
+    names = [st["name"].split(" (")[0].split(":")[0] for st in step["steps"]]
+    # The action failed (the banner covers it), was recovered, then the post checks ran.
+    assert names == ["action", "attempt 1", "post checks"], names
+
+
+def test_no_module_paths_and_the_page_in_failure_messages(allure_run: dict[str, Any]) -> None:
+    results = allure_run["root"] / "results"
+    for path in results.iterdir():
+        if path.suffix == ".json":
+            assert "pytest_reuseit." not in path.read_text(), path.name
+            assert "_StepFailed" not in path.read_text(), path.name
+    failing = allure_run["by_name"]["Price is right [default]"]
+    message = failing["statusDetails"]["message"]
+    assert re.search(r"\(page '[^']*Trailhead Outfitters' at http://127\.0\.0\.1:\d+/demo/search\.html", message)
+    step = next(st for st in failing["steps"] if st["name"].startswith("Step 1"))
+    assert step["status"] == "failed" and "search.html" in step["statusDetails"]["message"]
 
 
 @pytest.mark.slow

@@ -446,6 +446,7 @@ def run_two_workers(pytester: pytest.Pytester, *remote: str) -> pytest.RunResult
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_connect_with_xdist_workers_runs_on_a_playwright_run_server(pytester: pytest.Pytester) -> None:
     """`playwright run-server` (what a pool of Playwright browser nodes runs) launches a browser per client."""
     with RunServer() as server:
@@ -511,6 +512,7 @@ def test_cdp_unreachable_is_broken_not_a_hang(tmp_path, pages_url) -> None:  # t
     assert "ECONNREFUSED" in str(err.value)
 
 
+@pytest.mark.slow
 def test_cdp_with_xdist_workers_shares_one_running_chromium(pytester: pytest.Pytester, cdp_chromium) -> None:  # type: ignore[no-untyped-def]
     result = run_two_workers(pytester, "--reuseit-cdp", cdp_chromium.endpoint)
     result.assert_outcomes(passed=4)
@@ -518,6 +520,7 @@ def test_cdp_with_xdist_workers_shares_one_running_chromium(pytester: pytest.Pyt
     assert cdp_chromium.alive()  # both workers disconnected without closing the shared browser
 
 
+@pytest.mark.slow
 def test_connect_and_cdp_together_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.path.joinpath("scale.reuseit.yaml").write_text(SCALE_WORKFLOW)
     result = pytester.runpytest_subprocess(

@@ -522,4 +522,4 @@ steps:
     assert result.status == "failed"
     assert "attempt 1 failed" in caplog.text  # the line that would carry it was written
     assert secret not in caplog.text
-    assert "******" in caplog.text
+    assert "***" in caplog.text

@@ -73,6 +73,7 @@ def finish(proc: subprocess.Popen[str]) -> dict[str, object]:
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_two_processes_writing_the_same_keys_leave_whole_entries(tmp_path: Path) -> None:
     folder = tmp_path / "cache"
     procs = [start(WRITER, str(folder), name, str(KEYS), "4") for name in ("a", "b")]

@@ -329,7 +329,7 @@ def test_malformed_yaml_names_file_and_line() -> None:
         start_url: u
         steps: [{action: a}]
     """)
-    assert problem.startswith(f"{FILE}:3: invalid YAML: ")
+    assert problem.startswith(f"{FILE}:3:10: invalid YAML: ")
     assert "expected ',' or ']'" in problem
 
 
@@ -341,7 +341,7 @@ ONE_PROBLEM = [
           task: t
         steps: x
     """,
-        f"{FILE}:2: invalid YAML: mapping values are not allowed here",
+        f"{FILE}:2:7: invalid YAML: mapping values are not allowed here",
         id="bad_indentation_is_reported_on_its_line",
     ),
     pytest.param(
@@ -467,7 +467,7 @@ ONE_PROBLEM = [
         name: m
         steps: [{action: a}]
     """,
-        f"{FILE}:4: invalid YAML: key 'name' appears twice (first on line 1)",
+        f"{FILE}:4:1: invalid YAML: key 'name' appears twice (first on line 1)",
         id="duplicate_keys_are_refused_with_both_lines",
     ),
     pytest.param(
@@ -480,7 +480,7 @@ ONE_PROBLEM = [
             retries: 1
             retries: 2
     """,
-        f"{FILE}:7: invalid YAML: key 'retries' appears twice (first on line 6)",
+        f"{FILE}:7:5: invalid YAML: key 'retries' appears twice (first on line 6)",
         id="duplicate_keys_deep_inside_a_step",
     ),
     pytest.param(
@@ -690,7 +690,7 @@ def test_python_tags_are_refused_and_never_executed(tmp_path: Path) -> None:
         start_url: u
         steps: [{{action: a}}]
     """)
-    assert problem.startswith(f"{FILE}:2: invalid YAML: could not determine a constructor for the tag")
+    assert problem.startswith(f"{FILE}:2:7: invalid YAML: could not determine a constructor for the tag")
     assert "python/object/apply:os.system" in problem
     assert "Python tags are not allowed in workflow files" in problem
     assert not marker.exists()
@@ -703,7 +703,7 @@ def test_python_name_tag_is_refused_too(tmp_path: Path) -> None:
         start_url: u
         steps: [{action: a}]
     """)
-    assert problem.startswith(f"{FILE}:1: invalid YAML:") and "Python tags are not allowed" in problem
+    assert problem.startswith(f"{FILE}:1:7: invalid YAML:") and "Python tags are not allowed" in problem
 
 
 def test_unknown_placeholder_with_a_suggestion() -> None:
@@ -745,7 +745,7 @@ def test_placeholders_that_are_fine() -> None:
     wf = parse(
         yml("""
         name: n
-        task: "{{literal}} {env.HOME} {secret.PASSWORD} {later}"
+        task: "{{literal}} {env.HOME} {secret.PASSWORD}"
         start_url: "{base_url}/"
         variations:
           - id: a
@@ -885,10 +885,21 @@ def test_mask_replaces_used_secret_values() -> None:
     assert v.mask("never-used stays") == "never-used stays"
 
 
-def test_empty_secret_does_not_mask_everything() -> None:
-    v = Values(params={}, environ={"EMPTY": ""})
-    assert v.render("[{secret.EMPTY}]", reveal=True) == "[]"
-    assert v.mask("some text") == "some text"
+@pytest.mark.parametrize("value", ["", "a", "abc"])
+def test_short_secret_is_refused_before_it_could_mask_ordinary_text(value: str) -> None:
+    v = Values(params={}, environ={"SHORT": value})
+    with pytest.raises(PlaceholderError) as info:
+        v.render("[{secret.SHORT}]", reveal=True)
+    assert str(info.value).startswith(f"secret 'SHORT' is {len(value)} characters long; secrets need at least 4")
+    assert v.mask("a b c some text") == "a b c some text"
+
+
+def test_mask_covers_url_encoded_forms_and_values_read_from_the_page() -> None:
+    v = Values(params={}, environ={"TOKEN": "p@ss w/rd"})
+    v.load_secrets(["TOKEN"])  # known from the start: masked before it is ever typed
+    assert v.mask("/login?t=p%40ss%20w%2Frd&u=p%40ss+w%2Frd") == f"/login?t={MASK}&u={MASK}"
+    v.add_derived("Welcome, admin-42")
+    assert v.mask("page says Welcome, admin-42!") == f"page says {MASK}!"
 
 
 # --------------------------------------------------------------------------- schema

@@ -43,6 +43,7 @@ steps:
 """
 
 
+@pytest.mark.slow
 def test_placeholders_hook_adds_a_builtin(pytester: pytest.Pytester, tiny_site: str) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_placeholders(config):
@@ -53,6 +54,7 @@ def test_placeholders_hook_adds_a_builtin(pytester: pytest.Pytester, tiny_site: 
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_placeholders_hook_values_are_read_only_when_used(pytester: pytest.Pytester, tiny_site: str) -> None:
     """Names are known at collection (validation); a value is read when a run uses it, not before."""
     pytester.makeconftest("""
@@ -89,6 +91,7 @@ def test_placeholders_hook_values_are_read_only_when_used(pytester: pytest.Pytes
     assert "greeting" in (pytester.path / "reads.txt").read_text()
 
 
+@pytest.mark.slow
 def test_a_conftest_placeholder_overrides_the_project_one(pytester: pytest.Pytester, tiny_site: str) -> None:
     """Conftests are asked before plugins: a suite can point {demo_url} at its own copy."""
     pytester.makeconftest(f"""
@@ -100,6 +103,7 @@ def test_a_conftest_placeholder_overrides_the_project_one(pytester: pytest.Pytes
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_unknown_placeholder_lists_the_hook_names(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_placeholders(config):
@@ -112,6 +116,7 @@ def test_unknown_placeholder_lists_the_hook_names(pytester: pytest.Pytester) -> 
     assert "typo.reuseit.yaml:5: steps[0].action: unknown placeholder {greting} (did you mean '{greeting}'?)" in out
 
 
+@pytest.mark.slow
 def test_placeholders_hook_returning_a_non_mapping_is_a_clear_error(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_placeholders(config):
@@ -123,6 +128,7 @@ def test_placeholders_hook_returning_a_non_mapping_is_a_clear_error(pytester: py
     assert "pytest_reuseit_placeholders must return a mapping of names to values, not list" in output_of(result)
 
 
+@pytest.mark.slow
 def test_run_start_gets_the_page_before_start_url_opens(pytester: pytest.Pytester, tiny_site: str) -> None:
     """The hook routes the start page: the workflow sees the hook's page, so it ran before the first load."""
     pytester.makeconftest("""
@@ -141,6 +147,7 @@ def test_run_start_gets_the_page_before_start_url_opens(pytester: pytest.Pyteste
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_run_start_error_ends_the_item_as_an_error_naming_it(pytester: pytest.Pytester, tiny_site: str) -> None:
     pytester.makeconftest("""
         def pytest_reuseit_run_start(item, page):
@@ -152,6 +159,7 @@ def test_run_start_error_ends_the_item_as_an_error_naming_it(pytester: pytest.Py
     assert "RuntimeError: seeding the account failed" in output_of(result)
 
 
+@pytest.mark.slow
 def test_run_end_sees_each_verdict(pytester: pytest.Pytester, tiny_site: str) -> None:
     pytester.makeconftest("""
         import json, pathlib
@@ -216,6 +224,7 @@ steps:
 """
 
 
+@pytest.mark.slow
 def test_a_run_against_your_own_site_starts_no_local_server(pytester: pytest.Pytester, tiny_site: str) -> None:
     pytester.makeconftest(SITE_PROBE)
     write(pytester, "own.reuseit.yaml", PASS_WF)
@@ -226,6 +235,7 @@ def test_a_run_against_your_own_site_starts_no_local_server(pytester: pytest.Pyt
     assert "reuseit-sites" not in probe["threads"]
 
 
+@pytest.mark.slow
 def test_the_demo_server_starts_when_a_workflow_uses_demo_url(pytester: pytest.Pytester, tiny_site: str) -> None:
     """The positive control of the test above: the same probe sees the server when it is used."""
     pytester.makeconftest(SITE_PROBE)
@@ -236,3 +246,58 @@ def test_the_demo_server_starts_when_a_workflow_uses_demo_url(pytester: pytest.P
     probe = json.loads((pytester.path / "probe.json").read_text())
     assert probe["started"] is True
     assert "reuseit-sites" in probe["threads"]
+
+
+OPS_CONFTEST = """
+    def stamp(ctx, arg):
+        ctx.page.evaluate("(t) => { document.getElementById('out').textContent = t; }", ctx.render(arg))
+
+    def pytest_reuseit_ops(registry):
+        registry.register("stamp", str, "Write a text into the output paragraph.", stamp)
+"""
+
+STAMP_WF = """\
+name: Stamps through a conftest op
+task: stamp
+start_url: "{base_url}/index.html"
+params: {word: stamped-by-conftest}
+settings: {retries: 0, check_timeout: 1}
+steps:
+  - action: Stamp the word
+    do:
+      - stamp: "{word}"
+    post:
+      - expect: {text: {css: "#out", equals: stamped-by-conftest}}
+"""
+
+
+@pytest.mark.slow
+def test_ops_hook_registers_an_op_usable_in_do_lists(pytester: pytest.Pytester, tiny_site: str) -> None:
+    pytester.makeconftest(OPS_CONFTEST)
+    write(pytester, "stamp.reuseit.yaml", STAMP_WF)
+    result = run_sub(pytester, tiny_site)
+    result.assert_outcomes(passed=1)
+
+
+def test_ops_hook_op_is_validated_and_gone_without_the_hook(pytester: pytest.Pytester) -> None:
+    """The op's argument type is checked at load; a session without the hook does not know the op."""
+    pytester.makeconftest(OPS_CONFTEST)
+    write(pytester, "bad.reuseit.yaml", STAMP_WF.replace('stamp: "{word}"', "stamp: {css: '#x'}"))
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
+    result.assert_outcomes(failed=1)
+    assert "bad.reuseit.yaml:9: steps[0].do[0].stamp:" in output_of(result)
+    (pytester.path / "conftest.py").unlink()
+    write(pytester, "stamp.reuseit.yaml", STAMP_WF)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--reuseit-llm", "off", "stamp.reuseit.yaml")
+    result.assert_outcomes(failed=1)
+    assert "unknown" in output_of(result) and "'stamp'" in output_of(result)
+
+
+def test_ops_hook_registering_a_builtin_name_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        def pytest_reuseit_ops(registry):
+            registry.register("click", str, "Mine.", lambda ctx, arg: None)
+    """)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "pytest_reuseit_ops: op 'click' is already registered" in output_of(result)

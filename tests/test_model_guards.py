@@ -734,7 +734,7 @@ def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(
     assert result.status == "passed", failure_text(result)  # the DOM part proves the page got the real value
     assert result.typed_secret
     (judge,) = requests(fake, "condition_check")
-    assert "Last value: ******" in page_text(judge)  # the page echoes it; the model gets it masked
+    assert "Last value: ***" in page_text(judge)  # the page echoes it; the model gets it masked
     assert "{secret.DEMO_SECRET}" in result.steps[0].actions[0].description
     _assert_secret_nowhere(fake, result, tmp_path)
 
@@ -759,7 +759,7 @@ def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(
     assert result.status == "passed", failure_text(result)
     assert fake.calls("agent_action") == 3
     after_fill = requests(fake, "agent_action")[1]
-    assert "******" in observation(after_fill)  # the field's value is in the observation, masked
+    assert "***" in observation(after_fill)  # the field's value is in the observation, masked
     _assert_secret_nowhere(fake, result, tmp_path)
 
 
@@ -784,7 +784,7 @@ def test_a_secret_in_a_failed_run_stays_out_of_the_analysis_and_the_report(
         ),
     )
     assert result.status == "failed"
-    assert result.steps[0].post[0].actual == "'Last value: ******'"
+    assert result.steps[0].post[0].actual == "'Last value: ***'"
     assert fake.calls("challenge_analysis") == 1
     assert (tmp_path / "reuseit-output" / "run" / "result.json").is_file()  # the report files were written
     assert result.trace is None and not list(tmp_path.rglob("trace.zip"))

@@ -175,9 +175,12 @@ def test_answer_schemas_are_strict_and_match_their_models(name: str) -> None:
 
 
 def _joined(names: tuple[str, ...], at_least: int) -> re.Pattern[str]:
-    """``at_least`` of ``names`` written one after another as a list, tuple, enum or regex."""
-    one = "[\"']?(?:" + "|".join(map(re.escape, names)) + ")[\"']?"
-    return re.compile(rf"{one}(?:\s*[,|]\s*{one}){{{at_least - 1},}}")
+    """``at_least`` of ``names`` written one after another as code: quoted items of a list, tuple
+    or Literal, or the alternatives of a regex (prose that names a few of them is not a copy)."""
+    name = "(?:" + "|".join(map(re.escape, names)) + ")"
+    quoted = f"[\"']{name}[\"']"
+    more = at_least - 1
+    return re.compile(rf"{quoted}(?:\s*[,|]\s*{quoted}){{{more},}}|\b{name}(?:\|{name}){{{more},}}\b")
 
 
 @pytest.mark.parametrize(

@@ -350,7 +350,8 @@ def test_tags_become_markers(pytester: pytest.Pytester, strict: bool) -> None:
 def test_tags_are_registered_markers(pytester: pytest.Pytester) -> None:
     write(pytester, "tagged.reuseit.yaml", PASS_WF.replace("steps:", "tags: [checkout_flow]\nsteps:", 1))
     items, _ = pytester.inline_genitems("--strict-markers")
-    assert {m.name for m in items[0].iter_markers()} == {"checkout_flow", "reuseit"}
+    # allure_label: the severity (normal by default), set as allure-pytest's own mark for --allure-severities.
+    assert {m.name for m in items[0].iter_markers()} == {"checkout_flow", "reuseit", "allure_label"}
     assert "checkout_flow: workflow tag" in items[0].config.getini("markers")
     result = pytester.runpytest("--markers")
     assert "@pytest.mark.reuseit: a guarded workflow run by pytest-reuseit" in result.stdout.str()
@@ -375,7 +376,7 @@ def test_unparseable_file_is_one_failing_item(pytester: pytest.Pytester) -> None
     result = pytester.runpytest("-p", "no:cacheprovider", "-rf")
     result.assert_outcomes(failed=2)
     out = output_of(result)
-    assert "bad.reuseit.yaml:3: invalid YAML: expected ',' or ']'" in out
+    assert "bad.reuseit.yaml:3:10: invalid YAML: expected ',' or ']'" in out
     assert "empty.reuseit.yml:1: a workflow file must be a mapping" in out
     assert_no_traceback(out)
 
@@ -590,6 +591,12 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
 
 
 @pytest.mark.slow
+def data_trace_named(mixed: Session, folder: Path) -> bool:
+    """result.json names the trace kept beside it (it was once written before the trace was saved)."""
+    trace = mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")["trace"]
+    return trace is not None and Path(trace).resolve() == (folder / "trace.zip").resolve()
+
+
 def test_failed_post_check_explains_itself(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Expects the wrong text [default]")
     assert "workflow 'Expects the wrong text' [default] FAILED" in text
@@ -610,8 +617,9 @@ def test_failed_post_check_explains_itself(mixed: Session) -> None:
     assert shown and (mixed.path / shown.group(1)).resolve() == folder.resolve()
     assert folder.is_dir()
     assert (folder / "trace.zip").is_file() and (folder / "trace.zip").stat().st_size > 0
-    shown = re.search(r"^trace: (\S+)  \(open with: playwright show-trace (\S+)\)$", text, re.M)
+    shown = re.search(r"^trace: (\S+)  \(open with: reuseit trace (\S+)\)$", text, re.M)
     assert shown and (mixed.path / shown.group(1)).resolve() == (folder / "trace.zip").resolve()
+    assert data_trace_named(mixed, folder)
     data = mixed.result_json("b_fail.reuseit.yaml::b_fail[default]")
     assert (data["status"], data["label"], data["failed_step"], data["failed_phase"]) == ("failed", "failed", 1, "post")
     assert data["analysis"]["category"] == "wrong_element_or_value"
@@ -670,12 +678,12 @@ def test_secret_values_are_never_written(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Types a secret and fails afterwards [default]")
     # The run really typed it: the echoed text and the field's value are what the check saw, masked.
     assert "FAILED" in text
-    assert re.search(r"actual:\s+'\*{6}'", text), text
+    assert re.search(r"actual:\s+'\*{3}'", text), text
     assert "{secret.REUSEIT_TEST_PASSWORD}" in text  # the typed op is shown as written
     assert SECRET_VALUE not in mixed.out
     data = mixed.result_json(nodeid)
     assert data["typed_secret"] is True
-    assert data["steps"][0]["post"][0]["actual"] == "'******'"
+    assert data["steps"][0]["post"][0]["actual"] == "'***'"
     folder = mixed.folder(nodeid)
     # A trace would hold the typed value: it is not kept for a run that typed a secret.
     assert not (folder / "trace.zip").exists()

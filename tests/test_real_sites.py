@@ -141,7 +141,8 @@ def test_window_nobody_switched_to_is_named_in_the_analysis(page, fence, pages_u
             ],
         }
     ]
-    result = run(page, fence, pages_url, workflow(steps, "popup.html"))
+    # A click that opens a window can take seconds on a loaded machine: room for it, then the fill waits as long.
+    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"action_timeout": 8}))
     assert result.status == "failed"
     assert "fill label='Name' value='A': timed out" in result.message
     assert result.unvisited_pages and result.unvisited_pages[0].endswith("popup-form.html?from=book")
@@ -374,7 +375,13 @@ def test_back_forward_reload(page, fence, pages_url) -> None:  # type: ignore[no
 
 
 def test_back_without_history_fails(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    result = run(page, fence, pages_url, workflow([{"action": "Back", "do": ["back"]}], "popup-info.html"))
+    steps = [
+        {
+            "action": "Open the help in a tab (a new tab has no history) and go back",
+            "do": [{"click": {"role": "link", "name": "Open the help in a tab"}, "new_page": True}, "back"],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"action_timeout": 8}))
     assert result.status == "failed"
     assert result.message == "action failed: back: there is no previous page in this page's history"
 

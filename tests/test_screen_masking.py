@@ -130,6 +130,7 @@ def _met(when: str) -> dict[str, Any]:
     return {"met": True, "explanation": f"{when}: yes"}
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("secrets")
 def test_a_passing_run_masks_the_secret_in_every_picture(
     pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, boxes: dict[str, Box], monkeypatch: pytest.MonkeyPatch

@@ -1,8 +1,9 @@
 """The pages the model judged, kept for ``reuseit promote`` (bounded, under ``.reuseit/promote``).
 
 Each time the model judges a check in words, the recorder keeps the page as it was (its HTML
-with the page's stylesheets inlined, so visibility survives without the site; its accessibility
-snapshot; its URL and title) with the verdict. One folder per check, named by a hash of the
+with the page's stylesheets inlined, so visibility survives without the site; its URL and title)
+with the verdict: one round trip to the browser, so a judged check pays little for it. The
+accessibility snapshot is taken later, by ``reuseit promote``, from the kept HTML. One folder per check, named by a hash of the
 workflow file, the check's line and its words; at most :data:`KEEP` records per verdict (met /
 not met) per check, the oldest dropped, and no page over :data:`MAX_HTML` bytes. Nothing is kept
 for a run that used a secret: masking replaces whole values, and a page can hold part of one (a
@@ -30,9 +31,13 @@ DEFAULT_DIR = ".reuseit/promote"
 KEEP = 5
 MAX_HTML = 1_000_000
 
-# The page's CSS rules as text (cross-origin sheets cannot be read and are left out).
-_CSS = """() => [...document.styleSheets].map(s => { try { return [...s.cssRules].map(r => r.cssText).join('\\n') }
- catch (e) { return '' } }).join('\\n')"""
+# The page's HTML, its CSS rules as text (cross-origin sheets cannot be read and are left out) and title.
+_PAGE = """() => ({
+  html: '<!DOCTYPE html>' + document.documentElement.outerHTML,
+  css: [...document.styleSheets].map(s => { try { return [...s.cssRules].map(r => r.cssText).join('\\n') }
+        catch (e) { return '' } }).join('\\n'),
+  title: document.title,
+})"""
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,6 @@ class JudgedPage:
     words: str  # as judged (placeholders filled in)
     url: str
     title: str
-    aria: str
     html: str
 
 
@@ -67,9 +71,9 @@ class PageRecorder:
             log.info("promotion record skipped: the run used a secret")
             return
         try:
-            html = _html_with_styles(page)
-            aria = page.locator("body").aria_snapshot(timeout=2000)
-            url, title = page.url, page.title()
+            snap = page.evaluate(_PAGE)
+            url, title = page.url, str(snap["title"])
+            html = _with_styles(str(snap["html"]), str(snap["css"]))
         except PlaywrightError as exc:  # a page that went away: nothing to keep, the run goes on
             log.info("promotion record skipped: %s", exc)
             return
@@ -88,7 +92,6 @@ class PageRecorder:
             "words": self.mask(rendered),
             "url": url,
             "title": self.mask(title),
-            "aria": self.mask(aria),
         }
         write_text(folder / f"{stamp}.html", self.mask(html))
         write_text(folder / f"{stamp}.json", json.dumps(record, indent=1))
@@ -116,16 +119,13 @@ def judged_pages(root: Path, file: str, line: int, words: str) -> list[JudgedPag
                 words=str(data.get("words", words)),
                 url=str(data["url"]),
                 title=str(data.get("title", "")),
-                aria=str(data.get("aria", "")),
                 html=html,
             )
         )
     return out
 
 
-def _html_with_styles(page: Page) -> str:
-    html = page.content()
-    css = page.evaluate(_CSS)
+def _with_styles(html: str, css: str) -> str:
     if not css:
         return html
     style = f"<style data-reuseit='inlined'>{css}</style>"

@@ -1,7 +1,8 @@
 """``reuseit promote``: a check in words becomes a DOM assertion the run decides without a model.
 
 For each check written only in words, the pages the model judged it on (kept by
-:mod:`.judged_pages` during runs) go to the model, which proposes DOM assertions
+:mod:`.judged_pages` during runs; their accessibility snapshots taken here from the kept HTML) go
+to the model, which proposes DOM assertions
 (``expect_proposal``). A proposal is kept only if, loaded back into Chromium (the recorded HTML
 served at its recorded URL, JavaScript off, nothing else fetched), it holds on every page judged
 met and fails on every page judged not met. A kept proposal is written beside the words as
@@ -13,12 +14,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Route
+from playwright.sync_api import Page, Route
 from pydantic import ValidationError
 
 from ..browser.assertions import check_expect
@@ -98,14 +101,16 @@ def to_expect(assertions: list[ProposedAssertion]) -> list[dict[str, Any]]:
     return out
 
 
-def messages(words: str, pages: list[JudgedPage]) -> list[dict[str, Any]]:
+def messages(session: BrowserSession, words: str, pages: list[JudgedPage]) -> list[dict[str, Any]]:
+    """The question: the words, and recorded pages of both verdicts (accessibility snapshot and HTML)."""
     shown = [p for p in reversed(pages) if p.met][: PAGES_SHOWN // 2]
     shown += [p for p in reversed(pages) if not p.met][: PAGES_SHOWN - len(shown)]
     parts: list[dict[str, Any]] = [{"type": "text", "text": f"Condition in words:\n{words}"}]
     for n, p in enumerate(shown, 1):
         head = f"Page {n}: judged {'MET' if p.met else 'NOT met'} ({p.explanation})\nURL: {p.url}\nTitle: {p.title}"
-        parts.append({"type": "text", "text": head + "\n" + data_block("page_text", p.aria)})
-        parts.append({"type": "text", "text": data_block("page_text", _html_excerpt(p.html))})
+        aria = _aria(session, p)
+        parts.append({"type": "text", "text": head + "\nAccessibility snapshot:\n" + data_block("page_text", aria)})
+        parts.append({"type": "text", "text": "HTML:\n" + data_block("page_text", _html_excerpt(p.html))})
     return [{"role": "system", "content": PROMOTE_SYSTEM}, {"role": "user", "content": parts}]
 
 
@@ -138,7 +143,7 @@ def promote(
         if not result.met:
             result.reason = "no recorded page judged met (run the workflow with a model first)"
             continue
-        answer = client.ask(SCHEMA, messages(pages[-1].words, pages), usage)
+        answer = client.ask(SCHEMA, messages(session, pages[-1].words, pages), usage)
         assert isinstance(answer, ExpectProposal)
         try:
             result.expect = to_expect(answer.assertions)
@@ -155,7 +160,9 @@ def promote(
     return doc, text, results
 
 
-def _holds(session: BrowserSession, expects: tuple[Expect, ...], page: JudgedPage) -> bool:
+@contextmanager
+def _loaded(session: BrowserSession, page: JudgedPage) -> Iterator[Page]:
+    """The recorded page in Chromium: its HTML served at its URL, JavaScript off, nothing else fetched."""
     context = session.new_context({"java_script_enabled": False}, None)
     url = page.url.split("#")[0]
 
@@ -169,11 +176,25 @@ def _holds(session: BrowserSession, expects: tuple[Expect, ...], page: JudgedPag
         context.route("**/*", serve)
         tab = context.new_page()
         tab.goto(url, wait_until="domcontentloaded", timeout=10_000)
-        return all(dv.ok for exp in expects for dv in check_expect(tab, exp, lambda t: t, VERIFY_TIMEOUT_MS))
-    except PlaywrightError:
-        return False
+        yield tab
     finally:
         context.close()
+
+
+def _holds(session: BrowserSession, expects: tuple[Expect, ...], page: JudgedPage) -> bool:
+    try:
+        with _loaded(session, page) as tab:
+            return all(dv.ok for exp in expects for dv in check_expect(tab, exp, lambda t: t, VERIFY_TIMEOUT_MS))
+    except PlaywrightError:
+        return False
+
+
+def _aria(session: BrowserSession, page: JudgedPage) -> str:
+    try:
+        with _loaded(session, page) as tab:
+            return tab.locator("body").aria_snapshot(timeout=5000)
+    except PlaywrightError as exc:
+        return f"(no accessibility snapshot: {exc})"
 
 
 def _html_excerpt(html: str) -> str:

@@ -6,6 +6,7 @@ failure report can say "expected text of css='.price' to contain '$' — actual:
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Callable
@@ -124,7 +125,18 @@ def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str],
                 False, f"{key} of {name} to {words}", f"{count} elements match (the locator must be unique)"
             )
         getter = loc.first.inner_text if key == "text" else loc.first.input_value
-        return DomVerdict(False, f"{key} of {name} to {words}", _safe(lambda: getter(timeout=200)))
+        actual = _safe(lambda: getter(timeout=200))
+        count = _element_count(loc)
+        if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
+            actual = f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
+        return DomVerdict(False, f"{key} of {name} to {words}", actual)
+
+
+def _element_count(loc: Any) -> int:
+    try:
+        return int(loc.count())
+    except (PlaywrightError, PlaywrightTimeout):
+        return 0
 
 
 def _count(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
@@ -165,13 +177,28 @@ def _url_or_title(page: Page, key: str, arg: Any, render: Callable[[str], str], 
         return DomVerdict(False, f"{key} to {words}", actual)
 
 
+def _js_truthy(value: Any) -> bool:
+    """JavaScript truthiness of a value Playwright brought back (objects and arrays are truthy)."""
+    if isinstance(value, (dict, list)):
+        return True
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    return bool(value)
+
+
 def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """Poll the expression until it is truthy. ``page.evaluate`` awaits a returned Promise, so a
+    Promise resolving to false fails (``wait_for_function`` would take the Promise itself as truthy)."""
     expr = render(arg)
-    try:
-        page.wait_for_function(expr, timeout=t)
-        return DomVerdict(True, f"js {expr} to be truthy", "truthy")
-    except PlaywrightTimeout:
-        return DomVerdict(False, f"js {expr} to be truthy", _safe(lambda: page.evaluate(expr)))
+    wanted = f"js {expr} to be truthy"
+    deadline = time.monotonic() + t / 1000
+    while True:
+        value = page.evaluate(expr)
+        if _js_truthy(value):
+            return DomVerdict(True, wanted, "truthy")
+        if time.monotonic() >= deadline:
+            return DomVerdict(False, wanted, repr(value))
+        page.wait_for_timeout(100)
 
 
 _Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]

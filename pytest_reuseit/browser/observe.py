@@ -171,8 +171,15 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
     try:
         page.wait_for_load_state("load", timeout=timeout_ms)
         watch = _WATCHES.get(page.context)
-        while watch is not None and watch.busy() and time.monotonic() < deadline:
-            page.wait_for_timeout(50)  # also lets Playwright deliver the request events
+        # Watch for at least the quiet period: a request the last action started may not have been
+        # reported yet (the events arrive while Playwright waits).
+        watched_from = time.monotonic()
+        while (
+            watch is not None
+            and time.monotonic() < deadline
+            and (watch.busy() or time.monotonic() - watched_from < watch.QUIET_S)
+        ):
+            page.wait_for_timeout(50)
         left = max(0.0, deadline - time.monotonic()) * 1000
         if left:
             page.evaluate(_FONTS_JS, int(left))

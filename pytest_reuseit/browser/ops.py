@@ -82,12 +82,19 @@ class OpContext:
     folder: str = "."  # the workflow file's folder: upload paths are relative to it
     output_dir: str = ""  # the run's output folder: downloads are saved under it
     op: Op | None = None  # the op being performed (its modifiers, e.g. ``into``)
+    # Called with a value read from an element a secret was typed into: that value is secret too.
+    taint: Callable[[str], None] | None = None
 
     @property
     def page(self) -> Page:
         """The current page."""
         assert self.pages is not None, "OpContext.pages is set by the runner"
         return self.pages.page
+
+
+# Elements that received a secret carry this (a JS property: invisible to the page's DOM and CSS).
+_MARK_SECRET = "e => { e.__reuseitSecret = true; }"
+_HOLDS_SECRET = "e => !!e.__reuseitSecret || [...e.querySelectorAll('*')].some(x => x.__reuseitSecret)"
 
 
 def classify(exc: BaseException, what: str) -> ReuseitError:
@@ -147,12 +154,14 @@ def run_op(op: Op, ctx: OpContext) -> str:
     try:
         for tries_left in (1, 0):
             acting_on = ctx.pages.page
+            ctx.pages.answer_with(policy)
             try:
-                with ctx.pages.answering(policy):
-                    if op.new_page:
-                        _opening_page(ctx, entry.handler, op.arg, what)
-                    else:
-                        entry.handler(ctx, op.arg)
+                if op.new_page:
+                    _opening_page(ctx, entry.handler, op.arg, what)
+                else:
+                    entry.handler(ctx, op.arg)
+                if policy is not None:
+                    _let_dialogs_arrive(ctx)
                 break
             except (PlaywrightError, PlaywrightTimeout) as exc:
                 if not (acting_on.is_closed() and ctx.pages.open_pages()):
@@ -168,6 +177,15 @@ def run_op(op: Op, ctx: OpContext) -> str:
     finally:
         ctx.op = None
     return what
+
+
+def _let_dialogs_arrive(ctx: OpContext) -> None:
+    """After an op with its own ``dialog:`` answer, give a dialog it raised time to reach the holder
+    before the next op sets another answer."""
+    try:
+        ctx.page.wait_for_timeout(100)
+    except PlaywrightError:
+        pass  # the page closed: no dialog of it is left to answer
 
 
 def _opening_page(ctx: OpContext, handler: registry.Handler, arg: Any, what: str) -> None:
@@ -195,7 +213,8 @@ def _opening_page(ctx: OpContext, handler: registry.Handler, arg: Any, what: str
 @registry.handles("goto")
 def _goto(ctx: OpContext, arg: str) -> None:
     page = ctx.page
-    url = urljoin(page.url, ctx.render(arg)) if page.url.startswith("http") else ctx.render(arg)
+    target = ctx.reveal(arg)  # a secret in a URL (a token link) is navigated to, never shown
+    url = urljoin(page.url, target) if page.url.startswith("http") else target
     response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="load")
     if ctx.blocked and url in ctx.blocked:
         raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
@@ -232,13 +251,15 @@ def _typed_value(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> st
     value = ctx.reveal(arg.value)
     if value != ctx.render(arg.value):
         track_secret(loc, f"{kind} {describe(arg.plain(), ctx.render)} (value {arg.value})")
+        # What is read back from this element later is secret too (extract_value checks the mark).
+        loc.evaluate(_MARK_SECRET, timeout=ctx.action_timeout_ms)
     return value
 
 
 @registry.handles("select")
 def _select(ctx: OpContext, arg: SelectArgs) -> None:
     options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
-    resolve(ctx.page, arg, ctx.render).select_option([ctx.render(o) for o in options], timeout=ctx.action_timeout_ms)
+    resolve(ctx.page, arg, ctx.render).select_option([ctx.reveal(o) for o in options], timeout=ctx.action_timeout_ms)
 
 
 @registry.handles("press")
@@ -267,7 +288,7 @@ def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
 
 @registry.handles("eval")
 def _eval(ctx: OpContext, arg: str) -> None:
-    ctx.page.evaluate(ctx.render(arg))
+    ctx.page.evaluate(ctx.reveal(arg))  # a returned Promise is awaited
 
 
 @registry.handles("extract")
@@ -353,33 +374,43 @@ def _safe_name(name: str) -> str:
 
 
 def extract_value(ex: Extract, ctx: OpContext) -> str:
-    """Read a value from the current page for ``extract``."""
-    t = ctx.action_timeout_ms
-    page = ctx.page
+    """Read a value from the current page for ``extract``; one read from an element a secret was
+    typed into is handed to ``ctx.taint`` (it is secret too, even when the page changed it)."""
     try:
-        if ex.text is not None:
-            loc = resolve(page, ex.text, ctx.render)
-            if ex.attribute:
-                value = loc.get_attribute(ex.attribute, timeout=t)
-                if value is None:
-                    raise OpFailed(
-                        f"extract {ex.into}",
-                        f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}",
-                        "not_found",
-                    )
-                return value
-            return loc.inner_text(timeout=t).strip()
-        if ex.value is not None:
-            return resolve(page, ex.value, ctx.render).input_value(timeout=t)
-        if ex.js is not None:
-            result: Any = page.evaluate(ctx.render(ex.js))
-            if result is None:
-                raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
-            return result if isinstance(result, str) else json.dumps(result)
+        value = _read(ex, ctx)
+        field = ex.text if ex.text is not None else ex.value
+        holds = field is not None and ctx.taint is not None and value
+        if holds and resolve(ctx.page, field, ctx.render).evaluate(_HOLDS_SECRET, timeout=ctx.action_timeout_ms):  # type: ignore[arg-type]
+            ctx.taint(value)  # type: ignore[misc]
+        return value
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
         raise classify(exc, f"extract {ex.into}") from None
+
+
+def _read(ex: Extract, ctx: OpContext) -> str:
+    t = ctx.action_timeout_ms
+    page = ctx.page
+    if ex.text is not None:
+        loc = resolve(page, ex.text, ctx.render)
+        if ex.attribute:
+            value = loc.get_attribute(ex.attribute, timeout=t)
+            if value is None:
+                raise OpFailed(
+                    f"extract {ex.into}",
+                    f"{describe(ex.text, ctx.render)} has no attribute {ex.attribute!r}",
+                    "not_found",
+                )
+            return value
+        return loc.inner_text(timeout=t).strip()
+    if ex.value is not None:
+        return resolve(page, ex.value, ctx.render).input_value(timeout=t)
+    if ex.js is not None:
+        result: Any = page.evaluate(ctx.reveal(ex.js))  # a returned Promise is awaited
+        if result is None:
+            raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
+        return result if isinstance(result, str) else json.dumps(result)
     assert ex.query is not None
     if ctx.query is None:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")

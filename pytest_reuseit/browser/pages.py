@@ -237,14 +237,13 @@ class Pages:
 
     # ------------------------------------------------------------------ dialogs and downloads
 
-    @contextmanager
-    def answering(self, policy: DialogPolicy | None) -> Iterator[None]:
-        """Answer dialogs raised inside the block as ``policy`` says (default: the workflow's)."""
+    def answer_with(self, policy: DialogPolicy | None) -> None:
+        """Answer dialogs from now on as ``policy`` says (None: the workflow's default).
+
+        Set when each op starts and left in force after it: a dialog raised by a click may reach
+        us just after the click returned, and must still get that op's answer.
+        """
         self.dialog = policy or self.default_dialog
-        try:
-            yield
-        finally:
-            self.dialog = self.default_dialog
 
     def _on_dialog(self, dialog: Dialog) -> None:
         policy = self.dialog

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from ..errors import WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
-from . import experience, guide, heal, promote, report, synthesize
+from . import experience, guide, heal, promote, report, synthesize, trace
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -48,6 +49,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
             for problem in exc.problems:
                 print(f"  {problem}")
             continue
+        unset = loaded.unset_variables(os.environ)
+        if unset:  # a run would stop at its start: say it now, before a browser starts
+            bad += 1
+            print(f"INVALID {f}")
+            for problem in unset:
+                print(f"  {problem}")
+            continue
         wf = loaded.workflow
         print(f"ok      {f}: '{wf.name}', {len(wf.steps)} steps, {len(wf.all_variations())} variation(s)")
     print(f"{len(files) - bad} valid, {bad} invalid")
@@ -64,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", help="files or folders")
     p.set_defaults(func=cmd_validate)
     report.register(sub)
+    trace.register(sub)
     heal.register(sub)
     guide.register(sub)
     promote.register(sub)

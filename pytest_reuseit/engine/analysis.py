@@ -85,11 +85,23 @@ def _observe(result: RunResult) -> Analysis:
     step = _failed_step(result)
     phase = result.failed_phase or "start"
     where = (
-        f"{result.file}:{step.line} step {step.index} ({step.action}), phase {phase}"
+        f"{step.file or result.file}:{step.line} step {step.index} ({step.action}), phase {phase}"
         if step
         else f"{result.file}:{result.line}, {phase}"
     )
     what = _what(result, step)
+    if result.status == "broken" and result.message.startswith("placeholder:"):
+        return Analysis(
+            where=where,
+            why=result.message,
+            what=what,
+            category="infrastructure",
+            guidance=[
+                "The run could not start: a value it needs is missing from the environment (not a verdict on the site).",
+                "Export the variable named above where the tests run (CI secrets or the shell), then run again; "
+                "`reuseit validate` lists every variable a workflow needs.",
+            ],
+        )
     if result.status == "broken":
         return Analysis(
             where=where,

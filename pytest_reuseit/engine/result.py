@@ -55,6 +55,8 @@ class Verdict:
     actual: str = ""
     screenshot: Screenshot | None = None
     line: int = 0
+    started: float = 0.0  # wall-clock seconds (time.time()): reports show when it happened
+    ended: float = 0.0
     page: str = ""  # the page judged (which one, its title and url) when the run had several
     # A promoted check whose assertion failed while the model judged its words met: the assertion
     # is out of date, the page is not wrong. The check passes; the step counts as recovered.
@@ -71,6 +73,8 @@ class ActionRecord:
     error: str = ""
     locator: str = ""  # a Playwright locator that replays it (agent actions)
     message: str = ""  # the agent's own words
+    started: float = 0.0
+    ended: float = 0.0
     opened_page: bool = False  # the action opened a pop-up or tab, which became current (agent actions)
 
 
@@ -86,6 +90,8 @@ class Attempt:
     ok: bool = False
     note: str = ""
     screenshot: Screenshot | None = None
+    started: float = 0.0
+    ended: float = 0.0
 
 
 @dataclass
@@ -115,10 +121,18 @@ class StepResult:
     failed_phase: Phase | None = None
     error: str = ""
     duration: float = 0.0
+    started: float = 0.0
+    ended: float = 0.0
+    action_started: float = 0.0  # the action and its screenshots, between the pre and post checks
+    action_ended: float = 0.0
     # Regions painted over in this step's screenshots (the agent's included), and why.
     masked: list[str] = field(default_factory=list)
     dialogs: list[DialogRecord] = field(default_factory=list)  # shown during the step, with the answer
     page: str = ""  # the current page when the step ended (set when the run opened more than one)
+    # A step that came from a ``use``d workflow: the use chain (reporters nest it) and its file.
+    group: str = ""
+    group_id: str = ""  # the same file used twice makes two groups
+    file: str = ""  # "" = the run's own file
 
 
 @dataclass
@@ -172,6 +186,11 @@ class RunResult:
     duration: float = 0.0
     start_url: str = ""
     final_url: str = ""
+    final_title: str = ""
+    # A failed run whose recovery the browser or the model cut short says so here (the verdict stays failed).
+    infrastructure: str = ""
+    started: float = 0.0  # wall clock, like every started/ended in the result
+    ended: float = 0.0
     usage: ModelUsage = field(default_factory=ModelUsage)
     artifacts_dir: str | None = None
     trace: str | None = None

@@ -6,10 +6,12 @@ around :func:`execute`, and model-backed parts arrive through :class:`~.ports.Mo
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import logging
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -22,11 +24,11 @@ from ..browser.observe import View, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
-from ..workflow.loader import LoadedWorkflow
+from ..workflow.loader import LoadedWorkflow, placeholder_names
 from ..workflow.model import Check, Expect, Extract, Fallback, Locator, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
-from .ports import Judge, Judgement, Models
+from .ports import AgentOutcome, Judge, Judgement, Models
 from .result import ActionRecord, Attempt, HealingSuggestion, Phase, RunResult, Screenshot, StepResult, Verdict
 
 log = logging.getLogger(__name__)
@@ -114,7 +116,9 @@ def execute(
     )
     ctx.models.values = values
     started = time.monotonic()
+    result.started = time.time()
     try:
+        _read_environment(values, placeholder_names(wf, extra_params))
         result.task = values.render(wf.task)
         result.params = {k: values.render(str(v)) for k, v in params.items()}
         _run(ctx)
@@ -129,6 +133,7 @@ def execute(
         _broken(ctx, str(err)) if isinstance(err, BrokenRun) else _broken(ctx, f"unexpected browser error: {err}")
     finally:
         result.duration = time.monotonic() - started
+        result.ended = result.started + result.duration
         result.blocked_navigation = list(ctx.blocked)
         result.usage = ctx.models.usage
         result.typed_secret = bool(values.secrets_used)
@@ -146,10 +151,18 @@ def execute(
     return result
 
 
+def _read_environment(values: Values, names: set[str]) -> None:
+    """Every ``{env.X}`` and ``{secret.X}`` must be set before anything runs; secrets are masked from the start."""
+    for name in sorted(names):
+        if name.startswith("env.") and name[4:] not in values.environ:
+            raise PlaceholderError(f"environment variable '{name[4:]}' (used as {{{name}}}) is not set")
+    values.load_secrets(sorted(n[len("secret.") :] for n in names if n.startswith("secret.")))
+
+
 def _screen_masks(page: Page, values: Values, regions: tuple[Locator, ...]) -> ScreenMasks:
     """What every screenshot of this run paints over (secrets, ``mask:``), attached to the page's
     context so that the agent's and the reader's captures, and pop-ups', paint it too."""
-    masks = ScreenMasks(secret_values=values.secrets_used, render=values.render, regions=regions)
+    masks = ScreenMasks(secret_values=values.known_secrets, render=values.render, regions=regions)
     try:
         attach(page.context, masks)
         watch_network(page.context)
@@ -163,8 +176,9 @@ def _record_pages(ctx: _Ctx) -> None:
     result, pages = ctx.result, ctx.pages
     try:
         result.final_url = pages.page.url
+        result.final_title = pages.page.title() if result.status != "passed" else ""
     except PlaywrightError:
-        result.final_url = ""
+        result.final_url = ""  # the page is gone: the result says so in its message
     result.pages = [p.url for p in pages.order]
     result.unvisited_pages = [p.url for p in pages.unvisited()]
     result.downloads = list(pages.downloads)
@@ -201,19 +215,29 @@ def _broken(ctx: _Ctx, message: str) -> None:
 
 def _run(ctx: _Ctx) -> None:
     wf = ctx.loaded.workflow
-    url = ctx.values.render(wf.start_url)
-    ctx.result.start_url = url
+    url = ctx.values.render(wf.start_url, reveal=True)
+    ctx.result.start_url = ctx.values.mask(url)
     _open(ctx, url)
     for i, step in enumerate(wf.steps):
-        sr = StepResult(index=i + 1, action=ctx.values.render(step.action), line=ctx.loaded.source.line("steps", i))
+        origin = ctx.loaded.origin(i)
+        sr = StepResult(
+            index=i + 1,
+            action=ctx.values.render(step.action),
+            line=ctx.loaded.source.line("steps", i),
+            group=origin.group,
+            group_id=origin.group_id,
+            file=origin.file if origin.file != ctx.loaded.source.path else "",
+        )
         ctx.result.steps.append(sr)
         started = time.monotonic()
+        sr.started = time.time()
         ctx.masks.step_regions = step.mask
         dialogs_before = len(ctx.pages.dialogs)
         try:
             _step(ctx, i, step, sr)
         finally:
             sr.duration = time.monotonic() - started
+            sr.ended = sr.started + sr.duration
             ctx.masks.step_regions = ()
             sr.masked = ctx.masks.drain()
             ctx.result.masked.extend(m for m in sr.masked if m not in ctx.result.masked)
@@ -289,11 +313,15 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
         sr.pre, ok = _judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), step)
         if not ok and not _recover(ctx, i, step, sr, "pre", _first_failure(sr.pre), deadline):
             return _fail(sr, "pre", f"pre check failed: {_first_failure_text(sr, 'pre')}")
+    sr.action_started = time.time()
     sr.before = _shot(ctx, f"step {sr.index} before action", always=False)
     err = _perform_action(ctx, i, step, sr)
+    sr.action_ended = time.time()
     if err is not None and not _recover(ctx, i, step, sr, "action", str(err), deadline):
         return _fail(sr, "action", f"action failed: {err}")
     sr.after = _shot(ctx, f"step {sr.index} after action", always=False)
+    if err is None:  # after a recovery the attempts hold the time since the action failed
+        sr.action_ended = time.time()
     if step.post:
         sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), step)
         if not ok and not _recover(ctx, i, step, sr, "post", _first_failure(sr.post), deadline):
@@ -303,12 +331,19 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
             value = extract_value(ex, _op_ctx(ctx, step))
         except OpFailed as exc:
             return _fail(sr, "extract", f"extract failed: {exc}")
-        ctx.values.extracted[ex.into] = value
+        _extracted(ctx, ex.into, value)
         sr.extracted[ex.into] = value
-        ctx.result.extracted[ex.into] = value
     if sr.status != "healed":
         stale = any(v.stale for v in sr.pre + sr.post)
         sr.status = "recovered" if stale or any(a.ok for a in sr.attempts) else "passed"
+
+
+def _extracted(ctx: _Ctx, name: str, value: str) -> None:
+    """Keep an extracted value; one that holds a secret is itself a secret from now on."""
+    if ctx.values.holds_secret(value):
+        ctx.values.add_derived(value)
+    ctx.values.extracted[name] = value
+    ctx.result.extracted[name] = value
 
 
 def _fail(sr: StepResult, phase: Phase, message: str) -> None:
@@ -341,7 +376,7 @@ def _why(v: Verdict) -> str:
 def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
     _, _, _, action_timeout = _settings(ctx, step)
     reader = ctx.models.reader
-    query = (lambda q: reader.read(ctx.page, q)) if reader is not None else None
+    query = (lambda q: reader.read(ctx.page, _for_model(ctx, q, "extract query"))) if reader is not None else None
     return OpContext(
         render=ctx.values.render,
         reveal=lambda text: ctx.values.render(text, reveal=True),
@@ -349,6 +384,7 @@ def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
         extracted=ctx.values.extracted,
         blocked=ctx.blocked,
         query=query,
+        taint=ctx.values.add_derived,
         pages=ctx.pages,
         folder=ctx.loaded.folder,
         output_dir=_output_dir(ctx),
@@ -361,16 +397,20 @@ def _run_ops(
     """Run ops in order; record each; re-raise the first OpFailed after recording it."""
     octx = _op_ctx(ctx, step)
     for op in ops:
+        started = time.time()
         try:
             done = run_op(op, octx)
         except OpFailed as exc:
-            records.append(ActionRecord(description=exc.op, by=by, ok=False, error=exc.reason))
+            mask = ctx.values.mask  # the agent reads these records: no revealed value may stay in them
+            records.append(
+                ActionRecord(mask(exc.op), by, ok=False, error=mask(exc.reason), started=started, ended=time.time())
+            )
             raise
-        records.append(ActionRecord(description=done, by=by, ok=True))
+        records.append(ActionRecord(ctx.values.mask(done), by, ok=True, started=started, ended=time.time()))
         # Values an op stored (extract, download's into) belong in the report too.
         for name in (op.arg.into if isinstance(op.arg, Extract) else None, op.into):
             if name is not None:
-                ctx.result.extracted[name] = ctx.values.extracted[name]
+                _extracted(ctx, name, ctx.values.extracted[name])
 
 
 def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:
@@ -382,7 +422,11 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
                 f"step {i + 1} has no 'do' ops and no model is available to perform '{sr.action}'; "
                 "add 'do' ops or enable a model (--reuseit-llm)"
             )
-        outcome = agent.perform(ctx.page, sr.action, goal=ctx.result.task, failure="", history=[])
+        started = time.time()
+        outcome = agent.perform(
+            ctx.page, _for_agent(ctx, sr.action), goal=_for_agent(ctx, ctx.result.task), failure="", history=[]
+        )
+        _stamp(outcome, started)
         sr.actions.extend(outcome.actions)
         return (
             None
@@ -396,7 +440,11 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
         if agent is None or exc.kind == "blocked":
             return exc
         broken_index = len([a for a in sr.actions if a.by == "do"]) - 1
-        outcome = agent.perform(ctx.page, sr.action, goal=ctx.result.task, failure=str(exc), history=list(sr.actions))
+        try:
+            outcome = _heal(ctx, sr, exc)
+        except BrokenRun as cut:
+            _cut_short(ctx, None, cut)  # the action failed on the site; healing it could not be tried
+            return exc
         sr.actions.extend(outcome.actions)
         if not outcome.done:
             return exc
@@ -412,6 +460,45 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
             )
         )
         return None
+
+
+def _heal(ctx: _Ctx, sr: StepResult, exc: OpFailed) -> AgentOutcome:
+    assert ctx.models.agent is not None
+    started = time.time()
+    outcome = ctx.models.agent.perform(
+        ctx.page,
+        _for_agent(ctx, sr.action),
+        goal=_for_agent(ctx, ctx.result.task),
+        failure=ctx.values.mask(str(exc)),
+        history=list(sr.actions),
+    )
+    return _stamp(outcome, started)
+
+
+def _stamp(outcome: AgentOutcome, started: float) -> AgentOutcome:
+    """The agent's actions get the times of the call that made them (shared evenly: it does not time them)."""
+    ended = time.time()
+    todo = [a for a in outcome.actions if not a.started]
+    share = (ended - started) / max(len(todo), 1)
+    for n, rec in enumerate(todo):
+        rec.started, rec.ended = started + n * share, started + (n + 1) * share
+    return outcome
+
+
+def _for_model(ctx: _Ctx, words: str, what: str) -> str:
+    """Words about to be sent to the model; a secret in them (through an extracted value) stops the run."""
+    if ctx.values.holds_secret(words):
+        raise BrokenRun(
+            f"the {what} '{ctx.values.mask(words)}' would send a secret to the model (a value read from the page "
+            "holds one); compare it with an expect instead"
+        )
+    return words
+
+
+def _for_agent(ctx: _Ctx, words: str) -> str:
+    """The step's action and the task go to the agent with secrets as ``{secret.NAME}`` (it types them
+    through the placeholder); values that only hold one are masked."""
+    return ctx.values.mask(words)
 
 
 def _redo(ctx: _Ctx, i: int, step: Step, sr: StepResult, att: Attempt) -> bool:
@@ -434,24 +521,47 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
             return False
         fb: Fallback | None = step.fallback[(n - 1) % len(step.fallback)] if step.fallback else None
         att = Attempt(n, phase, ctx.values.render(fb.describe()) if fb else _default_attempt(phase))
+        att.started = time.time()
         sr.attempts.append(att)
-        went_through = _attempt(ctx, i, step, sr, phase, fb, att, reason)
-        if phase == "action":
-            att.ok = went_through
-        else:
-            # Judge again even when the attempt itself stumbled: the page may be right anyway.
-            att.verdicts, att.ok = _judge_all(
-                ctx, step.pre if phase == "pre" else step.post, phase, ("steps", i, phase), step, when=f"attempt {n}"
-            )
-            if not att.ok:
-                reason = _first_failure(att.verdicts)
+        try:
+            went_through = _attempt(ctx, i, step, sr, phase, fb, att, reason)
+            if phase == "action":
+                att.ok = went_through
+            else:
+                # Judge again even when the attempt itself stumbled: the page may be right anyway.
+                att.verdicts, att.ok = _judge_all(
+                    ctx,
+                    step.pre if phase == "pre" else step.post,
+                    phase,
+                    ("steps", i, phase),
+                    step,
+                    when=f"attempt {n}",
+                )
+                if not att.ok:
+                    reason = _first_failure(att.verdicts)
+        except BrokenRun as exc:
+            # The verdict rule: the check (or action) already failed on the site; a recovery that the
+            # browser or the model cut short does not turn that failure into "could not be judged".
+            _cut_short(ctx, att, exc)
+            return False
         # A failing check already pictured this state: the attempt shares that picture.
         pictured = next((v.screenshot for v in att.verdicts if v.screenshot is not None), None)
         att.screenshot = pictured or _shot(ctx, f"step {sr.index} attempt {n}", always=True)
+        att.ended = time.time()
         if att.ok:
             return True
         log.info("step %s %s attempt %s failed: %s", sr.index, phase, n, ctx.values.mask(att.note or reason))
     return False
+
+
+def _cut_short(ctx: _Ctx, att: Attempt | None, exc: BrokenRun) -> None:
+    note = f"recovery cut short: {exc}"
+    if att is not None:
+        att.note = note
+        att.ended = time.time()
+    if not ctx.result.infrastructure:
+        ctx.result.infrastructure = str(exc)
+    log.info("%s", ctx.values.mask(note))
 
 
 def _default_attempt(phase: Phase) -> str:
@@ -474,10 +584,15 @@ def _attempt(
             if agent is None:
                 att.note = "not run: fallbacks in words need a model (--reuseit-llm)"
                 return False
+            started = time.time()
             outcome = agent.perform(
-                ctx.page, ctx.values.render(fb.agent), goal=sr.action, failure=reason, history=list(sr.actions)
+                ctx.page,
+                _for_model(ctx, ctx.values.render(fb.agent), "fallback"),
+                goal=_for_agent(ctx, sr.action),
+                failure=ctx.values.mask(reason),
+                history=list(sr.actions),
             )
-            att.actions.extend(outcome.actions)
+            att.actions.extend(_stamp(outcome, started).actions)
             att.note = outcome.message
             return outcome.done
         assert fb.do is not None
@@ -514,23 +629,41 @@ def _check_expect(ctx: _Ctx, exp: Expect, timeout_ms: float) -> list[DomVerdict]
     """DOM assertions on the current page; judged again on the new current page when the page they
     started on closed meanwhile (a pop-up that closes itself just after its last op)."""
     acting_on = ctx.page
-    verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+    reveal = functools.partial(ctx.values.render, reveal=True)  # compared with the real value, shown masked
+    try:
+        verdicts = check_expect(ctx.pages, exp, reveal, timeout_ms)
+    except BrokenRun:
+        # "Target page has been closed" reads as the browser going away; it is only the page.
+        if not (acting_on.is_closed() and ctx.pages.open_pages()):
+            raise
+        return check_expect(ctx.pages, exp, reveal, timeout_ms)
     if any(not dv.ok for dv in verdicts) and acting_on.is_closed() and ctx.pages.open_pages():
-        verdicts = check_expect(ctx.pages, exp, ctx.values.render, timeout_ms)
+        verdicts = check_expect(ctx.pages, exp, reveal, timeout_ms)
     return verdicts
 
 
 def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str = "") -> Verdict:
-    render = ctx.values.render
+    started = time.time()
+    v = _judge_once(ctx, check, phase, line, timeout_ms, when)
+    v.started, v.ended = started, time.time()
+    return v
+
+
+def _judge_once(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, when: str) -> Verdict:
+    render, mask = ctx.values.render, ctx.values.mask
     words = render(check.check) if check.check else None
-    v = Verdict(check=render(check.describe()), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx))
+    v = Verdict(
+        check=mask(render(check.describe())), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx)
+    )
     if check.expect is not None:
+        # Secrets are compared with their real values; what the verdict says about them is masked.
         failed = next((dv for exp in check.expect for dv in _check_expect(ctx, exp, timeout_ms) if not dv.ok), None)
+        v.page = _page_name(ctx)  # where they were judged in the end (the opener, if a pop-up closed meanwhile)
         if failed is not None:
-            v.ok, v.source, v.expected, v.actual = False, "dom", failed.expected, failed.actual
+            v.ok, v.source, v.expected, v.actual = False, "dom", mask(failed.expected), mask(failed.actual)
             v.screenshot = _shot(ctx, f"{phase} check failed{f' ({when})' if when else ''}: {v.check}", always=True)
             if check.promoted and words is not None and ctx.models.judge is not None:
-                _second_opinion(ctx, check, v, words, phase, line, when, timeout_ms)
+                _second_opinion(ctx, check, v, _for_model(ctx, words, "check"), phase, line, when, timeout_ms)
             return v
         v.ok, v.source = True, "dom"
         if check.promoted:
@@ -547,6 +680,7 @@ def _judge(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: float, 
         else:
             v.explanation = "words not judged (no model); the DOM assertion held"
         return v
+    words = _for_model(ctx, words, "check")
     label = f"{phase} check{f' ({when})' if when else ''}: {words}"
     shot, answer = _judge_words(ctx, judge, words, check.votes, label, timeout_ms)
     v.screenshot = shot
@@ -641,8 +775,8 @@ def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
 def _capture(ctx: _Ctx, label: str) -> Screenshot:
     view = _view(ctx, ctx.loaded.workflow.settings.check_timeout * 1000)
     page = _page_name(ctx)  # which page is pictured, once there are several
-    label = f"{label} [{ctx.values.mask(page)}]" if page else label
-    return Screenshot(label=label, data=view.image, masked=view.masked)
+    label = f"{label} [{page}]" if page else label
+    return Screenshot(label=ctx.values.mask(label), data=view.image, masked=view.masked)
 
 
 def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
@@ -657,34 +791,24 @@ def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
 
 
 def _mask_result(ctx: _Ctx) -> None:
-    """Secrets typed during the run must not appear in anything the reporters read."""
-    mask = ctx.values.mask
-    r = ctx.result
-    if not ctx.values.secrets_used:
+    """No secret value (typed, compared, or read from the page) in anything the reporters read.
+    Every text of the result is masked, so a field added later cannot be forgotten."""
+    if not (ctx.values.known_secrets or ctx.values.secrets_used or ctx.values.derived):
         return
-    r.message = mask(r.message)
-    r.params = {k: mask(v) for k, v in r.params.items()}
-    r.extracted = {k: mask(v) for k, v in r.extracted.items()}
-    for step in r.steps:
-        step.error = mask(step.error)
-        step.extracted = {k: mask(v) for k, v in step.extracted.items()}
-        for rec in step.actions + [a for att in step.attempts for a in att.actions]:
-            rec.description, rec.error, rec.message = mask(rec.description), mask(rec.error), mask(rec.message)
-        for v in step.pre + step.post + [v for att in step.attempts for v in att.verdicts]:
-            v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
-        for att in step.attempts:
-            att.note = mask(att.note)
-    for v in r.outcome + [v for step in r.steps for v in step.pre + step.post]:
-        v.page = mask(v.page)
-    for v in r.outcome:
-        v.actual, v.expected, v.explanation = mask(v.actual), mask(v.expected), mask(v.explanation)
-    # A secret may travel in a pop-up's URL, a dialog's message or a downloaded file's name.
-    r.start_url, r.final_url = mask(r.start_url), mask(r.final_url)
-    r.pages = [mask(u) for u in r.pages]
-    r.unvisited_pages = [mask(u) for u in r.unvisited_pages]
-    for d in r.downloads:
-        d.name, d.path, d.url = mask(d.name), mask(d.path), mask(d.url)
-    for step in r.steps:
-        step.page = mask(step.page)
-        for dialog in step.dialogs:
-            dialog.message, dialog.page = mask(dialog.message), mask(dialog.page)
+    _mask_all(ctx.result, ctx.values.mask)
+
+
+def _mask_all(obj: object, mask: Callable[[str], str]) -> object:
+    if isinstance(obj, str):
+        return mask(obj)
+    if isinstance(obj, list):
+        obj[:] = [_mask_all(x, mask) for x in obj]
+    elif isinstance(obj, dict):
+        for k in list(obj):
+            obj[k] = _mask_all(obj[k], mask)
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if isinstance(value, (str, list, dict)) or dataclasses.is_dataclass(value):
+                setattr(obj, f.name, _mask_all(value, mask))
+    return obj

@@ -8,10 +8,11 @@ knowledge of Allure and the tree is the same whether a model was used or not.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -25,39 +26,51 @@ USAGE_ATTACHMENT = "model usage (json)"
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
     from allure_commons._allure import plugin_manager
+    from allure_commons.model2 import StatusDetails, TestResult, TestStepResult
 
     _HAVE_ALLURE = True
 except ImportError:  # pragma: no cover - exercised only without allure installed
     _HAVE_ALLURE = False
 
 
-class _StepFailed(AssertionError):
-    """Raised inside an Allure step only to mark it failed; caught right outside it."""
-
-
-class _StepBroken(Exception):
-    """Likewise, to mark a step broken."""
+def _listener() -> Any:
+    return next((p for p in plugin_manager.get_plugins() if type(p).__name__ == "AllureListener"), None)
 
 
 def active() -> bool:
     """True when allure-pytest is listening (``--alluredir`` given)."""
     if not _HAVE_ALLURE:
         return False
-    return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
+    return _listener() is not None
+
+
+def _current(kind: type) -> Any:
+    """The innermost open Allure item of ``kind`` (the step just opened, or the running test)."""
+    listener = _listener()
+    return listener.allure_logger.get_last_item(kind) if listener is not None else None
+
+
+def _ms(t: float) -> int:
+    return int(t * 1000)
 
 
 @contextmanager
-def _step(title: str, status: str = "passed") -> Iterator[None]:
-    """An Allure step whose status is set from ``status`` (failed/broken) without a real error."""
-    try:
-        with allure.step(title[:300]):
-            yield
-            if status == "failed":
-                raise _StepFailed(title)
-            if status == "broken":
-                raise _StepBroken(title)
-    except (_StepFailed, _StepBroken):
-        pass
+def _step(
+    title: str, status: str = "passed", *, start: float = 0.0, stop: float = 0.0, message: str = ""
+) -> Iterator[None]:
+    """An Allure step with the status, message and the times the engine recorded (the tree is
+    written after the run, so Allure's own clock would bunch every step at the end)."""
+    with allure.step(title[:300]):
+        step = _current(TestStepResult)
+        yield
+    if step is None:
+        return
+    step.status = status
+    step.statusDetails = StatusDetails(message=message) if message else None
+    if start:
+        step.start = _ms(start)
+    if stop or start:
+        step.stop = _ms(max(stop, start))
 
 
 def _attach_shot(shot: Screenshot | None) -> None:
@@ -86,14 +99,23 @@ def before_run(loaded: LoadedWorkflow, variation: str, overrides: dict[str, Any]
     allure.dynamic.parameter("variation", variation)
     allure.dynamic.title(f"{wf.name} [{variation}]")
     allure.dynamic.suite(loaded.source.path)
-    allure.dynamic.feature(wf.name)
-    allure.dynamic.story(f"{variation} ({var.kind})")
-    allure.dynamic.severity(getattr(allure.severity_level, wf.severity.upper()))
+    # The file's own feature/story (and its severity, epic) are marks set at collection, as
+    # allure-pytest's decorators set them; without them the workflow and the variation stand in.
+    if wf.feature is None:
+        allure.dynamic.feature(wf.name)
+    if wf.story is None:
+        allure.dynamic.story(f"{variation} ({var.kind})")
     # Tags need no call here: allure-pytest turns the item's markers (our tags) into Allure tags.
-    steps = "".join(f"<li>{html.escape(s.action)}</li>" for s in wf.steps)
-    allure.dynamic.description_html(
-        f"<p><b>Task:</b> {html.escape(wf.task)}</p><p><b>Steps:</b></p><ol>{steps}</ol>"
-        f"<p><code>{html.escape(loaded.source.path)}</code></p>"
+    # The description is written after the run, with its placeholders filled (see after_run).
+
+
+def _description(result: RunResult) -> str:
+    steps = "".join(f"<li>{html.escape(s.action)}</li>" for s in result.steps)
+    missing = result.total_steps - len(result.steps)
+    more = f"<p>({missing} more step(s) not reached)</p>" if missing > 0 else ""
+    return (
+        f"<p><b>Task:</b> {html.escape(result.task)}</p><p><b>Steps:</b></p><ol>{steps}</ol>{more}"
+        f"<p><code>{html.escape(result.file)}</code></p>"
     )
 
 
@@ -109,8 +131,21 @@ def _verdict_title(v: Verdict) -> str:
 
 def _verdicts(verdicts: list[Verdict]) -> None:
     for v in verdicts:
-        with _step(_verdict_title(v), "failed" if v.ok is False else "passed"):
+        failed = v.ok is False
+        with _step(
+            _verdict_title(v),
+            "failed" if failed else "passed",
+            start=v.started,
+            stop=v.ended,
+            message=f"expected {v.expected}; actual {v.actual}" if failed and (v.expected or v.actual) else "",
+        ):
             _attach_shot(v.screenshot)
+
+
+def _span(items: list[Any]) -> tuple[float, float]:
+    starts = [i.started for i in items if i.started]
+    ends = [i.ended for i in items if i.ended]
+    return (min(starts) if starts else 0.0, max(ends) if ends else 0.0)
 
 
 def _action(rec: ActionRecord) -> None:
@@ -121,46 +156,59 @@ def _action(rec: ActionRecord) -> None:
         title += f" — {rec.message}"
     if not rec.ok:
         title += f" — failed: {rec.error}"
-    with _step(title, "passed" if rec.ok else "failed"):
+    with _step(title, "passed" if rec.ok else "failed", start=rec.started, stop=rec.ended, message=rec.error):
         pass
 
 
 def _attempt(att: Attempt) -> None:
     title = f"attempt {att.number} ({att.phase}): {att.fallback} — {'recovered' if att.ok else 'did not recover'}"
-    with _step(title, "passed" if att.ok else "failed"):
+    with _step(title, "passed" if att.ok else "failed", start=att.started, stop=att.ended, message=att.note):
         for rec in att.actions:
             _action(rec)
         if att.note and not att.ok:
-            with _step(f"note: {att.note}"):
+            last = max([att.started, *(r.ended for r in att.actions), *(v.ended for v in att.verdicts)])
+            with _step(f"note: {att.note}", start=last, stop=last):
                 pass
         _verdicts(att.verdicts)
         if all(att.screenshot is not v.screenshot for v in att.verdicts):  # not attached twice
             _attach_shot(att.screenshot)
 
 
-def _workflow_step(s: StepResult) -> None:
+def _checks(title: str, verdicts: list[Verdict]) -> None:
+    start, stop = _span(verdicts)
+    with _step(title, "failed" if any(v.ok is False for v in verdicts) else "passed", start=start, stop=stop):
+        _verdicts(verdicts)
+
+
+def _action_group(s: StepResult) -> None:
+    failed = any(not a.ok for a in s.actions) and s.status != "healed"
+    title = "action" + (" (healed by the agent)" if s.status == "healed" else "")
+    with _step(title, "failed" if failed else "passed", start=s.action_started, stop=s.action_ended):
+        _attach_shot(s.before)
+        for rec in s.actions:
+            _action(rec)
+        _attach_shot(s.after)
+
+
+def _workflow_step(s: StepResult, page: str) -> None:
     status = {"failed": "failed", "broken": "broken"}.get(s.status, "passed")
     marker = f" [{s.status}]" if s.status in ("recovered", "healed", "skipped") else ""
-    with _step(f"Step {s.index}: {s.action}{marker}", status):
-        if s.pre:
-            with _step("pre checks", "failed" if any(v.ok is False for v in s.pre) else "passed"):
-                _verdicts(s.pre)
-        if s.actions or s.before or s.after:
-            failed = any(not a.ok for a in s.actions) and s.status != "healed"
-            with _step(
-                "action" + (" (healed by the agent)" if s.status == "healed" else ""), "failed" if failed else "passed"
-            ):
-                _attach_shot(s.before)
-                for rec in s.actions:
-                    _action(rec)
-                _attach_shot(s.after)
-        if s.post:
-            with _step("post checks", "failed" if any(v.ok is False for v in s.post) else "passed"):
-                _verdicts(s.post)
-        for att in s.attempts:
-            _attempt(att)
+    # The parts in the order they happened (an action's recovery comes before the post checks).
+    parts: list[tuple[float, Callable[[], None]]] = []
+    if s.pre:
+        parts.append((_span(s.pre)[0], lambda: _checks("pre checks", s.pre)))
+    if s.actions or s.before or s.after:
+        parts.append((s.action_started, lambda: _action_group(s)))
+    if s.post:
+        parts.append((_span(s.post)[0], lambda: _checks("post checks", s.post)))
+    for att in s.attempts:
+        parts.append((att.started, functools.partial(_attempt, att)))
+    message = f"{s.error}{page}" if s.status in ("failed", "broken") else ""
+    with _step(f"Step {s.index}: {s.action}{marker}", status, start=s.started, stop=s.ended, message=message):
+        for _, draw in sorted(parts, key=lambda p: p[0]):
+            draw()
         for key, value in s.extracted.items():
-            with _step(f"extracted {key} = {value!r}"):
+            with _step(f"extracted {key} = {value!r}", start=s.ended, stop=s.ended):
                 pass
         for d in s.dialogs:
             with _step(f"dialog ({d.type}) {d.message!r}: {d.answer}"):
@@ -195,6 +243,26 @@ def _usage(result: RunResult) -> None:
     allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
 
 
+def _steps_grouped(steps: list[StepResult], page: str) -> None:
+    """The run's steps; those from a ``use``d workflow nest under one parent step per use."""
+    i = 0
+    while i < len(steps):
+        group, group_id = steps[i].group, steps[i].group_id
+        if not group:
+            _workflow_step(steps[i], page)
+            i += 1
+            continue
+        j = i
+        while j < len(steps) and steps[j].group_id == group_id:
+            j += 1
+        members = steps[i:j]
+        worst = next((st.status for st in members if st.status in ("failed", "broken")), "passed")
+        with _step(f"use: {group}", worst, start=members[0].started, stop=members[-1].ended):
+            for member in members:
+                _workflow_step(member, page)
+        i = j
+
+
 def analysis_html(result: RunResult) -> str:
     """A readable page: where / why / what / guidance, with the attempts' screenshots."""
     a = result.analysis
@@ -221,12 +289,50 @@ def analysis_html(result: RunResult) -> str:
     )
 
 
+def page_text(result: RunResult) -> str:
+    """Where the page was when the run ended: every failure message says it."""
+    if not result.final_url:
+        return ""
+    title = f"'{result.final_title}' " if result.final_title else ""
+    return f" (page {title}at {result.final_url})"
+
+
 def status_message(result: RunResult) -> str:
     """First line of a failure: starts with [category] so categories.json can group by it."""
     a = result.analysis
     category = a.category if a else ("infrastructure" if result.status == "broken" else "site_changed")
     why = (a.why if a else result.message).splitlines()[0] if (a and a.why) or result.message else result.status
-    return f"[{category}] {why}"
+    beside = f"; infrastructure: {result.infrastructure}" if result.infrastructure else ""
+    return f"[{category}] {why}{page_text(result)}{beside}"
+
+
+def recovery_message(result: RunResult) -> str:
+    """The message of a recovered or healed pass: categories.json groups those runs by it."""
+    from .text import recovered_text  # noqa: PLC0415
+
+    how = "Healed locator" if result.label == "healed" else "Recovered by fallback"
+    return f"[{result.label}] {how}: " + "; ".join(recovered_text(result))
+
+
+def _top_steps(result: RunResult) -> None:
+    first = result.steps[0].started if result.steps else result.ended
+    if result.started and first:
+        failed_start = not result.steps and result.status in ("failed", "broken")
+        with _step(
+            f"open {result.start_url}",
+            result.status if failed_start else "passed",
+            start=result.started,
+            stop=first,
+            message=(result.message + page_text(result)) if failed_start else "",
+        ):
+            pass
+    _steps_grouped(result.steps, page_text(result))
+    if result.outcome:
+        start, stop = _span(result.outcome)
+        with _step(
+            "outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed", start=start, stop=stop
+        ):
+            _verdicts(result.outcome)
 
 
 def after_run(result: RunResult) -> None:
@@ -236,12 +342,9 @@ def after_run(result: RunResult) -> None:
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
+        allure.dynamic.description_html(_description(result))
         _usage(result)
-        for s in result.steps:
-            _workflow_step(s)
-        if result.outcome:
-            with _step("outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed"):
-                _verdicts(result.outcome)
+        _top_steps(result)
         if result.label in ("recovered", "healed"):
             allure.dynamic.tag(result.label)
             from .text import recovered_text  # noqa: PLC0415
@@ -277,3 +380,21 @@ def after_run(result: RunResult) -> None:
             )
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
         log.warning("could not write the Allure steps: %s", exc)
+
+
+def finish(result: RunResult | None) -> None:
+    """After pytest's report of the call: the test's status message in user words (allure-pytest
+    would write the exception's module path), and the flaky mark of a recovered or healed pass."""
+    if not active() or result is None:
+        return
+    test = _current(TestResult)
+    if test is None:
+        return
+    if result.started and result.ended:
+        # The test's time is the workflow run's, as its steps' are (not the browser's start-up or
+        # the writing of artifacts around it): the steps add up to the duration Allure shows.
+        test.start, test.stop = _ms(result.started), _ms(result.ended)
+    if result.label in ("recovered", "healed") and test.status == "passed":
+        test.statusDetails = StatusDetails(flaky=True, message=recovery_message(result))
+    elif result.status in ("failed", "broken") and test.statusDetails is not None:
+        test.statusDetails.message = status_message(result)

@@ -20,8 +20,16 @@ CATEGORY_TITLES: dict[Category, str] = {
 }
 
 
+# Recovered and healed runs pass, but their message starts with [recovered] / [healed]
+# (report.allure_adapter.recovery_message), so they get categories of their own too.
+PASS_CATEGORIES = {"recovered": "Recovered by fallback", "healed": "Healed locator"}
+
+
 def categories() -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
+    out: list[dict[str, object]] = [
+        {"name": title, "matchedStatuses": ["passed"], "messageRegex": rf"(?s)\[{label}\].*"}
+        for label, title in PASS_CATEGORIES.items()
+    ]
     for cat in CATEGORIES:
         statuses = ["broken"] if cat == "infrastructure" else ["failed"]
         out.append(

@@ -37,8 +37,9 @@ def failure_text(result: RunResult) -> str:
     out = [f"workflow '{result.workflow}' [{result.variation}] {head}", f"  file: {result.file}:{result.line}"]
     step: StepResult | None = result.steps[result.failed_step - 1] if result.failed_step else None
     if step is not None:
-        out.append(f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}")
+        out.extend(_step_header(result, step))
     out.append(f"  phase: {result.failed_phase or 'start'}")
+    out.extend(_page_lines(result))
     if result.status == "broken" or step is None and result.failed_phase != "outcome":
         out.append(f"  error: {result.message}")
     if step is not None:
@@ -62,10 +63,32 @@ def failure_text(result: RunResult) -> str:
 
 def _trace_lines(result: RunResult) -> list[str]:
     if result.trace:
-        return [f"trace: {_rel(result.trace)}  (open with: playwright show-trace {_rel(result.trace)})"]
+        return [f"trace: {_rel(result.trace)}  (open with: reuseit trace {_rel(result.trace)})"]
     if result.trace_withheld:
         return [f"trace: not kept ({result.trace_withheld})"]
     return []
+
+
+def _step_header(result: RunResult, step: StepResult) -> list[str]:
+    """The failed step; one from a used workflow nested under its group, with its own file."""
+    if not step.group:
+        return [f"  step {step.index} of {result.total_steps} (line {step.line}): {step.action}"]
+    members = [s.index for s in result.steps if s.group_id == step.group_id]
+    return [
+        f"  in use: {step.group} (steps {members[0]}-{members[-1]} of this run so far)",
+        f"    step {step.index} of {result.total_steps} ({step.file}:{step.line}): {step.action}",
+    ]
+
+
+def _page_lines(result: RunResult) -> list[str]:
+    """Where the page was, and what cut a failed run's recovery short (the verdict stands)."""
+    out = []
+    if result.final_url:
+        title = f"'{result.final_title}' " if result.final_title else ""
+        out.append(f"  page: {title}at {result.final_url}")
+    if result.infrastructure and result.status == "failed":
+        out.append(f"  infrastructure: {result.infrastructure} (it cut the recovery short; the check had failed)")
+    return out
 
 
 def _step_lines(step: StepResult) -> list[str]:

@@ -12,7 +12,8 @@ Python, twice, was nearly all the time of collecting many files (benchmarks/READ
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterator
+import os
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,8 +23,8 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, UploadArgs, Workflow, closest
-from .placeholders import names_in
+from .model import Extract, Op, Step, UploadArgs, Workflow, closest
+from .placeholders import MIN_SECRET_LENGTH, PLACEHOLDER, names_in
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
 FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")
@@ -33,6 +34,12 @@ log = logging.getLogger(__name__)
 # The one built-in of the language; others come from whoever runs the file (the plugin's
 # pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
 BUILTIN_NAMES = ("base_url",)
+
+# Bounds on input, so one hostile or broken file fails alone instead of exhausting the session:
+# a real workflow is a few kilobytes, a few levels deep, with a few hundred YAML nodes.
+MAX_FILE_BYTES = 256 * 1024
+MAX_DEPTH = 64
+MAX_NODES = 50_000  # after expanding aliases (*a): nine lines of nested aliases can mean billions
 
 _TYPE_WORDS = {
     "valid tuple": "list",
@@ -62,10 +69,43 @@ class Source:
 
 
 @dataclass(frozen=True)
+class StepOrigin:
+    """Where a step of the run was written: the workflow's own file, or a file it ``use``s."""
+
+    file: str  # as messages name it
+    group: str = ""  # "" for the workflow's own steps; the ``use`` chain otherwise ("login.reuseit.yaml")
+    group_id: str = ""  # tells two uses of the same file apart: the use steps' indexes ("1", "1/0")
+
+
+@dataclass(frozen=True)
 class LoadedWorkflow:
     workflow: Workflow
     source: Source
     folder: str = "."  # the file's folder: upload paths are relative to it
+    # One per step of ``workflow.steps`` once ``use`` steps are expanded (empty: all the file's own).
+    origins: tuple[StepOrigin, ...] = ()
+    session: LoadedWorkflow | None = None  # the ``session: {from: ...}`` workflow, loaded
+    # The steps as written (``use`` expanded, params filled), for a workflow that uses this one.
+    raw_steps: tuple[Any, ...] = field(default=(), hash=False, compare=False, repr=False)
+
+    def origin(self, index: int) -> StepOrigin:
+        """Where step ``index`` (0-based) was written."""
+        return self.origins[index] if index < len(self.origins) else StepOrigin(self.source.path)
+
+    # Every {env.X} / {secret.X} with where it is written ("file:line: path"), for `reuseit validate`.
+    environment: tuple[tuple[str, str], ...] = ()
+
+    def unset_variables(self, environ: Mapping[str, str]) -> list[str]:
+        """One problem per {env.X} / {secret.X} that ``environ`` does not provide (or a secret too short)."""
+        problems = []
+        for name, where in self.environment:
+            var = name.split(".", 1)[1]
+            if var not in environ:
+                kind = "secret" if name.startswith("secret.") else "environment variable"
+                problems.append(f"{where}: {kind} '{var}' (used as {{{name}}}) is not set: export {var}=...")
+            elif name.startswith("secret.") and len(environ[var]) < MIN_SECRET_LENGTH:
+                problems.append(f"{where}: secret '{var}' is shorter than {MIN_SECRET_LENGTH} characters")
+        return problems
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
@@ -217,13 +257,15 @@ def _check_placeholders(
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
-    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names)
+    base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names) | set(wf.usefixtures)
     for path, text in _strings(data):
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
         for name in names_in(text):
             if name.startswith(("env.", "secret.")):
                 continue
+            if name.split(".", 1)[0] in wf.usefixtures:
+                continue  # a fixture's value (or a key of it): known only once the fixture has run
             missing_in = [v.id for v in wf.all_variations() if name not in base and name not in v.params]
             if missing_in:
                 known = sorted(base | {k for v in wf.all_variations() for k in v.params})
@@ -238,6 +280,49 @@ def _check_placeholders(
                     f"known names: {', '.join(known)}"
                 )
     return problems
+
+
+def _events(text: str) -> Iterator[yaml.Event]:
+    """The document's events, stopping early once it is deeper or larger than any workflow."""
+    yield from yaml.parse(text, Loader=_FastLoader)
+
+
+def _check_size(text: str, path: str) -> None:
+    """Walk the YAML events once (no recursion, nothing built) and refuse what is too big or deep."""
+    # One entry per open collection: its anchor and how many nodes it holds so far (aliases expanded).
+    open_: list[tuple[str | None, int]] = [(None, 0)]
+    anchors: dict[str, int] = {}
+    total = 0
+    try:
+        events = list(_events(text))
+    except yaml.YAMLError:
+        return  # not YAML: composing it reports the error with pyyaml's words
+    for event in events:
+        mark = event.start_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}:1"
+        if isinstance(event, yaml.CollectionStartEvent):
+            if len(open_) > MAX_DEPTH:
+                raise WorkflowFormatError(path, [f"{where}: nested more than {MAX_DEPTH} levels deep"])
+            open_.append((event.anchor, 0))
+            continue
+        if isinstance(event, yaml.CollectionEndEvent):
+            anchor, inside = open_.pop()
+            size = inside + 1
+        elif isinstance(event, yaml.AliasEvent):
+            anchor, size = None, anchors.get(str(event.anchor), 1)
+        elif isinstance(event, yaml.ScalarEvent):
+            anchor, size = event.anchor, 1
+        else:
+            continue
+        if anchor:
+            anchors[anchor] = size
+        parent_anchor, inside = open_[-1]
+        open_[-1] = (parent_anchor, inside + size)
+        total += size
+        if total > MAX_NODES:
+            raise WorkflowFormatError(
+                path, [f"{where}: the document expands to more than {MAX_NODES} YAML nodes (aliases included)"]
+            )
 
 
 def _compose_and_construct(text: str) -> tuple[yaml.Node | None, Any]:
@@ -289,7 +374,252 @@ def _check_files(wf: Workflow, folder: str, source: Source) -> list[str]:
     return problems
 
 
-def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+def _read_yaml(text: str, path: str) -> tuple[yaml.Node | None, Any]:
+    """Node tree and data of ``text``, once it is known to be of workflow size (one clear error
+    on this file, never a session-wide MemoryError or RecursionError)."""
+    if len(text.encode("utf-8", "replace")) > MAX_FILE_BYTES:
+        raise WorkflowFormatError(
+            path, [f"{path}:1: the file is larger than {MAX_FILE_BYTES // 1024} KiB; a workflow file is far smaller"]
+        )
+    _check_size(text, path)
+    try:
+        return _compose_and_construct(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{mark.line + 1}:{mark.column + 1}" if mark else "1"
+        problem = exc.problem or "cannot be parsed"
+        if "python/" in problem or "could not determine a constructor" in problem:
+            problem += " (Python tags are not allowed in workflow files)"
+        raise WorkflowFormatError(path, [f"{path}:{where}: invalid YAML: {problem}"]) from None
+    except yaml.YAMLError as exc:
+        raise WorkflowFormatError(path, [f"{path}:1: invalid YAML: {exc}"]) from None
+    except RecursionError:  # a safety net behind _check_size: never abort the whole session
+        raise WorkflowFormatError(path, [f"{path}:1: the document is nested too deeply"]) from None
+
+
+def _is_words(path: tuple[str | int, ...]) -> bool:
+    """Strings that go to the model as words: checks in words, fallbacks in words, model queries."""
+    tail = path[-1] if path else None
+    if tail == "query" and "extract" in path:
+        return True
+    if path[:1] == ("outcome",):
+        return len(path) == 2 or path[2:] == ("check",)
+    if len(path) >= 4 and path[0] == "steps" and path[2] in ("pre", "post"):
+        return len(path) == 4 or path[4:] == ("check",)
+    if len(path) >= 4 and path[0] == "steps" and path[2] == "fallback":
+        return len(path) == 4 or path[4:] == ("agent",)
+    return False
+
+
+def _params_sets(wf: Workflow) -> list[dict[str, object]]:
+    return [{**wf.params, **v.params} for v in wf.all_variations()]
+
+
+def _secrets_reached(text: str, params: dict[str, object], seen: frozenset[str] = frozenset()) -> set[str]:
+    """The ``{secret.X}`` a text leads to, directly or through params."""
+    found: set[str] = set()
+    for name in names_in(text):
+        if name.startswith("secret."):
+            found.add(name)
+        elif name in params and name not in seen:
+            found |= _secrets_reached(str(params[name]), params, seen | {name})
+    return found
+
+
+def _check_secret_words(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    problems = []
+    for path, text in _strings(data):
+        if not _is_words(path):
+            continue
+        reached = set().union(*(_secrets_reached(text, p) for p in _params_sets(wf)))
+        if reached:
+            problems.append(
+                f"{source.where(*path)}: {format_path(path)}: {{{sorted(reached)[0]}}} would be sent to the model: "
+                "secrets may not appear in checks in words, fallbacks in words or queries "
+                "(compare it with an expect, or type it with a do op)"
+            )
+    return problems
+
+
+def _check_param_loops(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+    """Params that refer to each other in a circle never resolve: name the circle."""
+    problems: list[str] = []
+    for params in _params_sets(wf):
+        for start in params:
+            chain = [start]
+            while True:
+                refs = [n for n in names_in(str(params[chain[-1]])) if n in params]
+                nxt = next((n for n in refs if n in chain), None)
+                if nxt is not None:
+                    if nxt == start:
+                        circle = " -> ".join(f"{{{n}}}" for n in [*chain, start])
+                        line = f"{source.where('params', start)}: params.{start}: placeholders refer to each other in a loop: {circle}"
+                        if line not in problems and not any(f"{{{start}}}" in p for p in problems):
+                            problems.append(line)
+                    break
+                unvisited = [n for n in refs if n not in chain]
+                if not unvisited:
+                    break
+                chain.append(unvisited[0])
+    return problems
+
+
+def _available_from(wf: Workflow) -> dict[str, float]:
+    """For each extracted name, the first position where it has a value (see :func:`_position`)."""
+    avail: dict[str, float] = {}
+    for i, step in enumerate(wf.steps):
+        for k, op in enumerate(step.do or ()):
+            if isinstance(op.arg, Extract):
+                avail.setdefault(op.arg.into, i + (k + 1) / 1000)  # for the ops after it, and the post checks
+        for fb in step.fallback:
+            for op in fb.do or ():
+                if isinstance(op.arg, Extract):
+                    avail.setdefault(op.arg.into, i + 1)
+        for ex in step.extract:
+            avail.setdefault(ex.into, i + 1)  # step extraction runs after the post checks
+    return avail
+
+
+def _position(path: tuple[str | int, ...]) -> float:
+    """When a string is filled in: before step 1 (-1), during step i's pre checks, action and op k
+    (i + k/1000), its post checks and fallbacks (i + 0.5), or after the last step (outcome)."""
+    if path[:1] == ("outcome",):
+        return float("inf")
+    if path[:1] != ("steps",) or len(path) < 3 or not isinstance(path[1], int):
+        return -1
+    i = path[1]
+    if path[2] == "do" and len(path) > 3 and isinstance(path[3], int):
+        return i + path[3] / 1000
+    if path[2] in ("post", "fallback", "extract"):
+        return i + 0.5
+    return i
+
+
+def _check_use_before_extract(
+    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str] = ()
+) -> list[str]:
+    """A ``{name}`` that only an extraction provides must come after what extracts it."""
+    given = {"base_url", *builtin_names} | {k for p in _params_sets(wf) for k in p}
+    avail = _available_from(wf)
+    problems: list[str] = []
+    for path, text in _strings(data):
+        for name in names_in(text):
+            if name in given or name not in avail or avail[name] <= _position(path):
+                continue
+            problems.append(
+                f"{source.where(*path)}: {format_path(path)}: {{{name}}} is used before it is extracted "
+                f"(step {int(avail[name] - 0.001) + 1} extracts it)"
+            )
+    return problems
+
+
+# --------------------------------------------------------------------------- use: and session:
+
+# The files being loaded, outermost first: (resolved path, name as messages show it).
+Chain = tuple[tuple[str, str], ...]
+
+
+def _fill(raw: Any, values: dict[str, object]) -> Any:
+    """``raw`` with every ``{name}`` of ``values`` replaced by its value's text (others untouched:
+    the run fills them, in the using workflow's context, so a value may itself be ``{base_url}``)."""
+    if isinstance(raw, str):
+        text = raw
+        for _ in range(10):  # a value may name another one (expected: "{word}"); a loop stops here
+            if not any(name in values for name in names_in(text)):
+                break
+            text = PLACEHOLDER.sub(lambda m: str(values[m.group(1)]) if m.group(1) in values else m.group(0), text)
+        return text
+    if isinstance(raw, dict):
+        return {k: _fill(v, values) for k, v in raw.items()}
+    if isinstance(raw, list):
+        return [_fill(v, values) for v in raw]
+    return raw
+
+
+def _load_other(
+    written: str, folder: str, source: Source, doc_path: tuple[str | int, ...], chain: Chain, **kw: Any
+) -> LoadedWorkflow:
+    """Load a file this one refers to (``use``, ``session.from``), naming the chain on any problem."""
+    target = (Path(folder) / written).resolve()
+    shown = os.path.normpath(str(Path(source.path).parent / written))
+    names = [name for _, name in chain] + [shown]
+    where = f"{source.where(*doc_path)}: {format_path(doc_path)}"
+    if any(str(target) == real for real, _ in chain):
+        raise WorkflowFormatError(source.path, [f"{where}: a cycle: {' → '.join(names)}"])
+    if not target.is_file():
+        raise WorkflowFormatError(
+            source.path,
+            [
+                f"{where}: file {written!r} does not exist ({' → '.join(names)}; paths are relative to the workflow file)"
+            ],
+        )
+    try:
+        return load(target, display=shown, _chain=(*chain, (str(target), shown)), **kw)
+    except WorkflowFormatError as exc:
+        if exc.path == source.path:
+            raise  # a deeper cycle or missing file: already named with the whole chain
+        raise WorkflowFormatError(
+            source.path, [f"{where}: {shown} (used from here) is invalid:", *[f"  {p}" for p in exc.problems]]
+        ) from None
+
+
+def _remap(source: Source, old: int, new: int, into: dict[tuple[str | int, ...], int]) -> None:
+    """Copy the lines of ``steps[old]`` in ``source`` as ``steps[new]``."""
+    for key, line in source.lines.items():
+        if len(key) >= 2 and key[0] == "steps" and key[1] == old:
+            into[("steps", new) + key[2:]] = line
+
+
+def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: Any) -> LoadedWorkflow:
+    """Replace every ``use`` step by the used workflow's steps (params filled), keeping where each
+    step was written; load the ``session`` workflow."""
+    wf, source = loaded.workflow, loaded.source
+    raw_steps = data.get("steps") or []
+    steps: list[Step] = []
+    raws: list[Any] = []
+    origins: list[StepOrigin] = []
+    lines = {k: v for k, v in source.lines.items() if not (k and k[0] == "steps")}
+    for i, step in enumerate(wf.steps):
+        if step.use is None:
+            _remap(source, i, len(steps), lines)
+            steps.append(step)
+            raws.append(raw_steps[i])
+            origins.append(StepOrigin(source.path))
+            continue
+        used = _load_other(step.use, loaded.folder, source, ("steps", i, "use"), chain, **kw)
+        values: dict[str, object] = {**used.workflow.params, **(step.params or {})}
+        for j, raw in enumerate(used.raw_steps):
+            filled = _fill(raw, values)
+            _remap(used.source, j, len(steps), lines)
+            steps.append(Step.model_validate(filled))
+            raws.append(filled)
+            inner = used.origin(j)
+            group = step.use if not inner.group else f"{step.use} › {inner.group}"
+            group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
+            origins.append(StepOrigin(inner.file, group, group_id))
+    session = None
+    if wf.session is not None:
+        session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
+    expanded = wf.model_copy(update={"steps": tuple(steps)}) if any(s.use for s in wf.steps) else wf
+    return LoadedWorkflow(
+        expanded,
+        Source(source.path, lines),
+        loaded.folder,
+        tuple(origins),
+        session,
+        tuple(raws),
+        environment=loaded.environment,
+    )
+
+
+def parse(
+    text: str,
+    path: str,
+    folder: str | None = None,
+    *,
+    builtin_names: Collection[str] = (),
+    _chain: Chain = (),
+) -> LoadedWorkflow:
     """Parse and validate one workflow's text; raise WorkflowFormatError with every problem found.
 
     ``folder`` is where relative file paths (``upload``) are looked up: the file's folder (by
@@ -297,17 +627,7 @@ def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Col
     provide besides ``base_url``."""
     folder = folder if folder is not None else str(Path(path).parent)
     source_lines: dict[tuple[str | int, ...], int] = {}
-    try:
-        node, data = _compose_and_construct(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = exc.problem or "cannot be parsed"
-        if "python/" in problem or "could not determine a constructor" in problem:
-            problem += " (Python tags are not allowed in workflow files)"
-        raise WorkflowFormatError(path, [f"{path}:{line}: invalid YAML: {problem}"]) from None
-    except yaml.YAMLError as exc:
-        raise WorkflowFormatError(path, [f"{path}:1: invalid YAML: {exc}"]) from None
+    node, data = _read_yaml(text, path)
     if node is not None:
         _index_lines(node, (), source_lines)
     source = Source(path, source_lines)
@@ -322,12 +642,25 @@ def parse(text: str, path: str, folder: str | None = None, *, builtin_names: Col
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
     problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
+    problems += _check_param_loops(wf, data, source)
+    problems += _check_secret_words(wf, data, source)
+    problems += _check_use_before_extract(wf, data, source, builtin_names)
     if problems:
         raise WorkflowFormatError(path, problems)
-    return LoadedWorkflow(wf, source, folder)
+    environment = tuple(
+        (name, f"{source.where(*p)}: {format_path(p)}")
+        for p, text in _strings(data)
+        for name in dict.fromkeys(names_in(text))
+        if name.startswith(("env.", "secret."))
+    )
+    chain = _chain or ((str(Path(folder, Path(path).name).resolve()), path),)
+    loaded = LoadedWorkflow(wf, source, folder, environment=environment)
+    return _expand(loaded, data, chain, builtin_names=builtin_names)
 
 
-def load(path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = ()) -> LoadedWorkflow:
+def load(
+    path: str | Path, display: str | None = None, *, builtin_names: Collection[str] = (), _chain: Chain = ()
+) -> LoadedWorkflow:
     """Load one workflow file (see :func:`parse`); ``display`` is how messages name it."""
     p = Path(path)
     shown = display or str(p)
@@ -335,4 +668,15 @@ def load(path: str | Path, display: str | None = None, *, builtin_names: Collect
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkflowFormatError(shown, [f"{shown}:1: cannot read the file: {exc}"]) from None
-    return parse(text, shown, str(p.parent), builtin_names=builtin_names)
+    chain = _chain or ((str(p.resolve()), shown),)
+    return parse(text, shown, str(p.parent), builtin_names=builtin_names, _chain=chain)
+
+
+def placeholder_names(wf: Workflow, extra: dict[str, object] | None = None) -> set[str]:
+    """Every placeholder name written anywhere in ``wf`` (and in ``extra`` params)."""
+    data: dict[str, Any] = wf.model_dump(mode="json", exclude_none=True)
+    return {
+        name
+        for _, text in _strings([data, {str(k): str(v) for k, v in (extra or {}).items()}])
+        for name in names_in(text)
+    }

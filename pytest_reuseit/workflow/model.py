@@ -10,9 +10,9 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
@@ -20,6 +20,91 @@ SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
 VARIATION_KINDS = ("original", "attribute", "category", "website", "other")
 SEVERITIES = ("blocker", "critical", "normal", "minor", "trivial")
 LOCATOR_KINDS = ("role", "text", "label", "placeholder", "alt", "title", "test_id", "css", "xpath", "selector")
+# The ARIA roles Playwright's get_by_role accepts (a typo would otherwise wait, then blame the site).
+ARIA_ROLES = [
+    "alert",
+    "alertdialog",
+    "application",
+    "article",
+    "banner",
+    "blockquote",
+    "button",
+    "caption",
+    "cell",
+    "checkbox",
+    "code",
+    "columnheader",
+    "combobox",
+    "complementary",
+    "contentinfo",
+    "definition",
+    "deletion",
+    "dialog",
+    "directory",
+    "document",
+    "emphasis",
+    "feed",
+    "figure",
+    "form",
+    "generic",
+    "grid",
+    "gridcell",
+    "group",
+    "heading",
+    "img",
+    "insertion",
+    "link",
+    "list",
+    "listbox",
+    "listitem",
+    "log",
+    "main",
+    "marquee",
+    "math",
+    "menu",
+    "menubar",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "meter",
+    "navigation",
+    "none",
+    "note",
+    "option",
+    "paragraph",
+    "presentation",
+    "progressbar",
+    "radio",
+    "radiogroup",
+    "region",
+    "row",
+    "rowgroup",
+    "rowheader",
+    "scrollbar",
+    "search",
+    "searchbox",
+    "separator",
+    "slider",
+    "spinbutton",
+    "status",
+    "strong",
+    "subscript",
+    "superscript",
+    "switch",
+    "tab",
+    "table",
+    "tablist",
+    "tabpanel",
+    "term",
+    "textbox",
+    "time",
+    "timer",
+    "toolbar",
+    "tooltip",
+    "tree",
+    "treegrid",
+    "treeitem",
+]
 
 
 def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
@@ -93,6 +178,15 @@ class Locator(Strict):
     has_text: str | None = None
     within: Loc | None = None
     frame: Loc | None = Field(None, description="look inside this <iframe> (a LOC of it, which may have a frame too)")
+
+    @field_validator("role")
+    @classmethod
+    def _known_role(cls, value: str | None) -> str | None:
+        if value is None or "{" in value or value in ARIA_ROLES:
+            return value
+        guess = closest(value, ARIA_ROLES)
+        hint = f" (did you mean '{guess}'?)" if guess else ""
+        raise PydanticCustomError("unknown_role", "'{role}' is not an ARIA role{hint}", {"role": value, "hint": hint})
 
     @model_validator(mode="after")
     def _one_kind(self) -> Locator:
@@ -494,13 +588,57 @@ def _describe_modifiers(op: Op) -> str:
 FallbackArg = Annotated[Fallback, BeforeValidator(_wrap_string("agent")), _OrString()]
 
 
+# --------------------------------------------------------------------------- pytest integration
+
+IDENTIFIER = r"^[A-Za-z_][A-Za-z0-9_]*$"
+Identifier = Annotated[str, Field(pattern=IDENTIFIER)]
+MarkValue = str | dict[str, str | int | float | bool] | None
+
+
+def _check_mark(value: str | dict[str, MarkValue]) -> str | dict[str, MarkValue]:
+    """A mark is a bare name or ``{name: reason}`` / ``{name: {keyword: value}}`` (one key)."""
+    if isinstance(value, dict):
+        if len(value) != 1:
+            raise PydanticCustomError(
+                "mark_shape",
+                "a mark is a name or a mapping with one key, the mark's name (got keys: {keys})",
+                {"keys": ", ".join(map(str, value)) or "none"},
+            )
+        name = next(iter(value))
+    else:
+        name = value
+    if not re.match(IDENTIFIER, name):
+        raise PydanticCustomError("mark_name", "'{name}' is not a mark name", {"name": name})
+    if name in ("usefixtures", "parametrize"):
+        raise PydanticCustomError(
+            "mark_name", "the '{name}' mark is not available here (use the 'usefixtures' key)", {"name": name}
+        )
+    if name == "skipif" and isinstance(value, dict) and not isinstance(value[name], dict):
+        raise PydanticCustomError("mark_skipif", "skipif needs a mapping: {{condition: ..., reason: ...}}", {})
+    return value
+
+
+MarkArg = Annotated[str | dict[str, MarkValue], AfterValidator(_check_mark)]
+
+
 # --------------------------------------------------------------------------- steps & workflow
 
 
+def _step_schema(schema: dict[str, Any]) -> None:
+    # A step has an action, or is a `use:` step (whose action the loader fills in).
+    schema["required"] = [r for r in schema.get("required", []) if r != "action"]
+    schema["anyOf"] = [{"required": ["action"]}, {"required": ["use"]}]
+
+
 class Step(Strict):
-    """One unit: an action wrapped in pre/post checks and fallbacks."""
+    """One unit: an action wrapped in pre/post checks and fallbacks; or ``use:`` another
+    workflow's steps (expanded by the loader: the engine never sees a ``use`` step)."""
+
+    model_config = ConfigDict(json_schema_extra=_step_schema)
 
     action: str = Field(description="the action in words")
+    use: str | None = Field(None, description="run the steps of this workflow file here (relative to this file)")
+    params: dict[str, str | int | float | bool] | None = Field(None, description="params for the used workflow")
     pre: tuple[CheckArg, ...] = ()
     do: tuple[Op, ...] | None = Field(None, description="deterministic way to do the action")
     post: tuple[CheckArg, ...] = ()
@@ -526,6 +664,24 @@ class Step(Strict):
             raise PydanticCustomError("empty_do", "'do' is empty: list at least one op or remove it", {})
         return value
 
+    @model_validator(mode="before")
+    @classmethod
+    def _use_step(cls, data: Any) -> Any:
+        """A ``use`` step takes only ``params``; it is named after the file it uses."""
+        if isinstance(data, dict) and "use" in data:
+            extra = [k for k in data if k not in ("use", "params")]
+            if extra:
+                raise PydanticCustomError(
+                    "use_step",
+                    "a 'use' step takes only 'params' (the used workflow's steps bring their own guards); "
+                    "remove: {keys}",
+                    {"keys": ", ".join(map(str, extra))},
+                )
+            return {**data, "action": f"use {data['use']}"}
+        if isinstance(data, dict) and "params" in data:
+            raise PydanticCustomError("params_without_use", "'params' on a step is only for 'use' steps", {})
+        return data
+
 
 ParamValue = str | int | float | bool
 
@@ -535,11 +691,25 @@ class Variation(Strict):
     kind: Literal["original", "attribute", "category", "website", "other"] = "original"
     params: dict[str, ParamValue] = Field(default_factory=dict)
     description: str | None = None
+    marks: tuple[MarkArg, ...] = Field((), description="pytest marks for this variation only")
 
 
 class Viewport(Strict):
     width: int = Field(gt=0)
     height: int = Field(gt=0)
+
+
+class HttpCredentials(Strict):
+    """HTTP authentication (basic auth of a staging site); placeholders and secrets allowed."""
+
+    username: str
+    password: str
+
+
+class Geolocation(Strict):
+    latitude: float = Field(ge=-90, le=90)
+    longitude: float = Field(ge=-180, le=180)
+    accuracy: float | None = Field(None, ge=0)
 
 
 class BrowserOptions(Strict):
@@ -553,9 +723,40 @@ class BrowserOptions(Strict):
     extra_http_headers: dict[str, str] | None = None
     ignore_https_errors: bool | None = None
     java_script_enabled: bool | None = None
+    device: str | None = Field(
+        None, description="a Playwright device name, e.g. 'iPhone 13' (viewport, user agent, touch)"
+    )
+    http_credentials: HttpCredentials | None = None
+    geolocation: Geolocation | None = None
+    permissions: tuple[str, ...] | None = Field(None, description="browser permissions granted, e.g. [geolocation]")
+    offline: bool | None = None
+    storage_state: str | None = Field(
+        None, description="saved cookies and local storage to start from (a file relative to the workflow file)"
+    )
+
+    # Options the runtime builds itself: a device expands to several options, credentials are
+    # filled in (secrets revealed) only when the context is created, the storage path is resolved.
+    RUNTIME_BUILT: ClassVar[tuple[str, ...]] = ("device", "http_credentials", "storage_state")
 
     def context_kwargs(self) -> dict[str, Any]:
-        return self.model_dump(exclude_none=True)
+        return self.model_dump(exclude_none=True, exclude=set(self.RUNTIME_BUILT))
+
+
+class SessionFrom(Strict):
+    """``session: {from: login.reuseit.yaml}``: start from the browser storage that workflow leaves."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    from_: str = Field(alias="from", description="the login workflow file (relative to this file)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = [str(k) for k in data if k != "from"]
+            if unknown:
+                raise PydanticCustomError("unknown_key", "unknown key '{key}'; expected: from", {"key": unknown[0]})
+        return data
 
 
 class Settings(Strict):
@@ -580,8 +781,15 @@ class Workflow(Strict):
     params: dict[str, ParamValue] = Field(default_factory=dict)
     variations: tuple[Variation, ...] = ()
     allowed_domains: tuple[str, ...] | None = None
-    tags: tuple[Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")], ...] = ()
+    tags: tuple[Identifier, ...] = ()
     severity: Literal["blocker", "critical", "normal", "minor", "trivial"] = "normal"
+    epic: str | None = Field(None, description="Allure epic label")
+    feature: str | None = Field(None, description="Allure feature label")
+    story: str | None = Field(None, description="Allure story label")
+    usefixtures: tuple[Identifier, ...] = Field(
+        (), description="pytest fixtures set up before the run; each value is the placeholder {name}"
+    )
+    marks: tuple[MarkArg, ...] = Field((), description="pytest marks on every item of the file")
     browser: BrowserOptions = BrowserOptions()
     settings: Settings = Settings()
     model: str | None = Field(None, description="model name for this workflow's checks and agent")
@@ -589,6 +797,7 @@ class Workflow(Strict):
         (),
         description="regions that change on their own (clocks, carousels, ads), painted over in every screenshot",
     )
+    session: SessionFrom | None = Field(None, description="run this login workflow once and start from its storage")
     steps: tuple[Step, ...] = Field(min_length=1)
     outcome: tuple[CheckArg, ...] = ()
 
@@ -601,6 +810,16 @@ class Workflow(Strict):
                 raise PydanticCustomError("duplicate_id", "variation id '{id}' is used twice", {"id": var.id})
             seen.add(var.id)
         return value
+
+    @model_validator(mode="after")
+    def _one_storage(self) -> Workflow:
+        if self.session is not None and self.browser.storage_state is not None:
+            raise PydanticCustomError(
+                "two_storages",
+                "'session' and 'browser.storage_state' both give the starting browser storage: keep one",
+                {},
+            )
+        return self
 
     def all_variations(self) -> tuple[Variation, ...]:
         """The variations to run: those listed, or one default one."""

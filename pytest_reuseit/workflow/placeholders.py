@@ -1,23 +1,30 @@
 """``{placeholder}`` filling, with secrets kept out of everything but the typed value.
 
 ``{name}`` comes from (in order) values extracted earlier in the run, the variation's params,
-the workflow's params, then built-ins. ``{env.NAME}`` reads the environment. ``{secret.NAME}``
-reads it too, but only :meth:`Values.render` with ``reveal=True`` (used at the moment of typing)
-puts the value in; everywhere else it stays written as ``{secret.NAME}``. ``{{``/``}}`` are
-literal braces; braces around anything that is not a name (JavaScript blocks) are left alone.
+the workflow's params, then built-ins (fixture values first, ``{fixture.key}`` for a mapping's keys).
+``{env.NAME}`` reads the environment. ``{secret.NAME}`` reads it too, but only :meth:`Values.render`
+with ``reveal=True`` (used at the moment a value is typed, navigated to, evaluated or compared) puts
+the value in; everywhere else it stays written as ``{secret.NAME}``. Every secret value the run
+knows (the workflow's secrets, and values read from the page that hold one) is replaced by
+:data:`MASK` in anything written or sent to a model. ``{{``/``}}`` are literal braces; braces
+around anything that is not a name (JavaScript blocks) are left alone.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote, quote_plus
 
 from ..errors import PlaceholderError
 
-PLACEHOLDER = re.compile(r"\{\{|\}\}|\{((?:env\.|secret\.)?[A-Za-z_][A-Za-z0-9_]*)\}")
-MASK = "******"
+# {name}, {env.NAME}, {secret.NAME}, and {fixture.key} for a key of a fixture's mapping.
+PLACEHOLDER = re.compile(r"\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?)\}")
+MASK = "***"
+# Shorter secrets are refused: masking "ab" would blank every "ab" in every report.
+MIN_SECRET_LENGTH = 4
 
 
 def names_in(text: str) -> Iterator[str]:
@@ -25,6 +32,19 @@ def names_in(text: str) -> Iterator[str]:
     for m in PLACEHOLDER.finditer(text):
         if m.group(1):
             yield m.group(1)
+
+
+def secret_value(var: str, environ: Mapping[str, str]) -> str:
+    """The value of ``{secret.VAR}``; a clear error when it is unset or too short to mask safely."""
+    value = environ.get(var)
+    if value is None:
+        raise PlaceholderError(f"secret '{var}' is not set: export {var}=... (secrets are read from the environment)")
+    if len(value) < MIN_SECRET_LENGTH:
+        raise PlaceholderError(
+            f"secret '{var}' is {len(value)} characters long; secrets need at least {MIN_SECRET_LENGTH} "
+            "characters (a shorter one would be masked everywhere it occurs in ordinary text)"
+        )
+    return value
 
 
 @dataclass
@@ -36,6 +56,9 @@ class Values:
     extracted: dict[str, str] = field(default_factory=dict)
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
     secrets_used: dict[str, str] = field(default_factory=dict)
+    # Values to mask besides the secrets themselves: values read from the page that hold a secret.
+    derived: set[str] = field(default_factory=set)
+    known_secrets: dict[str, str] = field(default_factory=dict)
 
     def known(self) -> list[str]:
         return sorted({*self.extracted, *self.params, *self.builtins})
@@ -54,12 +77,10 @@ class Values:
             name = m.group(1)
             if name.startswith("secret."):
                 var = name[len("secret.") :]
-                value = self.environ.get(var)
-                if value is None:
-                    raise PlaceholderError(
-                        f"secret '{var}' is not set: export {var}=... (secrets are read from the environment)"
-                    )
-                self.secrets_used[var] = value
+                value = secret_value(var, self.environ)
+                self.known_secrets[var] = value
+                if reveal:
+                    self.secrets_used[var] = value
                 return value if reveal else token
             if name.startswith("env."):
                 var = name[len("env.") :]
@@ -79,9 +100,28 @@ class Values:
 
         return PLACEHOLDER.sub(sub, text)
 
+    def load_secrets(self, names: Iterable[str]) -> None:
+        """Read every ``{secret.NAME}`` a workflow uses up front: an unset or short one fails before
+        anything runs, and each is masked from the start (a page may show one before it is typed)."""
+        for var in names:
+            self.known_secrets[var] = secret_value(var, self.environ)
+
+    def add_derived(self, value: str) -> None:
+        """Treat ``value`` (read from the page) as secret from now on."""
+        if len(value.strip()) >= MIN_SECRET_LENGTH:
+            self.derived.add(value)
+
+    def _masked_values(self) -> list[str]:
+        values = {*self.known_secrets.values(), *self.secrets_used.values(), *self.derived}
+        forms = {f for v in values if v for f in (v, quote(v, safe=""), quote_plus(v), quote(v))}
+        # Longest first, so a secret inside a longer derived value does not leave the rest showing.
+        return sorted(forms, key=len, reverse=True)
+
+    def holds_secret(self, text: str) -> bool:
+        return any(v in text for v in self._masked_values())
+
     def mask(self, text: str) -> str:
-        """Replace every secret value that has been used with a mask (defence in depth)."""
-        for value in self.secrets_used.values():
-            if value:
-                text = text.replace(value, MASK)
+        """Replace every known secret value (also URL-encoded) with :data:`MASK`."""
+        for value in self._masked_values():
+            text = text.replace(value, MASK)
         return text

@@ -1,0 +1,164 @@
+"""Authoring mistakes found before a browser starts: `reuseit validate` and collection name the
+file, line and column; hostile input (alias bombs, huge or deeply nested files) fails alone, fast."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from pytest_reuseit.cli import main
+from pytest_reuseit.errors import WorkflowFormatError
+from pytest_reuseit.workflow.loader import MAX_DEPTH, parse
+
+ALIAS_BOMB = """\
+a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+"""
+DEEP = "name: n\ntask: " + "[" * 600 + "]" * 600 + "\n"
+BIG = "name: n\ntask: t\nstart_url: u\nsteps: [{action: a, do: [{wait: 1}]}]\n" + "# padding\n" * 500_000
+HEAD = 'name: n\ntask: t\nstart_url: "{base_url}/"\n'
+
+
+def problems(text: str) -> list[str]:
+    with pytest.raises(WorkflowFormatError) as info:
+        parse(text, "w.reuseit.yaml")
+    return info.value.problems
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(
+            ALIAS_BOMB, "w.reuseit.yaml:5:20: the document expands to more than 50000 YAML nodes", id="alias-bomb"
+        ),
+        pytest.param(
+            DEEP, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="600-deep"
+        ),
+        pytest.param(BIG, "w.reuseit.yaml:1: the file is larger than 256 KiB", id="5MB"),
+    ],
+)
+def test_hostile_input_is_one_clear_error_and_fast(text: str, expected: str) -> None:
+    started = time.monotonic()
+    found = problems(text)
+    assert time.monotonic() - started < 2
+    assert len(found) == 1 and found[0].startswith(expected), found
+
+
+def test_yaml_errors_name_line_and_column() -> None:
+    assert problems(HEAD + "steps: [{action: a, do: [{click: '#x'}]}\n") == [
+        "w.reuseit.yaml:5:1: invalid YAML: expected ',' or ']', but got '<stream end>'"
+    ]
+
+
+def test_role_typo_is_caught_with_did_you_mean() -> None:
+    found = problems(HEAD + "steps:\n  - action: a\n    do: [{click: {role: buton, name: Go}}]\n")
+    assert found == [
+        "w.reuseit.yaml:6: steps[0].do[0].click.role: 'buton' is not an ARIA role (did you mean 'button'?)"
+    ]
+
+
+def test_placeholder_loop_names_the_circle() -> None:
+    found = problems(HEAD + 'params: {a: "x{b}", b: "{a}y"}\nsteps: [{action: "{a}", do: [{wait: 1}]}]\n')
+    assert found == ["w.reuseit.yaml:4: params.a: placeholders refer to each other in a loop: {a} -> {b} -> {a}"]
+
+
+def test_extracted_value_used_before_the_step_that_extracts_it() -> None:
+    found = problems(
+        HEAD
+        + """steps:
+  - action: Type {price}
+    do: [{fill: {css: "#q", value: "{price}"}}]
+  - action: Read the price
+    do: [{wait: 1}]
+    extract: {into: price, text: {css: ".price"}}
+  - action: Use it now
+    do: [{fill: {css: "#q", value: "{price}"}}]
+"""
+    )
+    assert found == [
+        "w.reuseit.yaml:5: steps[0].action: {price} is used before it is extracted (step 2 extracts it)",
+        "w.reuseit.yaml:6: steps[0].do[0].fill.value: {price} is used before it is extracted (step 2 extracts it)",
+    ]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        "post: ['The token {secret.TOKEN} is shown']",
+        "post: [{check: 'The token {tok} is shown'}]",
+        "fallback: ['Type {secret.TOKEN} again']",
+        "extract: {into: x, query: 'the row for {tok}'}",
+    ],
+)
+def test_a_secret_in_words_for_the_model_is_a_load_error(step: str) -> None:
+    found = problems(
+        HEAD + f'params: {{tok: "{{secret.TOKEN}}"}}\nsteps:\n  - action: a\n    do: [{{wait: 1}}]\n    {step}\n'
+    )
+    assert len(found) == 1 and "{secret.TOKEN} would be sent to the model" in found[0], found
+
+
+def test_validate_lists_unset_variables_and_invalid_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VERDICT_NOT_SET", raising=False)
+    monkeypatch.setenv("VERDICT_SHORT", "ab")
+    (tmp_path / "env.reuseit.yaml").write_text(
+        HEAD
+        + 'steps:\n  - action: a\n    do: [{fill: {css: "#q", value: "{secret.VERDICT_NOT_SET}{env.VERDICT_SHORT}"}}]\n'
+        '  - action: b\n    do: [{fill: {css: "#q", value: "{secret.VERDICT_SHORT}"}}]\n'
+    )
+    (tmp_path / "bomb.reuseit.yaml").write_text(ALIAS_BOMB)
+    assert main(["validate", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"INVALID {tmp_path / 'bomb.reuseit.yaml'}\n  " in out
+    assert (
+        f"{tmp_path / 'env.reuseit.yaml'}:6: steps[0].do[0].fill.value: secret 'VERDICT_NOT_SET' "
+        "(used as {secret.VERDICT_NOT_SET}) is not set: export VERDICT_NOT_SET=..." in out
+    )
+    assert "secret 'VERDICT_SHORT' is shorter than 4 characters" in out
+    assert "env.VERDICT_SHORT" not in out  # set, and an env variable may be short
+    assert out.rstrip().endswith("0 valid, 2 invalid")
+
+
+def test_invalid_files_fail_alone_and_the_summary_lists_them(pytester: pytest.Pytester) -> None:
+    (pytester.path / "bomb.reuseit.yaml").write_text(ALIAS_BOMB)
+    (pytester.path / "deep.reuseit.yaml").write_text(DEEP)
+    (pytester.path / "big.reuseit.yaml").write_text(BIG)
+    (pytester.path / "role.reuseit.yaml").write_text(HEAD + "steps:\n  - action: a\n    do: [{click: {role: buton}}]\n")
+    (pytester.path / "test_other.py").write_text("def test_still_runs():\n    assert True\n")
+    started = time.monotonic()
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert time.monotonic() - started < 30
+    result.assert_outcomes(failed=4, passed=1)
+    out = result.stdout.str()
+    assert "RecursionError" not in out and "Traceback" not in out
+    assert "4 invalid workflow file(s):" in out
+    assert (
+        "INVALID role.reuseit.yaml: role.reuseit.yaml:6: steps[0].do[0].click.role: 'buton' is not an ARIA role" in out
+    )
+    for name in ("bomb", "deep", "big"):
+        assert f"INVALID {name}.reuseit.yaml: {name}.reuseit.yaml:" in out
+
+
+@pytest.mark.parametrize(
+    ("op", "expected"),
+    [
+        (
+            "{switch_page: popup}",
+            "steps[0].do[0].switch_page: expected one of the accepted forms: input should be 'main'",
+        ),
+        ("{upload: {css: '#f', files: [nope.txt]}}", "upload file 'nope.txt' does not exist"),
+    ],
+)
+def test_unknown_page_names_and_missing_upload_files_are_load_errors(op: str, expected: str) -> None:
+    found = problems(HEAD + f"steps:\n  - action: a\n    do: [{op}]\n")
+    assert len(found) == 1 and expected in found[0], found
