@@ -195,6 +195,7 @@ def test_recovered_run_is_passed_but_visibly_different(allure_run: dict[str, Any
     assert any(s["name"].startswith("attempt 1 (action)") and s["status"] == "passed" for s in step["steps"])
 
 
+@pytest.mark.slow
 def test_recovered_run_is_marked_flaky_with_its_own_category(allure_run: dict[str, Any]) -> None:
     rec = allure_run["by_name"]["Banner in the way [default]"]
     assert rec["statusDetails"]["flaky"] is True
@@ -210,6 +211,7 @@ def test_recovered_run_is_marked_flaky_with_its_own_category(allure_run: dict[st
     assert not any(re.fullmatch(c["messageRegex"], rec["statusDetails"]["message"]) for c in cats if c is not recovered)
 
 
+@pytest.mark.slow
 def test_step_times_are_real_and_add_up_to_the_test_duration(allure_run: dict[str, Any]) -> None:
     for name, result in allure_run["by_name"].items():
         total = result["stop"] - result["start"]
@@ -225,6 +227,7 @@ def test_step_times_are_real_and_add_up_to_the_test_duration(allure_run: dict[st
     assert waited["stop"] - waited["start"] >= 900  # check_timeout: 1 s of real waiting, not 0-9 ms
 
 
+@pytest.mark.slow
 def test_attempts_are_listed_in_the_order_they_happened(allure_run: dict[str, Any]) -> None:
     rec = allure_run["by_name"]["Banner in the way [default]"]
     step = next(st for st in rec["steps"] if st["name"].startswith("Step 1"))
@@ -233,6 +236,7 @@ def test_attempts_are_listed_in_the_order_they_happened(allure_run: dict[str, An
     assert names == ["action", "attempt 1", "post checks"], names
 
 
+@pytest.mark.slow
 def test_no_module_paths_and_the_page_in_failure_messages(allure_run: dict[str, Any]) -> None:
     results = allure_run["root"] / "results"
     for path in results.iterdir():

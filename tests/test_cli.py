@@ -91,6 +91,7 @@ def test_shipped_schema_is_current() -> None:
 def test_validate_every_shipped_workflow(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     # validate also checks that every {secret.X} is set: the demo login's is exported by the CI scripts.
     monkeypatch.setenv("DEMO_PASSWORD", "demo-pass")
+    monkeypatch.setenv("ADMIN_PASSWORD", "admin-pass")  # the example admin site's, likewise
     files = sorted(WORKFLOWS.rglob("*.reuseit.y*ml"))
     assert files
     assert main(["validate", str(WORKFLOWS)]) == 0

@@ -150,7 +150,8 @@ def test_settings_defaults_come_from_the_engine_and_the_model_client() -> None:
 
 def test_allure_categories_cover_exactly_the_challenge_categories() -> None:
     assert set(CATEGORY_TITLES) == set(CATEGORIES)
-    assert [c["messageRegex"] for c in categories()] == [rf"(?s)[^\n]*\[{c}\].*" for c in CATEGORIES]
+    failures = [c for c in categories() if c["matchedStatuses"] != ["passed"]]
+    assert [c["messageRegex"] for c in failures] == [rf"(?s)[^\n]*\[{c}\].*" for c in CATEGORIES]
 
 
 def test_agent_actions_on_elements_are_agent_actions() -> None:

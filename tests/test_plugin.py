@@ -597,6 +597,7 @@ def data_trace_named(mixed: Session, folder: Path) -> bool:
     return trace is not None and Path(trace).resolve() == (folder / "trace.zip").resolve()
 
 
+@pytest.mark.slow
 def test_failed_post_check_explains_itself(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Expects the wrong text [default]")
     assert "workflow 'Expects the wrong text' [default] FAILED" in text

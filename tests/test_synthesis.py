@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_reuseit.sites import SiteServer
+from pytest_reuseit.sites import LocalSites, SiteServer
 from pytest_reuseit.synthesis.compile import op_for, parse_evidence, templated
 from pytest_reuseit.synthesis.explore import RecordedAction
 from pytest_reuseit.workflow.loader import load
@@ -217,7 +217,7 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     assert re.search(r"original\s+passed", out) and re.search(r"attribute\s+passed", out)
 
     path = tmp_path / "shoes.reuseit.yaml"
-    loaded = load(path)  # the loader accepts it
+    loaded = load(path, builtin_names=LocalSites.NAMES)  # the loader accepts it
     wf = loaded.workflow
     assert wf.task == "Search the demo shop for {product}" and wf.params == {"product": "trail shoes"}
     assert wf.start_url == "{demo_url}/index.html?cookies=always&delay=0&reset=1"  # portable, not this run's port

@@ -88,6 +88,7 @@ def model_env(monkeypatch: pytest.MonkeyPatch, fake: FakeLLM) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
+@pytest.mark.slow
 def test_no_secret_in_any_byte_the_session_writes(
     pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -145,6 +146,7 @@ def test_no_secret_in_any_byte_the_session_writes(
             assert form not in text, f"{form!r} in {where}"
 
 
+@pytest.mark.slow
 def test_wrong_password_is_failed_even_when_the_model_cuts_the_recovery_short(
     pytester: pytest.Pytester, pages_url: str, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -186,6 +188,7 @@ def no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.slow
 def test_unjudged_checks_skip_without_a_model_and_pass_only_by_explicit_choice(
     pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -205,6 +208,7 @@ def test_unjudged_checks_skip_without_a_model_and_pass_only_by_explicit_choice(
     assert "NOT JUDGED: 1 model-only checks in 1 runs" in accepted.stdout.str()
 
 
+@pytest.mark.slow
 def test_the_readme_example_runs_green_for_a_new_user(
     pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -230,6 +234,7 @@ steps:
 """
 
 
+@pytest.mark.slow
 def test_trace_is_named_in_result_json_and_opens_offline(
     pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
