@@ -163,7 +163,7 @@ class Runtime:
             self.root / JUDGED_PAGES_DIR,
             loaded.source.path,
             models.mask,
-            holds_secret=lambda: bool(models.values and models.values.secrets_used),
+            holds_secret=lambda: bool(models.values and models.values.has_secrets),
         )
         return models
 

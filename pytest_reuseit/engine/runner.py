@@ -793,7 +793,7 @@ def _shot(ctx: _Ctx, label: str, *, always: bool) -> Screenshot | None:
 def _mask_result(ctx: _Ctx) -> None:
     """No secret value (typed, compared, or read from the page) in anything the reporters read.
     Every text of the result is masked, so a field added later cannot be forgotten."""
-    if not (ctx.values.known_secrets or ctx.values.secrets_used or ctx.values.derived):
+    if not ctx.values.has_secrets:
         return
     _mask_all(ctx.result, ctx.values.mask)
 

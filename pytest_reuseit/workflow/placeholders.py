@@ -117,6 +117,11 @@ class Values:
         # Longest first, so a secret inside a longer derived value does not leave the rest showing.
         return sorted(forms, key=len, reverse=True)
 
+    @property
+    def has_secrets(self) -> bool:
+        """Whether the run knows any secret value (named, typed, compared or read from the page)."""
+        return bool(self.known_secrets or self.secrets_used or self.derived)
+
     def holds_secret(self, text: str) -> bool:
         return any(v in text for v in self._masked_values())
 
