@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
+from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
 
 PAGES = Path(__file__).parent / "pages"
@@ -51,3 +54,38 @@ def page(browser_session: BrowserSession, fence: NavigationFence):  # type: igno
     pg = context.new_page()
     yield pg
     context.close()
+
+
+@pytest.fixture
+def runtime_overrides() -> dict[str, Any]:
+    """Settings a test module changes for every runtime ``make_runtime`` builds (override the fixture)."""
+    return {}
+
+
+@pytest.fixture
+def make_runtime(
+    browser_session: BrowserSession, pages_url: str, tmp_path: Path, runtime_overrides: dict[str, Any]
+) -> Iterator[Callable[..., Runtime]]:
+    """Runtimes on the suite's one Chromium, with the model on (cache in tmp_path) and short retries."""
+    made: list[Runtime] = []
+
+    def make(**overrides: Any) -> Runtime:
+        settings: dict[str, Any] = {
+            "llm": "auto",
+            "cache": str(tmp_path / "cache"),
+            "llm_backoff": 0.01,
+            "llm_retries": 2,
+            "llm_timeout": 2,
+            "base_url": pages_url,
+            **runtime_overrides,
+            **overrides,
+        }
+        rt = Runtime(default_settings(**settings), tmp_path)
+        rt._session = browser_session  # noqa: SLF001 - share the suite's one Chromium
+        made.append(rt)
+        return rt
+
+    yield make
+    for rt in made:
+        rt._session = None  # noqa: SLF001 - the session fixture closes the browser
+        rt.close()

@@ -9,13 +9,12 @@ from __future__ import annotations
 import json
 import math
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.observe import data_url
 from pytest_reuseit.engine.result import ModelUsage
 from pytest_reuseit.errors import BrokenRun
@@ -289,31 +288,6 @@ def _agent(req: Request) -> dict[str, str]:
         return {"thought": "", "action": "done", "element": "", "value": "", "message": "painted"}
     ref = obs.split('button "Paint" [ref=', 1)[1].split("]", 1)[0]
     return {"thought": "", "action": "click", "element": ref, "value": "", "message": "click Paint"}
-
-
-@pytest.fixture
-def make_runtime(browser_session, pages_url: str, tmp_path: Path) -> Iterator[Callable[..., Runtime]]:  # type: ignore[no-untyped-def]
-    made: list[Runtime] = []
-
-    def make(**overrides: Any) -> Runtime:
-        settings: dict[str, Any] = {
-            "llm": "auto",
-            "cache": str(tmp_path / "cache"),
-            "llm_backoff": 0.01,
-            "llm_retries": 2,
-            "llm_timeout": 2,
-            "base_url": pages_url,
-        }
-        settings.update(overrides)
-        rt = Runtime(default_settings(**settings), tmp_path)
-        rt._session = browser_session  # noqa: SLF001 - share the suite's one Chromium
-        made.append(rt)
-        return rt
-
-    yield make
-    for rt in made:
-        rt._session = None  # noqa: SLF001 - the session fixture closes the browser
-        rt.close()
 
 
 def _script(fake: FakeLLM) -> None:

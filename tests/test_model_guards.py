@@ -15,14 +15,13 @@ import io
 import json
 import re
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from pytest_reuseit.api import default_settings
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.llm.prompts import DATA_RULE
 from pytest_reuseit.report.text import failure_text, recovered_text
@@ -70,32 +69,6 @@ def fake(fake_llm_env: FakeLLM) -> FakeLLM:
     """The fake endpoint (env pointing at it) with a default analyst answer for runs that fail."""
     fake_llm_env.add_rule("challenge_analysis", None, ANALYSIS)
     return fake_llm_env
-
-
-@pytest.fixture
-def make_runtime(browser_session, pages_url: str, tmp_path: Path) -> Iterator[Callable[..., Runtime]]:  # type: ignore[no-untyped-def]
-    """Runtimes with models on ("auto") that share the suite's one Chromium (one launch per session)."""
-    made: list[Runtime] = []
-
-    def make(**overrides: Any) -> Runtime:
-        settings: dict[str, Any] = {
-            "llm": "auto",
-            "cache": str(tmp_path / "cache"),
-            "llm_backoff": 0.01,
-            "llm_retries": 2,
-            "llm_timeout": 2,
-            "base_url": pages_url,
-        }
-        settings.update(overrides)
-        rt = Runtime(default_settings(**settings), tmp_path)
-        rt._session = browser_session  # noqa: SLF001 - share the browser instead of launching one per test
-        made.append(rt)
-        return rt
-
-    yield make
-    for rt in made:
-        rt._session = None  # noqa: SLF001 - the session fixture closes the browser, not us
-        rt.close()
 
 
 @pytest.fixture

@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from PIL import Image
 
-from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.masking import SECRET_COLOR
 from pytest_reuseit.browser.observe import capture
 from pytest_reuseit.runtime import Runtime
@@ -202,29 +200,9 @@ def test_a_passing_run_masks_the_secret_in_every_picture(
 
 
 @pytest.fixture
-def make_runtime(browser_session, pages_url: str, tmp_path: Path) -> Iterator[Callable[..., Runtime]]:  # type: ignore[no-untyped-def]
-    made: list[Runtime] = []
-
-    def make(**overrides: Any) -> Runtime:
-        settings: dict[str, Any] = {
-            "llm": "auto",
-            "cache": str(tmp_path / "cache"),
-            "llm_backoff": 0.01,
-            "llm_retries": 0,
-            "llm_timeout": 5,
-            "base_url": pages_url,
-            "artifacts": "always",
-        }
-        settings.update(overrides)
-        rt = Runtime(default_settings(**settings), tmp_path)
-        rt._session = browser_session  # noqa: SLF001 - share the suite's one Chromium
-        made.append(rt)
-        return rt
-
-    yield make
-    for rt in made:
-        rt._session = None  # noqa: SLF001 - the session fixture closes the browser
-        rt.close()
+def runtime_overrides() -> dict[str, Any]:
+    """This module's changes to the shared ``make_runtime`` settings (tests/conftest.py)."""
+    return {"llm_retries": 0, "llm_timeout": 5, "artifacts": "always"}
 
 
 @pytest.mark.usefixtures("secrets")
