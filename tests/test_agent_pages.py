@@ -20,9 +20,8 @@ from tests import test_model_guards as guards
 from tests.support.llm_server import FakeLLM, Request
 from tests.test_model_guards import act, already_done, observation, ref, requests
 
-# The model-guard tests' fixtures: a runtime with models on, sharing the suite's Chromium, and the fake endpoint.
+# The model-guard tests' fixtures (make_runtime itself comes from tests/conftest.py).
 fake = guards.fake
-make_runtime = guards.make_runtime
 rt = guards.rt
 
 REAL = Path(__file__).parent / "pages" / "real"
