@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -21,8 +22,32 @@ ROOT = Path(__file__).parent.parent
 
 
 class _Quiet(SimpleHTTPRequestHandler):
+    """Serves tests/pages. A path under ``/slow/`` is the same file answered 0.6 s late (a
+    navigation still in flight when the next op starts); under ``/slow-tail/`` the file is sent up
+    to its ``<!--tail-->`` at once and the rest 0.6 s later (a page shown but still parsing)."""
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/slow-tail/"):
+            self._send_in_two_parts(PAGES / self.path[len("/slow-tail/") :].split("?")[0])
+            return
+        if self.path.startswith("/slow/"):
+            time.sleep(0.6)
+            self.path = self.path[len("/slow") :]
+        super().do_GET()
+
+    def _send_in_two_parts(self, path: Path) -> None:
+        head, _, tail = path.read_bytes().partition(b"<!--tail-->")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(head + b" " * 2048)  # past the parser's first-chunk buffering
+        self.wfile.flush()
+        time.sleep(0.6)
+        self.wfile.write(tail)
+        self.close_connection = True
 
 
 @pytest.fixture(scope="session")

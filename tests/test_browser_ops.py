@@ -160,6 +160,29 @@ def test_select_unknown_option_fails(page, fence, pages_url) -> None:  # type: i
     assert page.evaluate("document.getElementById('color').value") == "r"
 
 
+@pytest.mark.parametrize("press", ["Enter", {"css": "#q", "key": "Enter"}], ids=["bare-key", "on-element"])
+def test_op_after_a_key_that_navigates_runs_on_the_new_page(page, fence, pages_url, press) -> None:  # type: ignore[no-untyped-def]
+    # Enter submits a search whose result answers 0.6 s late; the next ops must not land on the
+    # page being left (a mark set there, a box checked there, would be thrown away with it).
+    ops = [
+        {"fill": {"css": "#q", "value": "books"}},
+        {"press": press},
+        {"eval": "window.mark = document.getElementById('where').textContent"},
+        {"check": {"label": "Select all"}},
+    ]
+    passed(run(page, fence, pages_url, workflow(one_step(ops), start="real/search.html")))
+    assert page.url.endswith("/real/search.html?q=books")
+    assert page.evaluate("[window.mark, document.getElementById('all').checked]") == ["results for books", True]
+
+
+def test_op_waits_until_a_page_it_came_to_is_parsed(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    # The page is shown, but its select-all box is wired only once the document is parsed (0.6 s
+    # later); checking it earlier would check the box alone.
+    ops = [{"click": {"role": "link", "name": "to a page still parsing"}}, {"check": {"label": "Select all"}}]
+    passed(run(page, fence, pages_url, workflow(one_step(ops), start="real/search.html")))
+    assert page.evaluate("[...document.querySelectorAll('.row')].map(r => r.checked)") == [True, True]
+
+
 def test_goto_relative(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = passed(run(page, fence, pages_url, workflow(one_step([{"goto": "other.html"}]))))
     assert page.url == f"{pages_url}/other.html"

@@ -154,6 +154,7 @@ def run_op(op: Op, ctx: OpContext) -> str:
     try:
         for tries_left in (1, 0):
             acting_on = ctx.pages.page
+            _until_parsed(acting_on, ctx.action_timeout_ms)
             ctx.pages.answer_with(policy)
             try:
                 if op.new_page:
@@ -177,6 +178,17 @@ def run_op(op: Op, ctx: OpContext) -> str:
     finally:
         ctx.op = None
     return what
+
+
+def _until_parsed(page: Page, timeout_ms: float) -> None:
+    """Let a page that an earlier op navigated finish parsing before acting on it, as a person
+    would: sites wire their controls when the document is ready (Django's admin its select-all
+    box), and an op that comes earlier clicks a control that does nothing yet. Returns at once on
+    a parsed page; a page that never gets there is acted on as it is."""
+    try:
+        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+    except PlaywrightError:
+        pass  # timed out or closed: the op itself finds out and says so
 
 
 def _let_dialogs_arrive(ctx: OpContext) -> None:
@@ -266,8 +278,21 @@ def _select(ctx: OpContext, arg: SelectArgs) -> None:
 def _press(ctx: OpContext, arg: str | PressArgs) -> None:
     if isinstance(arg, PressArgs):
         resolve(ctx.page, arg, ctx.render).press(ctx.render(arg.key), timeout=ctx.action_timeout_ms)
+        return
+    key = ctx.render(arg)
+    # A bare key goes to the focused element. Pressed through a locator, Playwright waits for a
+    # navigation the key started (Enter submitting a search form) before the next op runs;
+    # page.keyboard.press does not, and the next op could land on the page being left.
+    focused = ctx.page.locator(_FOCUSED)
+    if focused.count() == 1:
+        focused.press(key, timeout=ctx.action_timeout_ms)
     else:
-        ctx.page.keyboard.press(ctx.render(arg))
+        ctx.page.keyboard.press(key)
+
+
+# The focused element of the page itself: nothing focused (the body gets keys), a frame (its inner
+# element does) or a shadow host (matched twice) leave the key to page.keyboard.
+_FOCUSED = ":focus:not(body):not(iframe):not(frame)"
 
 
 @registry.handles("scroll")
