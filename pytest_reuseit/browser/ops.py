@@ -14,7 +14,7 @@ import json
 import logging
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -97,15 +97,16 @@ _MARK_SECRET = "e => { e.__reuseitSecret = true; }"
 _HOLDS_SECRET = "e => !!e.__reuseitSecret || [...e.querySelectorAll('*')].some(x => x.__reuseitSecret)"
 
 
-def classify(exc: BaseException, what: str) -> ReuseitError:
-    """Turn a Playwright exception into OpFailed (recoverable) or BrokenRun (infrastructure)."""
+def classify(exc: BaseException, what: str, blocked: Sequence[str] = ()) -> ReuseitError:
+    """Turn a Playwright exception into OpFailed (recoverable) or BrokenRun (infrastructure).
+    ``blocked``: the URLs the navigation fence turned away (their navigations end "aborted")."""
     text = str(exc)
     line = first_line(text)
     if _GONE.search(text):
         return BrokenRun(f"{what}: the browser went away ({line})")
     if unreachable := _UNREACHABLE.search(text):
         return BrokenRun(f"{what}: the site is unreachable ({unreachable.group(0)})")
-    if "ERR_BLOCKED_BY_CLIENT" in text:
+    if "ERR_BLOCKED_BY_CLIENT" in text or ("ERR_ABORTED" in text and any(f"at {url}" in text for url in blocked)):
         return OpFailed(what, "navigation blocked: the target is outside allowed_domains", "blocked")
     if isinstance(exc, PlaywrightTimeout):
         return OpFailed(what, f"timed out: {_timeout_reason(text)}", "not_found")
@@ -174,7 +175,7 @@ def run_op(op: Op, ctx: OpContext) -> str:
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
-        raise classify(exc, what) from None
+        raise classify(exc, what, ctx.blocked) from None
     finally:
         ctx.op = None
     return what

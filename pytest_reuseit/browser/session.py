@@ -80,7 +80,9 @@ class NavigationFence:
         if request.is_navigation_request() and not host_allowed(request.url, self.allowed):
             self.blocked.append(request.url)
             log.info("blocked navigation to %s (allowed: %s)", request.url, ", ".join(self.allowed))
-            route.abort("blockedbyclient")
+            # "aborted", not "blockedbyclient": Chromium then stays on the page it was on (the
+            # report's screenshot shows the site) instead of committing its own error page.
+            route.abort("aborted")
             return
         route.fallback()
 

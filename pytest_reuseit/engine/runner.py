@@ -274,7 +274,7 @@ def _open(ctx: _Ctx, url: str) -> None:
     try:
         response = ctx.page.goto(url, timeout=timeout, wait_until="load")
     except PlaywrightError as exc:
-        err = classify(exc, f"open start_url {url}")
+        err = classify(exc, f"open start_url {url}", ctx.blocked)
         if isinstance(err, OpFailed) and err.kind == "blocked":
             raise BrokenRun(f"start_url {url} is outside allowed_domains") from None
         if isinstance(err, OpFailed) and err.kind == "not_found":
