@@ -23,11 +23,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from urllib.parse import urlsplit
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
 from pydantic import BaseModel, ValidationError
 
 from ..engine.result import ModelUsage
@@ -38,6 +36,12 @@ from .cache import ResponseCache, cache_key
 from .cost import CostGuard
 from .formats import response_format, with_schema_in_prompt
 from .long_text import LongTexts
+
+if TYPE_CHECKING:
+    # openai is imported where a model is first asked: it takes as long to import as the rest of
+    # the plugin, and a run without model checks (or a collection) never needs it.
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
 from .schemas import SCHEMAS
 from .waits import retry_after
 
@@ -277,6 +281,8 @@ class LlmClient:
         remaining: float,
     ) -> tuple[T, dict[str, int]]:
         timeout = min(self.config.timeout, remaining)
+        import openai  # noqa: PLC0415 - see the TYPE_CHECKING import
+
         sent = with_schema_in_prompt(messages, schema, json_schema) if hint or fmt != "json_schema" else messages
         try:
             resp = self._openai().chat.completions.create(
@@ -313,6 +319,8 @@ class LlmClient:
 
 def _make_client(timeout: float) -> openai.OpenAI:
     # Our own retry loop knows which errors are worth retrying; the client's is off.
+    import openai  # noqa: PLC0415 - see the TYPE_CHECKING import
+
     try:
         if os.environ.get("AZURE_OPENAI_ENDPOINT"):
             return openai.AzureOpenAI(
