@@ -238,7 +238,7 @@ steps:
 def test_trace_is_named_in_result_json_and_opens_offline(
     pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_reuseit.cli.trace import start_viewer
+    from pytest_reuseit.cli.trace import start_viewer, stop_viewer
 
     no_model(monkeypatch)
     pytester.path.joinpath("status.reuseit.yaml").write_text(FAILING_WF)
@@ -255,5 +255,7 @@ def test_trace_is_named_in_result_json_and_opens_offline(
         with urllib.request.urlopen(url, timeout=30) as page:  # noqa: S310 - 127.0.0.1 only
             assert page.status == 200 and "Playwright" in page.read().decode()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        stop_viewer(proc)
+    # Nothing of the viewer is left serving (its Node server was a child of the process stopped).
+    with pytest.raises(OSError):
+        urllib.request.urlopen(url, timeout=5)  # noqa: S310 - 127.0.0.1 only

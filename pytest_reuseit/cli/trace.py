@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -25,7 +26,11 @@ def start_viewer(trace: Path, port: int = 0, timeout: float = 60) -> tuple[subpr
     cmd = [sys.executable, "-m", "playwright", "show-trace", "--host", "127.0.0.1", "--port", str(port), str(trace)]
     # BROWSER=true: the server's own attempt to open a browser tab does nothing; we open it ourselves.
     env = {**os.environ, "BROWSER": "true"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    # A session of its own: ``python -m playwright`` runs the server in a Node child, which must go
+    # when the viewer is stopped (see stop_viewer), not linger as an orphan.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, start_new_session=True
+    )
     assert proc.stdout is not None
     deadline = time.monotonic() + timeout
     seen = []
@@ -37,8 +42,21 @@ def start_viewer(trace: Path, port: int = 0, timeout: float = 60) -> tuple[subpr
         found = _LISTENING.search(line)
         if found:
             return proc, found.group(1)
-    proc.kill()
+    stop_viewer(proc)
     raise RuntimeError("the trace viewer did not start: " + "".join(seen).strip())
+
+
+def stop_viewer(proc: subprocess.Popen[str]) -> None:
+    """Stop the viewer's server and the Node process under it."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
@@ -63,9 +81,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     finally:
-        for p in (viewer, proc):
-            if p is not None and p.poll() is None:
-                p.terminate()
+        if viewer is not None and viewer.poll() is None:
+            viewer.terminate()
+        stop_viewer(proc)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
