@@ -10,12 +10,17 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import openai  # noqa: F401 - see below
 import pytest
 
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
 from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
+
+# openai is imported here although the plugin imports it only when a model is asked: pytester's
+# in-process runs drop every module first imported during a test, so a lazy import there would
+# import openai afresh (and with new exception classes) in each test.
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).parent.parent

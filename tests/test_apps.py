@@ -43,7 +43,7 @@ needs_todomvc = pytest.mark.skipif(not todomvc_installed(), reason="TodoMVC is n
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """pytest on real workflow files, as a user runs it: no model, no trace, results in pytester's folder."""
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         "-p",
         "no:cacheprovider",
         "--reuseit-llm",
@@ -54,7 +54,6 @@ def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
         str(pytester.path / "out"),
         "-rA",
         *args,
-        timeout=TIMEOUT,
     )
 
 

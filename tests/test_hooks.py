@@ -1,6 +1,6 @@
 """The plugin hooks (docs/hooks.md): each one implemented in a conftest and run for real.
 
-Runs go through ``runpytest_subprocess`` with the tiny site of test_plugin and a real Chromium.
+Runs go through pytester (see test_plugin) with the tiny site of test_plugin and a real Chromium.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def test_unknown_placeholder_lists_the_hook_names(pytester: pytest.Pytester) -> 
             return {"greeting": "hi"}
     """)
     write(pytester, "typo.reuseit.yaml", GREET_WF.replace("Type {greeting} and", "Type {greting} and"))
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--reuseit-llm", "off")
     result.assert_outcomes(failed=1)
     out = output_of(result)
     assert "typo.reuseit.yaml:5: steps[0].action: unknown placeholder {greting} (did you mean '{greeting}'?)" in out
@@ -123,7 +123,7 @@ def test_placeholders_hook_returning_a_non_mapping_is_a_clear_error(pytester: py
             return ["greeting"]
     """)
     write(pytester, "greet.reuseit.yaml", GREET_WF)
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
+    result = pytester.runpytest("-p", "no:cacheprovider", "--reuseit-llm", "off")
     assert result.ret != 0
     assert "pytest_reuseit_placeholders must return a mapping of names to values, not list" in output_of(result)
 

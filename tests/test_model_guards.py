@@ -639,14 +639,14 @@ def test_strict_fails_unjudged_and_recovered_runs_in_pytest(pytester: pytest.Pyt
     for name, text in STRICT_WORKFLOWS.items():
         (pytester.path / name).write_text(text, encoding="utf-8")
     common = ["-p", "no:cacheprovider", f"--base-url={pages_url}", "--reuseit-llm=off", "--reuseit-trace=off"]
-    lenient = pytester.runpytest_subprocess(*common, timeout=120)
+    lenient = pytester.runpytest(*common)
     lenient.assert_outcomes(passed=2)
     out = lenient.stdout.str()
     assert "1 passed, 1 recovered, 0 healed, 0 failed, 0 broken  (2 workflow runs)" in out
     assert "NOT JUDGED: 1 model-only checks in 1 runs" in out
     assert "recovered by attempt 1" in out
 
-    strict = pytester.runpytest_subprocess(*common, "--reuseit-strict", timeout=120)
+    strict = pytester.runpytest(*common, "--reuseit-strict")
     strict.assert_outcomes(failed=2)
     out = strict.stdout.str()
     assert "checks were not judged (no model): The page is red" in out

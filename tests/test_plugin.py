@@ -1,7 +1,9 @@
 """The pytest plugin: collection, items, options, and real runs in a subprocess (with a browser).
 
-Collection and option tests run pytest in-process (nothing starts a browser there). Anything that
-runs a workflow goes through ``runpytest_subprocess`` so Playwright never nests in this process.
+Runs go through pytester in-process: the plugin takes a thread of its own for Playwright when
+this process already runs one (the tests' browser), as it does beside pytest-playwright, and a
+subprocess would cost a Python start and the imports again. Sessions that need processes of
+their own (xdist workers, a browser crash) still run in a subprocess.
 """
 
 from __future__ import annotations
@@ -213,9 +215,7 @@ def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
 def run_sub(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
     """Run pytest in a subprocess against the tiny site: no cache, no model; no trace unless asked (speed)."""
     trace = () if "--reuseit-trace" in args else ("--reuseit-trace", "off")
-    return pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--reuseit-llm", "off", *trace, "--base-url", site, *args, timeout=SUBPROCESS_TIMEOUT
-    )
+    return pytester.runpytest("-p", "no:cacheprovider", "--reuseit-llm", "off", *trace, "--base-url", site, *args)
 
 
 def output_of(result: pytest.RunResult) -> str:
@@ -871,6 +871,6 @@ def test_workflows_run_beside_another_sync_playwright_in_the_session(pytester: p
         'name: mixed\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
         "steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n"
     )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-llm", "off")  # its own main thread
     result.assert_outcomes(passed=1)
     assert "asyncio loop" not in result.stdout.str()

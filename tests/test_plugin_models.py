@@ -39,7 +39,7 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-never-printed")
     pytester.path.joinpath("heal.reuseit.yaml").write_text(HEAL)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "-p",
         "no:cacheprovider",
         "--base-url",
@@ -76,7 +76,7 @@ def test_healed_run_is_summarised_and_its_suggestion_and_usage_are_written(
 
     # Strict mode: a healed run is not a clean pass. The answers are cached now: no new calls.
     calls_before = fake_llm.calls()
-    strict = pytester.runpytest_subprocess(
+    strict = pytester.runpytest(
         "-p",
         "no:cacheprovider",
         "--base-url",
@@ -100,7 +100,7 @@ def test_reuseit_learn_keeps_what_a_healed_run_taught(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     pytester.path.joinpath("heal.reuseit.yaml").write_text(HEAL)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "-p", "no:cacheprovider", "--base-url", pages_url, "--reuseit-learn", "--reuseit-llm-backoff", "0.01"
     )
     result.assert_outcomes(passed=1)

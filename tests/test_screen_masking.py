@@ -139,7 +139,7 @@ def test_a_passing_run_masks_the_secret_in_every_picture(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     pytester.path.joinpath("keys.reuseit.yaml").write_text(WORKFLOW)
     allure_dir = pytester.path / "allure-results"
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest(
         "-p",
         "no:cacheprovider",
         "--base-url",

@@ -63,7 +63,7 @@ steps:
 
 
 def run(pytester: pytest.Pytester, pages_url: str, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
+    return pytester.runpytest(
         "-p",
         "no:cacheprovider",
         "--base-url",
@@ -79,7 +79,6 @@ def run(pytester: pytest.Pytester, pages_url: str, *args: str) -> pytest.RunResu
         "--junitxml",
         str(pytester.path / "junit.xml"),
         *args,
-        timeout=180,
     )
 
 
