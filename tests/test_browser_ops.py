@@ -563,6 +563,25 @@ def test_assertion_fails_with_expected_and_actual(page, fence, pages_url, expect
     assert result.analysis is not None and result.analysis.guidance
 
 
+@pytest.mark.parametrize(
+    ("params", "status", "words"),
+    [
+        pytest.param({"n": "3", "low": "2"}, "passed", "", id="filled-and-holds"),
+        pytest.param({"n": "4", "low": "2"}, "failed", "count of css='.item' == 4 and >= 2", id="filled-and-fails"),
+        pytest.param({"n": "three", "low": "2"}, "broken", "count equals: {n} is 'three', not a whole number", id="nan"),
+    ],
+)
+def test_count_bounds_take_placeholders(page, fence, pages_url, params, status, words) -> None:  # type: ignore[no-untyped-def]
+    steps = one_step([{"wait": 0}], post=[{"expect": {"count": {"css": ".item", "equals": "{n}", "min": "{low}"}}}])
+    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.3}, params=params))
+    assert result.status == status, result.to_dict()
+    if status == "failed":
+        (verdict,) = result.steps[0].post
+        assert verdict.expected == words and verdict.actual == "3"
+    elif status == "broken":
+        assert words in result.message
+
+
 def test_assertion_waits_for_a_late_change(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # #late appears 600 ms after the click: within check_timeout 3 the assertion must wait for it.
     steps = one_step([{"click": "#show-late"}], post=[{"expect": {"text": {"css": "#late", "equals": "Late arrival"}}}])

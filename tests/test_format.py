@@ -361,6 +361,19 @@ ONE_PROBLEM = [
         name: n
         task: t
         start_url: u
+        steps:
+          - action: a
+            post: [{expect: {count: {css: .row, equals: three}}}]
+    """,
+        f"{FILE}:6: steps[0].post[0].expect.count.equals: a whole number or a {{placeholder}} that holds one, "
+        "not 'three'",
+        id="count_bound_is_a_number_or_a_placeholder",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
         stpes: []
         steps: [{action: a}]
     """,

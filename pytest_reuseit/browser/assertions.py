@@ -142,25 +142,33 @@ def _element_count(loc: Any) -> int:
 def _count(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     assert isinstance(arg, LocCount)
     loc = resolve(page, arg, render)
+    equals, low, high = (_bound(name, getattr(arg, name), render) for name in ("equals", "min", "max"))
     bounds = []
-    if arg.equals is not None:
-        bounds.append(f"== {arg.equals}")
-    if arg.min is not None:
-        bounds.append(f">= {arg.min}")
-    if arg.max is not None:
-        bounds.append(f"<= {arg.max}")
+    if equals is not None:
+        bounds.append(f"== {equals}")
+    if low is not None:
+        bounds.append(f">= {low}")
+    if high is not None:
+        bounds.append(f"<= {high}")
     wanted = f"count of {describe(arg, render)} {' and '.join(bounds)}"
     deadline = time.monotonic() + t / 1000
     while True:
         n = loc.count()
-        ok = (
-            (arg.equals is None or n == arg.equals)
-            and (arg.min is None or n >= arg.min)
-            and (arg.max is None or n <= arg.max)
-        )
+        ok = (equals is None or n == equals) and (low is None or n >= low) and (high is None or n <= high)
         if ok or time.monotonic() >= deadline:
             return DomVerdict(ok, wanted, f"{n}")
         page.wait_for_timeout(100)
+
+
+def _bound(name: str, value: int | str | None, render: Callable[[str], str]) -> int | None:
+    """A count bound, its placeholder filled: a value that is no whole number leaves no verdict."""
+    if value is None or isinstance(value, int):
+        return value
+    filled = render(value)
+    try:
+        return int(filled.strip())
+    except ValueError:
+        raise BrokenRun(f"count {name}: {value} is {filled!r}, not a whole number") from None
 
 
 def _url_or_title(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:

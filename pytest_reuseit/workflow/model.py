@@ -423,10 +423,22 @@ class LocText(Locator, TextMatch):
     """An element's text or value compared with equals / contains / matches."""
 
 
+def _whole_number_or_placeholder(value: int | str) -> int | str:
+    if isinstance(value, str) and not re.fullmatch(r"\s*-?\d+\s*", value) and "{" not in value:
+        raise PydanticCustomError(
+            "not_a_count", "a whole number or a {placeholder} that holds one, not {value}", {"value": repr(value)}
+        )
+    return int(value) if isinstance(value, str) and "{" not in value else value
+
+
+# A count bound: a whole number, or a placeholder filled when the check runs (``equals: "{count}"``).
+CountBound = Annotated[int | str, AfterValidator(_whole_number_or_placeholder)]
+
+
 class LocCount(Locator):
-    equals: int | None = None
-    min: int | None = None
-    max: int | None = None
+    equals: CountBound | None = None
+    min: CountBound | None = None
+    max: CountBound | None = None
 
     @model_validator(mode="after")
     def _some_bound(self) -> LocCount:
