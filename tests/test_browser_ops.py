@@ -568,7 +568,9 @@ def test_assertion_fails_with_expected_and_actual(page, fence, pages_url, expect
     [
         pytest.param({"n": "3", "low": "2"}, "passed", "", id="filled-and-holds"),
         pytest.param({"n": "4", "low": "2"}, "failed", "count of css='.item' == 4 and >= 2", id="filled-and-fails"),
-        pytest.param({"n": "three", "low": "2"}, "broken", "count equals: {n} is 'three', not a whole number", id="nan"),
+        pytest.param(
+            {"n": "three", "low": "2"}, "broken", "count equals: {n} is 'three', not a whole number", id="nan"
+        ),
     ],
 )
 def test_count_bounds_take_placeholders(page, fence, pages_url, params, status, words) -> None:  # type: ignore[no-untyped-def]
