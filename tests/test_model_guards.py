@@ -215,6 +215,36 @@ def test_the_judged_screenshot_is_taken_at_that_moment(rt: Runtime, fake: FakeLL
     assert r > 170 and g < 70 and b < 70, (r, g, b)  # painted red after it
 
 
+def test_checks_in_words_next_to_each_other_are_judged_on_one_look(
+    rt: Runtime, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_reuseit.engine import runner
+
+    captures: list[str] = []
+    real_capture = runner.capture_view
+
+    def counting(page: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("steady"):  # a picture for the model (step screenshots are taken apart)
+            captures.append(page.url)
+        return real_capture(page, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "capture_view", counting)
+    fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
+    fake.add_rule("condition_check", "The page shows a status", shows("Status:"))
+    fake.add_rule("condition_check", "The status was read", shows("(read)"))
+    # A DOM assertion between checks may wait for (here: make) a change: the check after it looks again.
+    mark_read = {"expect": {"js": "(document.getElementById('status').textContent += ' (read)', true)"}}
+    post = ["The status says painted", "The page shows a status", mark_read, "The status was read"]
+    result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#paint"}], "post": post}]))
+    assert result.status == "passed", failure_text(result)
+    first, second, third = requests(fake, "condition_check")
+    assert first.images == second.images and page_text(first) == page_text(second)
+    assert "(read)" in page_text(third) and third.images != first.images
+    assert len(captures) == 2  # one look for the first two checks, one after the DOM assertion
+    shots = [v.screenshot for v in result.steps[0].post]
+    assert shots[0] is not None and shots[1] is not None and shots[0].data == shots[1].data
+
+
 def test_a_failing_dom_part_means_the_model_is_not_asked(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, {"met": True, "explanation": "must not be asked"})
     check = {"check": "The status says painted", "expect": {"text": {"css": "#status", "equals": "Status: painted"}}}

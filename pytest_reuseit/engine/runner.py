@@ -62,6 +62,9 @@ class _Ctx:
     # Answers of the model per (condition, votes, picture, text): an unchanged page is not asked twice.
     judged: dict[tuple[str, int, bytes, str], Judgement] = field(default_factory=dict)
     output_dir: str = ""
+    # The picture the last check in words was judged on, while the next check of the same phase
+    # may be judged on it too (see _judge_all).
+    looked_at: tuple[Page, View] | None = None
 
     @property
     def page(self) -> Page:
@@ -617,11 +620,20 @@ def _judge_all(
     *,
     when: str = "",
 ) -> tuple[list[Verdict], bool]:
-    """Judge every check; ``when`` ("attempt 2") goes into screenshot labels to tell the pictures apart."""
+    """Judge every check; ``when`` ("attempt 2") goes into screenshot labels to tell the pictures apart.
+
+    Checks in words that follow one another are judged on one picture of the settled page, as a
+    person reads several things off one look: a cache hit then costs a key and a file read, not a
+    new screenshot each. A DOM assertion between them may wait for the page to change, so the
+    check after it looks again; so does every phase."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
-    verdicts = [
-        _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when) for n, c in enumerate(checks)
-    ]
+    ctx.looked_at = None
+    try:
+        verdicts = [
+            _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when) for n, c in enumerate(checks)
+        ]
+    finally:
+        ctx.looked_at = None
     return verdicts, all(v.ok is not False for v in verdicts)
 
 
@@ -656,6 +668,7 @@ def _judge_once(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: fl
         check=mask(render(check.describe())), phase=phase, ok=None, source="none", line=line, page=_page_name(ctx)
     )
     if check.expect is not None:
+        ctx.looked_at = None  # the assertions may wait for the page to change
         # Secrets are compared with their real values; what the verdict says about them is masked.
         failed = next((dv for exp in check.expect for dv in _check_expect(ctx, exp, timeout_ms) if not dv.ok), None)
         v.page = _page_name(ctx)  # where they were judged in the end (the opener, if a pop-up closed meanwhile)
@@ -698,7 +711,12 @@ def _judge_words(
     ask again only when the page has changed (a page still loading does not fail the check; a
     steady page costs one call). The same picture and text are never asked about twice in a run."""
     deadline = time.monotonic() + timeout_ms / 1000
-    view = _view(ctx, timeout_ms, text=True)
+    page = ctx.page
+    view = (
+        ctx.looked_at[1]
+        if ctx.looked_at is not None and ctx.looked_at[0] is page
+        else _view(ctx, timeout_ms, text=True)
+    )
     while True:
         key = (words, votes, view.image, view.text)
         answer = ctx.judged.get(key)
@@ -713,6 +731,7 @@ def _judge_words(
         if (latest.image, latest.text) == (view.image, view.text):
             break  # check_timeout reached on an unchanged page
         view = latest
+    ctx.looked_at = (page, view)
     return Screenshot(label=label, data=view.image, masked=view.masked), answer
 
 
