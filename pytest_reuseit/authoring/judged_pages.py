@@ -65,25 +65,34 @@ class PageRecorder:
         self.file = file
         self.mask = mask
         self.holds_secret = holds_secret
+        # The last snapshot and the (page, picture) it was taken for: checks judged on one look share it.
+        self._last: tuple[Page, bytes, str, str, str] | None = None
 
-    def record(self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page) -> None:
+    def record(
+        self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page, picture: bytes
+    ) -> None:
         if self.holds_secret():
             log.info("promotion record skipped: the run used a secret")
             return
-        try:
-            snap = page.evaluate(_PAGE)
-            url, title = page.url, str(snap["title"])
-            html = _with_styles(str(snap["html"]), str(snap["css"]))
-        except PlaywrightError as exc:  # a page that went away: nothing to keep, the run goes on
-            log.info("promotion record skipped: %s", exc)
-            return
+        if self._last is not None and self._last[0] is page and self._last[1] == picture:
+            url, title, html = self._last[2:]
+        else:
+            try:
+                snap = page.evaluate(_PAGE)
+                url, title = page.url, str(snap["title"])
+                html = _with_styles(str(snap["html"]), str(snap["css"]))
+            except PlaywrightError as exc:  # a page that went away: nothing to keep, the run goes on
+                log.info("promotion record skipped: %s", exc)
+                return
+            self._last = (page, picture, url, title, html)
         if len(html.encode()) > MAX_HTML:
             log.info("promotion record skipped: the page's HTML is over %d bytes", MAX_HTML)
             return
         folder = check_folder(self.root, self.file, line, words)
         folder.mkdir(parents=True, exist_ok=True)
-        meta = {"file": str(Path(self.file).resolve()), "line": line, "words": words}
-        write_text(folder / "check.json", json.dumps(meta, indent=1))
+        if not (folder / "check.json").is_file():
+            meta = {"file": str(Path(self.file).resolve()), "line": line, "words": words}
+            write_text(folder / "check.json", json.dumps(meta, indent=1))
         verdict = "met" if met else "unmet"
         stamp = f"{time.time_ns()}-{verdict}"
         record = {

@@ -52,8 +52,11 @@ class Reader(Protocol):
 
 
 class Recorder(Protocol):
-    def record(self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page) -> None:
-        """Keep what ``reuseit promote`` needs of a check the model just judged (the page, the verdict)."""
+    def record(
+        self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page, picture: bytes
+    ) -> None:
+        """Keep what ``reuseit promote`` needs of a check the model just judged (the page, the verdict).
+        ``picture``: what the model saw; checks judged on the same picture share one page snapshot."""
 
 
 @dataclass

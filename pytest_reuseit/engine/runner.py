@@ -697,7 +697,7 @@ def _judge_once(ctx: _Ctx, check: Check, phase: Phase, line: int, timeout_ms: fl
     label = f"{phase} check{f' ({when})' if when else ''}: {words}"
     shot, answer = _judge_words(ctx, judge, words, check.votes, label, timeout_ms)
     v.screenshot = shot
-    _record_for_promotion(ctx, check, line, words, answer)
+    _record_for_promotion(ctx, check, line, words, answer, shot.data)
     v.explanation = answer.explanation
     v.source = "dom+model" if check.expect is not None else "model"
     v.ok = answer.met
@@ -739,11 +739,11 @@ def _judge_words(
 _REJUDGE_POLL_MS = 250
 
 
-def _record_for_promotion(ctx: _Ctx, check: Check, line: int, words: str, answer: Judgement) -> None:
+def _record_for_promotion(ctx: _Ctx, check: Check, line: int, words: str, answer: Judgement, picture: bytes) -> None:
     """Keep what the model judged (page and verdict) for ``reuseit promote``."""
     recorder = ctx.models.recorder
     if recorder is not None and check.check is not None:
-        recorder.record(line, check.check, words, answer.met, answer.explanation, ctx.page)
+        recorder.record(line, check.check, words, answer.met, answer.explanation, ctx.page, picture)
 
 
 def _second_opinion(
@@ -754,7 +754,7 @@ def _second_opinion(
     label = f"{phase} check{f' ({when})' if when else ''}: {words}"
     shot, answer = _judge_words(ctx, ctx.models.judge, words, 1, label, timeout_ms)
     v.screenshot = shot
-    _record_for_promotion(ctx, check, line, words, answer)
+    _record_for_promotion(ctx, check, line, words, answer, shot.data)
     failed = f"the promoted assertion failed (expected {v.expected}; actual: {v.actual})"
     v.source = "dom+model"
     if answer.met:
