@@ -183,6 +183,15 @@ def test_op_waits_until_a_page_it_came_to_is_parsed(page, fence, pages_url) -> N
     assert page.evaluate("[...document.querySelectorAll('.row')].map(r => r.checked)") == [True, True]
 
 
+def test_a_step_with_an_empty_do_only_checks_and_needs_no_model(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Look at the page", "do": [], "post": [{"expect": {"title": {"equals": "Ops page"}}}]}]
+    result = passed(run(page, fence, pages_url, workflow(steps)))
+    assert result.steps[0].actions == [] and result.steps[0].post[0].ok is True
+    steps[0]["post"] = [{"expect": {"title": {"equals": "Another page"}}}]
+    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.3}))
+    assert result.status == "failed" and (result.failed_step, result.failed_phase) == (1, "post")
+
+
 def test_goto_relative(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = passed(run(page, fence, pages_url, workflow(one_step([{"goto": "other.html"}]))))
     assert page.url == f"{pages_url}/other.html"

@@ -456,7 +456,8 @@ ONE_PROBLEM = [
           - action: a
             do: []
     """,
-        f"{FILE}:6: steps[0].do: 'do' is empty: list at least one op or remove it",
+        f"{FILE}:5: steps[0]: 'do' is empty and the step has no checks: list an op, give the step pre/post checks "
+        "(do: [] then means it only checks), or remove 'do' to let the agent act",
         id="empty_do_list",
     ),
     pytest.param(

@@ -423,7 +423,7 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
         if agent is None:
             raise BrokenRun(
                 f"step {i + 1} has no 'do' ops and no model is available to perform '{sr.action}'; "
-                "add 'do' ops or enable a model (--reuseit-llm)"
+                "add 'do' ops (do: [] if the step only checks) or enable a model (--reuseit-llm)"
             )
         started = time.time()
         outcome = agent.perform(

@@ -652,7 +652,9 @@ class Step(Strict):
     use: str | None = Field(None, description="run the steps of this workflow file here (relative to this file)")
     params: dict[str, str | int | float | bool] | None = Field(None, description="params for the used workflow")
     pre: tuple[CheckArg, ...] = ()
-    do: tuple[Op, ...] | None = Field(None, description="deterministic way to do the action")
+    do: tuple[Op, ...] | None = Field(
+        None, description="deterministic way to do the action; [] when the step only checks (no agent, no op)"
+    )
     post: tuple[CheckArg, ...] = ()
     fallback: tuple[FallbackArg, ...] = ()
     extract: Annotated[tuple[Extract, ...], _OneOrList()] = ()
@@ -669,12 +671,18 @@ class Step(Strict):
     def _extract_list(cls, value: Any) -> Any:
         return _as_tuple(value)
 
-    @field_validator("do", mode="before")
-    @classmethod
-    def _do_not_empty(cls, value: Any) -> Any:
-        if value == []:
-            raise PydanticCustomError("empty_do", "'do' is empty: list at least one op or remove it", {})
-        return value
+    @model_validator(mode="after")
+    def _empty_do_only_checks(self) -> Step:
+        # `do: []` says the step has nothing to do and only checks (no agent is asked); without a
+        # check it would be an empty `do:` left by mistake.
+        if self.do == () and not (self.pre or self.post or self.extract):
+            raise PydanticCustomError(
+                "empty_do",
+                "'do' is empty and the step has no checks: list an op, give the step pre/post checks "
+                "(do: [] then means it only checks), or remove 'do' to let the agent act",
+                {},
+            )
+        return self
 
     @model_validator(mode="before")
     @classmethod
