@@ -229,3 +229,21 @@ def test_xdist_workers_share_one_ledger(tmp_path: Path) -> None:
     with pytest.raises(CostLimitReached):
         one.check()
     CostGuard(0.0, ledger).check()  # no limit: never raises
+
+
+def test_ledgers_of_old_sessions_are_removed_with_their_locks(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from pytest_reuseit.llm.cost import STALE_AFTER
+
+    folder = tmp_path / "cost"
+    CostGuard(1.0, folder / "old.json").add(0.1)
+    old = [folder / "old.json", folder / "old.json.lock"]
+    assert all(p.exists() for p in old)
+    long_ago = time.time() - STALE_AFTER - 60
+    for p in old:
+        os.utime(p, (long_ago, long_ago))
+    CostGuard(1.0, folder / "new.json").add(0.2)  # a new session tidies up
+    assert not any(p.exists() for p in old)
+    assert CostGuard(1.0, folder / "new.json").spent == pytest.approx(0.2)

@@ -83,7 +83,8 @@ def _read(path: Path) -> float:
 
 def _remove_stale(folder: Path) -> None:
     now = time.time()
-    for old in folder.glob("*.json"):
+    # A session's ledger and its lock file (filelock leaves the file in place on release).
+    for old in [*folder.glob("*.json"), *folder.glob("*.json.lock")]:
         try:
             if now - old.stat().st_mtime > STALE_AFTER:
                 old.unlink()
