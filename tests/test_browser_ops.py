@@ -318,20 +318,23 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
 
 
 @pytest.mark.parametrize(
-    ("spec", "words"),
+    ("spec", "words", "timeout"),
     [
+        # Generous timeouts where the answer comes at once (a loaded machine can take a while to
+        # find an element that is there); a short one only where the wait itself is the failure.
         pytest.param(
             {"into": "v", "text": "#docs", "attribute": "data-nothing"},
             "has no attribute 'data-nothing'",
+            5,
             id="attribute",
         ),
-        pytest.param({"into": "v", "js": "null"}, "returned nothing", id="js-null"),
-        pytest.param({"into": "v", "text": "#missing"}, "timed out", id="missing-element"),
+        pytest.param({"into": "v", "js": "null"}, "returned nothing", 5, id="js-null"),
+        pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.5, id="missing-element"),
     ],
 )
-def test_extract_failures(page, fence, pages_url, spec, words) -> None:  # type: ignore[no-untyped-def]
+def test_extract_failures(page, fence, pages_url, spec, words, timeout) -> None:  # type: ignore[no-untyped-def]
     result = run(
-        page, fence, pages_url, workflow(one_step([{"wait": 0}], extract=spec), settings={"action_timeout": 0.5})
+        page, fence, pages_url, workflow(one_step([{"wait": 0}], extract=spec), settings={"action_timeout": timeout})
     )
     assert result.status == "failed" and result.failed_phase == "extract" and result.failed_step == 1
     assert words in result.message
