@@ -90,29 +90,19 @@ def _observe(result: RunResult) -> Analysis:
         else f"{result.file}:{result.line}, {phase}"
     )
     what = _what(result, step)
-    if result.status == "broken" and result.message.startswith("placeholder:"):
-        return Analysis(
-            where=where,
-            why=result.message,
-            what=what,
-            category="infrastructure",
-            guidance=[
+    if result.status == "broken":
+        if result.message.startswith("placeholder:"):
+            guidance = [
                 "The run could not start: a value it needs is missing from the environment (not a verdict on the site).",
                 "Export the variable named above where the tests run (CI secrets or the shell), then run again; "
                 "`reuseit validate` lists every variable a workflow needs.",
-            ],
-        )
-    if result.status == "broken":
-        return Analysis(
-            where=where,
-            why=result.message,
-            what=what,
-            category="infrastructure",
-            guidance=[
+            ]
+        else:
+            guidance = [
                 "The run could not be judged; this is not a verdict on the site.",
                 "Check that the site (start_url) and the model endpoint are reachable from the runner, then run again.",
-            ],
-        )
+            ]
+        return Analysis(where=where, why=result.message, what=what, category="infrastructure", guidance=guidance)
     if phase == "outcome":
         return _outcome(result, where, what)
     if step is None:

@@ -627,13 +627,12 @@ def _judge_all(
     new screenshot each. A DOM assertion between them may wait for the page to change, so the
     check after it looks again; so does every phase."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
-    ctx.looked_at = None
     try:
         verdicts = [
             _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when) for n, c in enumerate(checks)
         ]
     finally:
-        ctx.looked_at = None
+        ctx.looked_at = None  # the next phase looks again (it is None whenever no phase is judged)
     return verdicts, all(v.ok is not False for v in verdicts)
 
 
