@@ -98,7 +98,7 @@ def fence(_module_page: list[Any]) -> NavigationFence:
 @pytest.fixture
 def page(_module_page: list[Any], fence: NavigationFence):  # type: ignore[no-untyped-def]
     """The module's page, as a fresh one would be: blank, default viewport, no cookies, no routes,
-    no other tab open. A module whose tests change more than that uses ``fresh_page``."""
+    no other tab open."""
     context, _, main = _module_page
     if main.is_closed():
         main = _module_page[2] = context.new_page()
@@ -114,14 +114,6 @@ def page(_module_page: list[Any], fence: NavigationFence):  # type: ignore[no-un
         main.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
     except Exception:  # noqa: BLE001 - a closed page or a page that is gone: nothing to clear
         pass
-
-
-@pytest.fixture
-def fresh_page(browser_session: BrowserSession):  # type: ignore[no-untyped-def]
-    """A page in a context of its own, closed after the test."""
-    context = browser_session.new_context({}, NavigationFence(("127.0.0.1", "localhost")))
-    yield context.new_page()
-    context.close()
 
 
 @pytest.fixture
