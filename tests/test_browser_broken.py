@@ -402,33 +402,6 @@ def test_connect_to_an_unreachable_server_is_broken_not_a_hang(tmp_path, pages_u
     assert "ECONNREFUSED" in message and "is the browser server running and reachable?" in message
 
 
-@pytest.mark.slow
-def test_connect_with_xdist_workers_runs_every_variation_on_the_remote_browser(
-    pytester: pytest.Pytester, browser_server: BrowserServer
-) -> None:
-    """The scale-out path: `-n 2` workers each connect to one browser server instead of launching Chromium."""
-    pytester.path.joinpath("scale.reuseit.yaml").write_text(
-        'name: scale\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
-        "variations: [{id: a}, {id: b}, {id: c}, {id: d}]\n"
-        "steps:\n  - action: look\n    do: [{wait: 1}]\n    post: [{expect: {title: {contains: Trailhead}}}]\n"
-    )
-    # A Chromium path that cannot be launched: passing proves nothing was launched locally.
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "2",
-        "--reuseit-llm",
-        "off",
-        "--reuseit-connect",
-        browser_server.endpoint,
-        "--reuseit-browser-path",
-        "/nonexistent/chromium",
-    )
-    result.assert_outcomes(passed=4)
-    assert "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken" in result.stdout.str()
-
-
 SCALE_WORKFLOW = (
     'name: scale\ntask: open the demo shop\nstart_url: "{demo_url}/index.html?cookies=never"\n'
     "variations: [{id: a}, {id: b}, {id: c}, {id: d}]\n"
