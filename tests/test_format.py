@@ -937,23 +937,25 @@ def test_shipped_examples_load() -> None:
         assert loaded.workflow.steps
 
 
-def _validator():  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def validator():  # type: ignore[no-untyped-def]
+    """A validator for the generated schema; checking the schema itself against its meta-schema
+    takes about half a second, so once per module."""
     jsonschema = pytest.importorskip("jsonschema")
-    cls = jsonschema.validators.validator_for(workflow_schema())
-    cls.check_schema(workflow_schema())
-    return cls(workflow_schema())
+    schema = workflow_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.relative_to(ROOT).as_posix() for p in SHIPPED])
-def test_schema_validates_shipped_examples(path: Path) -> None:
-    validator = _validator()
+def test_schema_validates_shipped_examples(path: Path, validator) -> None:  # type: ignore[no-untyped-def]
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(data)]
     assert errors == []
 
 
-def test_schema_rejects_unknown_top_level_key_and_missing_steps() -> None:
-    validator = _validator()
+def test_schema_rejects_unknown_top_level_key_and_missing_steps(validator) -> None:  # type: ignore[no-untyped-def]
     good = yaml.safe_load(FULL)
     assert list(validator.iter_errors(good)) == []
     bad = {**good, "stpes": []}
