@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from pytest_reuseit.api import default_settings
-from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, KEEP, judged_pages
+from pytest_reuseit.authoring import judged_pages as judged_pages_module
+from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, judged_pages
 from pytest_reuseit.cli import main
 from pytest_reuseit.report.text import recovered_text
 from pytest_reuseit.runtime import Runtime
@@ -197,10 +198,11 @@ def test_without_recorded_pages_nothing_is_asked(
     assert fake.calls("expect_proposal") == 0
 
 
-def test_records_are_bounded_per_verdict(setup: tuple[Runtime, Path, FakeLLM]) -> None:
+def test_records_are_bounded_per_verdict(setup: tuple[Runtime, Path, FakeLLM], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(judged_pages_module, "KEEP", 2)  # fewer runs than the shipped bound of 5, same rule
     rt, path, _ = setup
     loaded = load(path, builtin_names=LocalSites.NAMES)
-    for n in range(KEEP + 2):
+    for n in range(4):
         rt.run(loaded, "good", f"good-{n}")
     pages = judged_pages(path.parent / DEFAULT_DIR, str(path), loaded.source.line("steps", 0, "post", 0), WORDS)
-    assert len(pages) == KEEP and all(p.met for p in pages)
+    assert len(pages) == 2 and all(p.met for p in pages)
