@@ -74,6 +74,14 @@ def started_apps(result: pytest.RunResult) -> dict[str, float]:
     return found
 
 
+CONFTEST = f"""
+import sys
+
+sys.path.insert(0, {str(APPS)!r})
+from appservers.fixtures import admin_url, todomvc_url
+"""
+
+
 @pytest.fixture
 def admin_password(monkeypatch: pytest.MonkeyPatch) -> str:
     """The superuser's password for the site the subprocess starts (it inherits the environment)."""
@@ -108,8 +116,16 @@ def test_wrong_admin_password_fails_login_and_breaks_the_runs_that_need_its_sess
     pytester: pytest.Pytester, admin_password: str
 ) -> None:
     # login.reuseit.yaml types {password}, whose default is {secret.ADMIN_PASSWORD}: override it.
-    args = [str(ADMIN / "login.reuseit.yaml"), str(ADMIN / "add-book.reuseit.yaml")]
-    result = run(pytester, *args, "--reuseit-param", "password=not-the-password")
+    # The two files as shipped but for a shorter check timeout (a failing check waits it out).
+    pytester.makeconftest(CONFTEST)
+    for name in ("login", "add-book"):
+        text = (ADMIN / f"{name}.reuseit.yaml").read_text(encoding="utf-8")
+        quick = text.replace("check_timeout: 5}", "check_timeout: 1}")
+        assert quick != text
+        (pytester.path / f"{name}.reuseit.yaml").write_text(quick, encoding="utf-8")
+    result = run(
+        pytester, "login.reuseit.yaml", "add-book.reuseit.yaml", "--reuseit-param", "password=not-the-password"
+    )
     out = result.stdout.str()
     # Login itself: failed (Django said no), not broken.
     assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 1}, out
@@ -131,14 +147,6 @@ def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pyteste
     assert list(started_apps(result)) == ["todomvc_url"], out
 
 
-CONFTEST = f"""
-import sys
-
-sys.path.insert(0, {str(APPS)!r})
-from appservers.fixtures import todomvc_url
-"""
-
-
 @pytest.mark.slow
 @needs_todomvc
 def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest.Pytester) -> None:
@@ -146,7 +154,8 @@ def test_todomvc_expectation_that_does_not_hold_fails_naming_it(pytester: pytest
     # check of the third todo's text fails, and says what it found.
     text = (TODOMVC / "create-three-todos.reuseit.yaml").read_text(encoding="utf-8")
     changed = text.replace('nth: 2, equals: "{item3}"', "nth: 2, equals: walk the dog")
-    assert changed != text
+    changed = changed.replace("check_timeout: 5}", "check_timeout: 1}")  # the failing check waits it out
+    assert changed.count("walk the dog") == 1 and "check_timeout: 1}" in changed
     pytester.makeconftest(CONFTEST)
     (pytester.path / "three.reuseit.yaml").write_text(changed, encoding="utf-8")
     result = run(pytester, "three.reuseit.yaml")
