@@ -583,6 +583,49 @@ def test_auto_mode_second_run_comes_from_the_cache(rt: Runtime, fake: FakeLLM, t
     assert second.usage.prompt_tokens == second.usage.completion_tokens == 0 and second.usage.cost == 0
 
 
+def test_a_warm_rerun_takes_one_picture_per_look(rt: Runtime, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cold look takes pictures until two agree (the cache key must not depend on a frame
+    caught mid-paint); a warm one stops at the first when the cache knows it."""
+    from pytest_reuseit.browser import observe
+    from pytest_reuseit.engine import runner
+
+    looks: list[int] = []  # pictures taken by each look for the model
+    take, capture_view = observe._screenshot, runner.capture_view  # noqa: SLF001 - counted, not replaced
+    shots: list[int] = []
+
+    def counted_shot(*args: Any, **kwargs: Any) -> bytes:
+        shots.append(1)
+        return take(*args, **kwargs)
+
+    def counted_view(*args: Any, **kwargs: Any) -> Any:
+        before = len(shots)
+        view = capture_view(*args, **kwargs)
+        if kwargs.get("steady"):
+            looks.append(len(shots) - before)
+        return view
+
+    monkeypatch.setattr(observe, "_screenshot", counted_shot)
+    monkeypatch.setattr(runner, "capture_view", counted_view)
+    fake.add_rule("condition_check", "The status says waiting", shows("Status: waiting"))
+    fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
+    steps = [
+        {
+            "action": "Paint",
+            "do": [{"click": "#paint"}],
+            "pre": ["The status says waiting"],
+            "post": ["The status says painted"],
+        }
+    ]
+    cold = run(rt, workflow(steps), "cold")
+    assert cold.status == "passed", failure_text(cold)
+    cold_looks, looks[:] = list(looks), []
+    warm = run(rt, workflow(steps), "warm")
+    assert warm.status == "passed", failure_text(warm)
+    assert warm.usage.calls == 0 and warm.usage.cache_hits == 2
+    assert len(cold_looks) == 2 and min(cold_looks) >= 2  # pre and post: until two pictures agree
+    assert looks == [1, 1]
+
+
 def test_refresh_mode_asks_again(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
     _script_two_checks_and_an_agent(fake)
     assert run(make_runtime(), _two_checks_and_an_agent(), "fill").status == "passed"

@@ -217,31 +217,42 @@ def capture_view(
     settle_ms: float = 5_000,
     text_chars: int = 0,
     steady: bool = False,
+    known: Callable[[View], bool] | None = None,
 ) -> View:
     """A JPEG of the viewport, scaled down in the browser to ``max_width`` (no image library needed),
     taken on a settled page with animations stopped and the caret hidden, so the same page gives
     the same bytes (or the response cache misses), and with secrets and ``mask:`` regions painted
     over (``masks``, by default those attached to the page's context: see :mod:`.masking`).
     With ``text_chars``, also the page's text (``mask:`` regions left out), cut to that length.
-    With ``steady``, the picture is taken again until two in a row are the same (at most a few times).
+    With ``steady``, the picture is taken again until two in a row are the same (at most a few
+    times), unless ``known`` says the first one is already known (a cached answer was given on this
+    very picture and text, which were steady then): a warm rerun takes one picture per look.
     """
     settle(page, settle_ms)
     with painted(page, masks) as reasons:
         image = _screenshot(page, quality, max_width)
+        view = View(image, reasons, _text(page, text_chars))
+        if not steady or (known is not None and known(view)):
+            return view
         # A page just painted can still differ by a few pixels from one frame to the next (the
         # cache would miss on them): keep the picture once two in a row are the same.
-        for _ in range(_STEADY_TRIES if steady else 0):
+        for _ in range(_STEADY_TRIES):
             again = _screenshot(page, quality, max_width)
             if again == image:
                 break
             image = again
-        text = ""
-        if text_chars > 0:
-            try:
-                text = masked_text(page)[:text_chars]
-            except PlaywrightError:
-                text = ""
-    return View(image, reasons, text)
+        if image != view.image:  # the page changed: its text may have too
+            view = View(image, reasons, _text(page, text_chars))
+    return view
+
+
+def _text(page: Page, chars: int) -> str:
+    if chars <= 0:
+        return ""
+    try:
+        return masked_text(page)[:chars]
+    except PlaywrightError:
+        return ""
 
 
 def _screenshot(page: Page, quality: int, max_width: int) -> bytes:

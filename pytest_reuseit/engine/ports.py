@@ -26,6 +26,9 @@ class Judge(Protocol):
     def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
         """Decide whether ``condition`` holds on the page shown."""
 
+    def knows(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> bool:
+        """Whether ``judge`` would answer at once, from what it kept (no model call)."""
+
 
 @dataclass
 class AgentOutcome:

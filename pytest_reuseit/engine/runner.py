@@ -714,7 +714,7 @@ def _judge_words(
     view = (
         ctx.looked_at[1]
         if ctx.looked_at is not None and ctx.looked_at[0] is page
-        else _view(ctx, timeout_ms, text=True)
+        else _view(ctx, timeout_ms, text=True, known=lambda v: judge.knows(words, v.image, v.text, votes))
     )
     while True:
         key = (words, votes, view.image, view.text)
@@ -771,8 +771,9 @@ def _second_opinion(
 # --------------------------------------------------------------------------- screenshots
 
 
-def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
-    """A capture of the settled, masked page (and its masked text for the model)."""
+def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False, known: Callable[[View], bool] | None = None) -> View:
+    """A capture of the settled, masked page (and its masked text for the model). ``known`` is
+    asked with the text masked as the model would get it."""
     try:
         view = capture_view(
             ctx.page,
@@ -782,6 +783,7 @@ def _view(ctx: _Ctx, settle_ms: float, *, text: bool = False) -> View:
             settle_ms=settle_ms,
             text_chars=ctx.options.page_text_chars if text else 0,
             steady=text,  # a picture for the model: the cache key
+            known=None if known is None else (lambda v: known(View(v.image, v.masked, ctx.values.mask(v.text)))),
         )
     except PlaywrightError as exc:
         err = classify(exc, "screenshot")

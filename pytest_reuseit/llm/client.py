@@ -150,6 +150,29 @@ class LlmClient:
         answer = self._ask(schema, messages, usage, model=model, variant=variant)
         return texts.clip_answer(answer, schema) if texts is not None else answer
 
+    def cached(
+        self, schema: str, messages: list[dict[str, Any]], *, model: str | None = None, variant: int | str = 0
+    ) -> bool:
+        """Whether ``ask`` would answer from the cache (a file lookup; nothing is asked)."""
+        if self.config.mode not in ("auto", "replay"):
+            return False
+        return self.cache.get(self._key(schema, messages, model or self.config.model, variant)) is not None
+
+    def _params(self, variant: int | str) -> dict[str, float]:
+        return {"temperature": self.config.temperature if variant in (0, "") else 0.7}
+
+    def _key(self, schema: str, messages: list[dict[str, Any]], model: str, variant: int | str) -> str:
+        return cache_key(
+            {
+                "model": model,
+                "schema": schema,
+                "json_schema": SCHEMAS[schema][0],
+                "messages": messages,
+                "params": self._params(variant),
+                "variant": variant,
+            }
+        )
+
     def _ask(
         self,
         schema: str,
@@ -161,17 +184,8 @@ class LlmClient:
     ) -> BaseModel:
         json_schema, answer_type = SCHEMAS[schema]
         model = model or self.config.model
-        params = {"temperature": self.config.temperature if variant in (0, "") else 0.7}
-        key = cache_key(
-            {
-                "model": model,
-                "schema": schema,
-                "json_schema": json_schema,
-                "messages": messages,
-                "params": params,
-                "variant": variant,
-            }
-        )
+        params = self._params(variant)
+        key = self._key(schema, messages, model, variant)
         mode = self.config.mode
         with self.cache.lock(key):
             if mode in ("auto", "replay"):

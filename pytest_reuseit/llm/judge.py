@@ -48,6 +48,12 @@ class ModelJudge:
             },
         ]
 
+    def knows(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> bool:
+        messages = self.messages(condition, screenshot, page_text)
+        return all(
+            self.client.cached("condition_check", messages, model=self.model, variant=n) for n in range(max(1, votes))
+        )
+
     def judge(self, condition: str, screenshot: bytes, page_text: str, votes: int) -> Judgement:
         messages = self.messages(condition, screenshot, page_text)
 
