@@ -135,11 +135,16 @@ class NetworkWatch:
         self.inflight.pop(id(request), None)
         self.last_activity = time.monotonic()
 
-    def busy(self) -> bool:
+    # How often a page with a request in flight is looked at again.
+    POLL_S = 0.05
+
+    def quiet_in(self, since: float) -> float:
+        """Seconds until the page counts as quiet (0: quiet now): no request started or ended, and
+        no time passed ``since``, for ``QUIET_S``; while a short request is in flight, ``POLL_S``."""
         now = time.monotonic()
-        if now - self.last_activity < self.QUIET_S:
-            return True
-        return any(now - t < self.LONG_S for t in self.inflight.values())
+        if any(now - t < self.LONG_S for t in self.inflight.values()):
+            return self.POLL_S
+        return max(0.0, self.QUIET_S - (now - max(self.last_activity, since)))
 
 
 _WATCHES: weakref.WeakKeyDictionary[BrowserContext, NetworkWatch] = weakref.WeakKeyDictionary()
@@ -173,13 +178,11 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
         watch = _WATCHES.get(page.context)
         # Watch for at least the quiet period: a request the last action started may not have been
         # reported yet (the events arrive while Playwright waits).
+        # Each wait is as long as the page needs to count as quiet, so the quiet period is not
+        # rounded up to a polling step.
         watched_from = time.monotonic()
-        while (
-            watch is not None
-            and time.monotonic() < deadline
-            and (watch.busy() or time.monotonic() - watched_from < watch.QUIET_S)
-        ):
-            page.wait_for_timeout(50)
+        while watch is not None and (wait := min(watch.quiet_in(watched_from), deadline - time.monotonic())) > 0:
+            page.wait_for_timeout(max(1.0, wait * 1000))
         left = max(0.0, deadline - time.monotonic()) * 1000
         if left:
             page.evaluate(_FONTS_JS, int(left))
