@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_reuseit.cli import main as cli_main
 from pytest_reuseit.sites import LocalSites, SiteServer
 from pytest_reuseit.synthesis.compile import op_for, parse_evidence, templated
 from pytest_reuseit.synthesis.explore import RecordedAction
@@ -183,6 +184,8 @@ def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) ->
             "0.01",
             "--max-actions",
             "6",
+            "--action-timeout",
+            "1",  # the careless runs click a button the banner covers: they fail after this
             *extra,
         ],
         cwd=tmp_path,
@@ -272,6 +275,20 @@ def test_malformed_model_answer_stops_synthesis_with_the_reason(
     assert proc.returncode == 1
     assert "gave no usable task_variations answer after 2 tries" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--action-timeout", "0"), ("--runs", "0"), ("--max-actions", "-1")])
+def test_a_number_that_would_mean_nothing_or_for_ever_is_a_usage_error(
+    tmp_path: Path, flag: str, value: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["synthesize", TASK, "--start-url", "http://127.0.0.1:9/", flag, value])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"{flag}: expected a number above 0, got {float(value):g}" in err
+    assert not list(tmp_path.iterdir())  # nothing started, nothing written
 
 
 @pytest.mark.slow

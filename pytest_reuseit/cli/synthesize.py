@@ -35,15 +35,30 @@ def _client(args: argparse.Namespace) -> LlmClient:
     )
 
 
-def cmd_synthesize(args: argparse.Namespace) -> int:
+def _usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the command line, before anything starts."""
     if not endpoint_configured():
-        print("synthesis needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)", file=sys.stderr)
-        return 2
-    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    bad = [k for k in kinds if k not in ("attribute", "category", "website")]
+        return "synthesis needs a model: set OPENAI_API_KEY (and OPENAI_BASE_URL for another endpoint)"
+    bad = [k for k in _kinds(args) if k not in ("attribute", "category", "website")]
     if bad:
-        print(f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website", file=sys.stderr)
+        return f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website"
+    for flag, value in (("--runs", args.runs), ("--concurrency", args.concurrency),
+                        ("--max-actions", args.max_actions), ("--action-timeout", args.action_timeout)):  # fmt: skip
+        if value <= 0:  # 0 would mean no run, or (a timeout) wait for ever
+            return f"{flag}: expected a number above 0, got {value:g}"
+    return None
+
+
+def _kinds(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+
+
+def cmd_synthesize(args: argparse.Namespace) -> int:
+    error = _usage_error(args)
+    if error:
+        print(error, file=sys.stderr)
         return 2
+    kinds = _kinds(args)
     client = _client(args)
     sites = None
     start_url = args.start_url
@@ -64,6 +79,7 @@ def cmd_synthesize(args: argparse.Namespace) -> int:
         output=Path(args.output) if args.output else None,
         work_dir=Path(args.work_dir),
         max_actions=args.max_actions,
+        action_timeout=args.action_timeout,
         browser=BrowserConfig(executable_path=args.browser_path or None),
     )
     synth = Synthesizer(client, options, say=lambda line: tqdm.write(line))
@@ -140,6 +156,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--cache", default=default("cache"), help=f"model response cache [{default('cache')}]")
     p.add_argument("--work-dir", default=".reuseit/runs", help="where runs are recorded (resumable) [.reuseit/runs]")
     p.add_argument("--max-actions", type=int, default=15, help="agent actions per run [15]")
+    p.add_argument(
+        "--action-timeout", type=float, default=5, help="seconds the agent waits for an element to act on [5]"
+    )
     p.add_argument("--browser-path", help="Chromium executable")
     p.add_argument("--llm-timeout", type=float, default=float(default("llm_timeout")))
     p.add_argument("--llm-retries", type=int, default=int(default("llm_retries")))

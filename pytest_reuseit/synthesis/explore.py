@@ -115,6 +115,7 @@ async def run_once(
     *,
     allowed: tuple[str, ...],
     max_actions: int,
+    action_timeout: float,
     experience: str,
     ask: Callable[..., Awaitable[AgentAction]],
 ) -> RunRecord:
@@ -157,7 +158,7 @@ async def run_once(
     async def fence(route: AsyncRoute) -> None:
         # The same rule as the runner's NavigationFence, for the async API.
         if route.request.is_navigation_request() and not host_allowed(route.request.url, allowed):
-            await route.abort("blockedbyclient")
+            await route.abort("aborted")  # as the runner's: Chromium stays on the page, no error page
         else:
             await route.fallback()
 
@@ -173,6 +174,7 @@ async def run_once(
             mask=lambda t: t,
             allowed_domains=allowed,
             max_actions=max_actions,
+            action_timeout_ms=action_timeout * 1000,
             experience=experience,
             observer=observer,
             variant=run_id,
@@ -208,6 +210,7 @@ async def _explore_async(
     concurrency: int,
     browser: BrowserConfig,
     max_actions: int,
+    action_timeout: float,
     experience: str,
     on_done: Callable[[RunRecord], None],
 ) -> None:
@@ -243,6 +246,7 @@ async def _explore_async(
                     out / run_id,
                     allowed=allowed,
                     max_actions=max_actions,
+                    action_timeout=action_timeout,
                     experience=experience,
                     ask=ask,
                 )
@@ -266,6 +270,7 @@ def explore(
     concurrency: int,
     browser: BrowserConfig,
     max_actions: int = 15,
+    action_timeout: float = 5,
     experience: str = "",
     progress: Callable[[RunRecord, bool], None] | None = None,
 ) -> list[RunRecord]:
@@ -306,6 +311,7 @@ def explore(
                     concurrency=concurrency,
                     browser=browser,
                     max_actions=max_actions,
+                    action_timeout=action_timeout,
                     experience=experience,
                     on_done=on_done,
                 )

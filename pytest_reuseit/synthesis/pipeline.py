@@ -60,6 +60,7 @@ class SynthesisOptions:
     output: Path | None = None
     work_dir: Path = Path(".reuseit/runs")
     max_actions: int = 15
+    action_timeout: float = 5  # seconds the agent waits for an element to act on
     browser: BrowserConfig = field(default_factory=BrowserConfig)
     verify: bool = True
     experience: str = ""
@@ -239,6 +240,7 @@ class Synthesizer:
             concurrency=opt.concurrency,
             browser=opt.browser,
             max_actions=opt.max_actions,
+            action_timeout=opt.action_timeout,
             experience=opt.experience,
             progress=explore_progress,
         )
