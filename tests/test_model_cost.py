@@ -149,18 +149,20 @@ def test_a_2mb_model_answer_is_cut_in_every_report(nights: dict[str, Any]) -> No
 @pytest.mark.slow
 def test_report_trends_per_workflow_across_runs(nights: dict[str, Any]) -> None:
     root = nights["root"]
-    env = {**os.environ, "ALLURE_NO_ANALYTICS": "true"}
-    for n in (1, 2):
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", f"results{n}", "--output", "report"],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        assert "trends:" in proc.stdout
+    # The first night's entry as the report command writes it (without its Allure generate, which
+    # the second night's command runs: it must keep the history that `allure generate --clean`
+    # would wipe from the report folder).
+    update(root / "results1", root / "report")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results2", "--output", "report"],
+        cwd=root,
+        env={**os.environ, "ALLURE_NO_ANALYTICS": "true"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "trends:" in proc.stdout
     entries = json.loads((root / "report" / "trends.json").read_text())
     assert len(entries) == 2
     cold, warm = (e["workflows"]["Cheap search"] for e in entries)
