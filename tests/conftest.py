@@ -136,6 +136,7 @@ def make_runtime(
             "llm_backoff": 0.01,
             "llm_retries": 2,
             "llm_timeout": 2,
+            "trace": "off",  # recorded on every run otherwise; tests of the trace ask for it
             "base_url": pages_url,
             **runtime_overrides,
             **overrides,
