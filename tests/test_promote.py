@@ -20,7 +20,7 @@ import pytest
 
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.authoring import judged_pages as judged_pages_module
-from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, judged_pages
+from pytest_reuseit.authoring.judged_pages import DEFAULT_DIR, PageRecorder, judged_pages
 from pytest_reuseit.cli import main
 from pytest_reuseit.report.text import recovered_text
 from pytest_reuseit.runtime import Runtime
@@ -198,11 +198,19 @@ def test_without_recorded_pages_nothing_is_asked(
     assert fake.calls("expect_proposal") == 0
 
 
-def test_records_are_bounded_per_verdict(setup: tuple[Runtime, Path, FakeLLM], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(judged_pages_module, "KEEP", 2)  # fewer runs than the shipped bound of 5, same rule
-    rt, path, _ = setup
-    loaded = load(path, builtin_names=LocalSites.NAMES)
+def test_records_are_bounded_per_verdict_and_a_page_is_kept_once(
+    page, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(judged_pages_module, "KEEP", 2)  # fewer pages than the shipped bound of 5, same rule
+    recorder = PageRecorder(tmp_path, "daypack.reuseit.yaml", mask=lambda text: text)
     for n in range(4):
-        rt.run(loaded, "good", f"good-{n}")
-    pages = judged_pages(path.parent / DEFAULT_DIR, str(path), loaded.source.line("steps", 0, "post", 0), WORDS)
-    assert len(pages) == 2 and all(p.met for p in pages)
+        page.set_content(f"<title>Daypack</title><p>Daypack 18L costs $49.9{n}</p>")
+        recorder.record(16, WORDS, WORDS, True, "met", page, f"picture {n}".encode())
+    # The same page again, even in another picture (a caret, a frame): it adds nothing.
+    recorder.record(16, WORDS, WORDS, True, "met", page, b"another picture")
+    # The same page judged the other way is a record of its own.
+    recorder.record(16, WORDS, WORDS, False, "not met", page, b"another picture")
+    kept = judged_pages(tmp_path, "daypack.reuseit.yaml", 16, WORDS)
+    met = [p for p in kept if p.met]
+    assert ["$49.92" in met[0].html, "$49.93" in met[1].html] == [True, True] and len(met) == 2  # the newest two
+    assert [p.explanation for p in kept if not p.met] == ["not met"]

@@ -5,7 +5,8 @@ with the page's stylesheets inlined, so visibility survives without the site; it
 with the verdict: one round trip to the browser, so a judged check pays little for it. The
 accessibility snapshot is taken later, by ``reuseit promote``, from the kept HTML. One folder per check, named by a hash of the
 workflow file, the check's line and its words; at most :data:`KEEP` records per verdict (met /
-not met) per check, the oldest dropped, and no page over :data:`MAX_HTML` bytes. Nothing is kept
+not met) per check, the oldest dropped, a page already kept with the same verdict not kept
+again (a warm rerun on an unchanged site adds nothing), and no page over :data:`MAX_HTML` bytes. Nothing is kept
 for a run that used a secret: masking replaces whole values, and a page can hold part of one (a
 field with a maxlength keeps the first characters of a typed token), as a trace can.
 """
@@ -66,7 +67,7 @@ class PageRecorder:
         self.mask = mask
         self.holds_secret = holds_secret
         # The last snapshot and the (page, picture) it was taken for: checks judged on one look share it.
-        self._last: tuple[Page, bytes, str, str, str] | None = None
+        self._last: tuple[Page, bytes, str, str, str, str] | None = None
 
     def record(
         self, line: int, words: str, rendered: str, met: bool, explanation: str, page: Page, picture: bytes
@@ -75,7 +76,7 @@ class PageRecorder:
             log.info("promotion record skipped: the run used a secret")
             return
         if self._last is not None and self._last[0] is page and self._last[1] == picture:
-            url, title, html = self._last[2:]
+            url, title, html, digest = self._last[2:]
         else:
             try:
                 snap = page.evaluate(_PAGE)
@@ -84,7 +85,8 @@ class PageRecorder:
             except PlaywrightError as exc:  # a page that went away: nothing to keep, the run goes on
                 log.info("promotion record skipped: %s", exc)
                 return
-            self._last = (page, picture, url, title, html)
+            digest = hashlib.sha256(f"{url}\n{title}\n{html}".encode()).hexdigest()[:12]
+            self._last = (page, picture, url, title, html, digest)
         if len(html.encode()) > MAX_HTML:
             log.info("promotion record skipped: the page's HTML is over %d bytes", MAX_HTML)
             return
@@ -94,7 +96,9 @@ class PageRecorder:
             meta = {"file": str(Path(self.file).resolve()), "line": line, "words": words}
             write_text(folder / "check.json", json.dumps(meta, indent=1))
         verdict = "met" if met else "unmet"
-        stamp = f"{time.time_ns()}-{verdict}"
+        if any(folder.glob(f"*-{digest}-{verdict}.json")):
+            return  # this very page is kept with this verdict already: a copy would only crowd out others
+        stamp = f"{time.time_ns()}-{digest}-{verdict}"
         record = {
             "met": met,
             "explanation": self.mask(explanation),
