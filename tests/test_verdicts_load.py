@@ -24,6 +24,7 @@ h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
 i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 """
 DEEP = "name: n\ntask: " + "[" * 600 + "]" * 600 + "\n"
+UNCLOSED = "name: n\ntask: " + "[" * 200_000  # under the size limit; reading it whole took minutes
 BIG = "name: n\ntask: t\nstart_url: u\nsteps: [{action: a, do: [{wait: 1}]}]\n" + "# padding\n" * 500_000
 HEAD = 'name: n\ntask: t\nstart_url: "{base_url}/"\n'
 
@@ -42,6 +43,9 @@ def problems(text: str) -> list[str]:
         ),
         pytest.param(
             DEEP, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="600-deep"
+        ),
+        pytest.param(
+            UNCLOSED, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="200k-unclosed"
         ),
         pytest.param(BIG, "w.reuseit.yaml:1: the file is larger than 256 KiB", id="5MB"),
     ],
