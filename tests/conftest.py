@@ -6,12 +6,14 @@ import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import openai  # noqa: F401 - see below
 import pytest
+from playwright.sync_api import BrowserContext, Page
 
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
@@ -73,39 +75,48 @@ def browser_session() -> Iterator[BrowserSession]:
     session.close()
 
 
+@dataclass
+class _ModulePage:
+    """The context (with its fence) and page a test module's tests share; the page is replaced
+    when a test closed it."""
+
+    context: BrowserContext
+    fence: NavigationFence
+    page: Page
+
+
 @pytest.fixture(scope="module")
-def _module_page(browser_session: BrowserSession) -> Iterator[list[Any]]:
-    """One context (with its fence) and one page per test module: ``[context, fence, page]``.
+def _module_page(browser_session: BrowserSession) -> Iterator[_ModulePage]:
+    """One context and one page per test module.
 
     A new context and page cost a renderer process each (about 0.3 s of a loaded worker's CPU per
     test); the engine is built to run again on a page an earlier run used (``Pages.wrap``), and
     ``page`` resets what a test can leave behind."""
     fence = NavigationFence(("127.0.0.1", "localhost"))
     context = browser_session.new_context({}, fence)
-    kit: list[Any] = [context, fence, context.new_page()]
-    yield kit
+    yield _ModulePage(context, fence, context.new_page())
     context.close()
 
 
 @pytest.fixture
-def fence(_module_page: list[Any]) -> NavigationFence:
+def fence(_module_page: _ModulePage) -> NavigationFence:
     """The module context's navigation fence, with no blocked navigation recorded yet."""
-    fence: NavigationFence = _module_page[1]
-    fence.blocked.clear()
-    return fence
+    _module_page.fence.blocked.clear()
+    return _module_page.fence
 
 
 @pytest.fixture
-def page(_module_page: list[Any], fence: NavigationFence):  # type: ignore[no-untyped-def]
+def page(_module_page: _ModulePage, fence: NavigationFence) -> Iterator[Page]:
     """The module's page, as a fresh one would be: blank, default viewport, no cookies, no routes,
     no other tab open."""
-    context, _, main = _module_page
-    if main.is_closed():
-        main = _module_page[2] = context.new_page()
-    for other in context.pages:
+    shared = _module_page
+    if shared.page.is_closed():
+        shared.page = shared.context.new_page()
+    main = shared.page
+    for other in shared.context.pages:
         if other is not main:
             other.close()
-    context.clear_cookies()
+    shared.context.clear_cookies()
     main.unroute_all(behavior="ignoreErrors")
     main.set_viewport_size({"width": 1280, "height": 720})
     main.goto("about:blank")

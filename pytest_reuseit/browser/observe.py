@@ -139,8 +139,9 @@ class NetworkWatch:
     POLL_S = 0.05
 
     def quiet_in(self, since: float) -> float:
-        """Seconds until the page counts as quiet (0: quiet now): no request started or ended, and
-        no time passed ``since``, for ``QUIET_S``; while a short request is in flight, ``POLL_S``."""
+        """Seconds until the page counts as quiet (0: quiet now), i.e. until ``QUIET_S`` has passed
+        both since the last request started or ended and since ``since``; while a request younger
+        than ``LONG_S`` is in flight, ``POLL_S`` (look again then)."""
         now = time.monotonic()
         if any(now - t < self.LONG_S for t in self.inflight.values()):
             return self.POLL_S
@@ -177,9 +178,8 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
         page.wait_for_load_state("load", timeout=timeout_ms)
         watch = _WATCHES.get(page.context)
         # Watch for at least the quiet period: a request the last action started may not have been
-        # reported yet (the events arrive while Playwright waits).
-        # Each wait is as long as the page needs to count as quiet, so the quiet period is not
-        # rounded up to a polling step.
+        # reported yet (the events arrive while Playwright waits). Each wait lasts as long as the
+        # page still needs to count as quiet, so the period is not rounded up to a polling step.
         watched_from = time.monotonic()
         while watch is not None and (wait := min(watch.quiet_in(watched_from), deadline - time.monotonic())) > 0:
             page.wait_for_timeout(max(1.0, wait * 1000))
