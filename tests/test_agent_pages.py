@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from pytest_reuseit.runtime import Runtime
@@ -43,6 +44,7 @@ def turns(req: Request) -> int:
     return already_done(req).count("agent: ")
 
 
+@pytest.mark.slow
 def test_agent_follows_the_popup_its_click_opens_and_comes_back_when_it_closes(rt: Runtime, fake: FakeLLM) -> None:
     def agent(req: Request) -> dict[str, str]:
         n = turns(req)
@@ -74,6 +76,7 @@ def test_agent_follows_the_popup_its_click_opens_and_comes_back_when_it_closes(r
     assert "popup-form.html?from=book (current)" in observation(second_turn)
 
 
+@pytest.mark.slow
 def test_agent_sees_the_dismissed_dialog_and_answers_it(rt: Runtime, fake: FakeLLM) -> None:
     def agent(req: Request) -> dict[str, str]:
         n = turns(req)
@@ -97,6 +100,7 @@ def test_agent_sees_the_dismissed_dialog_and_answers_it(rt: Runtime, fake: FakeL
     assert [a.description for a in result.steps[0].actions][1] == "dialog 'accept'"
 
 
+@pytest.mark.slow
 def test_agent_uploads_a_file_from_the_workflow_folder_only(rt: Runtime, fake: FakeLLM) -> None:
     def agent(req: Request) -> dict[str, str]:
         n = turns(req)
@@ -120,6 +124,7 @@ def test_agent_uploads_a_file_from_the_workflow_folder_only(rt: Runtime, fake: F
     assert done.ok and done.description == "upload role=button[name=\"Invoice\"] 'files/invoice.txt'"
 
 
+@pytest.mark.slow
 def test_agent_switch_page_and_close_page(rt: Runtime, fake: FakeLLM) -> None:
     def agent(req: Request) -> dict[str, str]:
         n = turns(req)

@@ -125,6 +125,7 @@ PRESS_A = [
 # --------------------------------------------------------------------------- unreachable / erroring start_url
 
 
+@pytest.mark.slow
 def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     url = f"http://127.0.0.1:{closed_port()}/"
     started = time.monotonic()
@@ -186,6 +187,7 @@ def test_goto_outside_allowed_domains_is_blocked(page, fence, pages_url, recorde
 
 
 @pytest.mark.parametrize("target", ["recorder", "example.invalid"])
+@pytest.mark.slow
 def test_link_to_another_host_is_blocked(page, fence, pages_url, recorder, target) -> None:  # type: ignore[no-untyped-def]
     url = f"{recorder.url}/linked" if target == "recorder" else "http://example.invalid/"
     steps = [
@@ -253,6 +255,7 @@ def runtime(tmp_path_factory, pages_url) -> Iterator[ThreadedRuntime]:  # type: 
     rt.close()
 
 
+@pytest.mark.slow
 def test_runtime_fences_to_allowed_domains_from_the_file(runtime, recorder) -> None:  # type: ignore[no-untyped-def]
     # the file allows only localhost: its own start_url on 127.0.0.1 is outside
     text = workflow(PRESS_A, start="{base_url}/recovery.html", allowed_domains=["localhost"])
@@ -260,6 +263,7 @@ def test_runtime_fences_to_allowed_domains_from_the_file(runtime, recorder) -> N
     assert result.status == "broken" and "outside allowed_domains" in result.message
 
 
+@pytest.mark.slow
 def test_runtime_default_fence_is_the_start_url_host(runtime, pages_url) -> None:  # type: ignore[no-untyped-def]
     port = pages_url.rsplit(":", 1)[1]
     steps = [{"action": "Go to the same pages via localhost", "do": [{"goto": f"http://localhost:{port}/other.html"}]}]
@@ -387,6 +391,7 @@ def test_connect_runs_on_a_remote_browser_server(browser_server, tmp_path, pages
         rt.close()
 
 
+@pytest.mark.slow
 def test_connect_to_an_unreachable_server_is_broken_not_a_hang(tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
     endpoint = f"ws://127.0.0.1:{closed_port()}/nobody"
     rt = ThreadedRuntime(tmp_path, base_url=pages_url, connect=endpoint)
@@ -438,6 +443,7 @@ def cdp_chromium() -> Iterator[CdpChromium]:
     chromium.stop()
 
 
+@pytest.mark.slow
 def test_cdp_runs_in_a_context_of_its_own_and_leaves_the_browser_running(cdp_chromium, tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
     rt = ThreadedRuntime(tmp_path, base_url=pages_url, cdp=cdp_chromium.endpoint, screenshots="off", trace="on")
     try:

@@ -130,6 +130,7 @@ OPS = [
 
 
 @pytest.mark.parametrize(("op", "probe", "expected"), OPS)
+@pytest.mark.slow
 def test_op_changes_the_page(page, fence, pages_url, op, probe, expected) -> None:  # type: ignore[no-untyped-def]
     result = passed(run(page, fence, pages_url, workflow(one_step([op]))))
     assert page.evaluate(probe) == expected
@@ -161,6 +162,7 @@ def test_select_unknown_option_fails(page, fence, pages_url) -> None:  # type: i
 
 
 @pytest.mark.parametrize("press", ["Enter", {"css": "#q", "key": "Enter"}], ids=["bare-key", "on-element"])
+@pytest.mark.slow
 def test_op_after_a_key_that_navigates_runs_on_the_new_page(page, fence, pages_url, press) -> None:  # type: ignore[no-untyped-def]
     # Enter submits a search whose result answers 0.6 s late; the next ops must not land on the
     # page being left (a mark set there, a box checked there, would be thrown away with it).
@@ -175,6 +177,7 @@ def test_op_after_a_key_that_navigates_runs_on_the_new_page(page, fence, pages_u
     assert page.evaluate("[window.mark, document.getElementById('all').checked]") == ["results for books", True]
 
 
+@pytest.mark.slow
 def test_op_waits_until_a_page_it_came_to_is_parsed(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # The page is shown, but its select-all box is wired only once the document is parsed (0.6 s
     # later); checking it earlier would check the box alone.
@@ -261,6 +264,7 @@ WAITS = [
 
 
 @pytest.mark.parametrize(("trigger", "target", "state", "probe", "expected"), WAITS)
+@pytest.mark.slow
 def test_wait_for_state(page, fence, pages_url, trigger, target, state, probe, expected) -> None:  # type: ignore[no-untyped-def]
     # The page changes 600 ms after the click: the probe right after the wait only holds if it waited.
     do = [{"click": trigger}, {"wait": {"css": target, "state": state}}]
@@ -269,6 +273,7 @@ def test_wait_for_state(page, fence, pages_url, trigger, target, state, probe, e
     assert result.steps[0].duration >= 0.5
 
 
+@pytest.mark.slow
 def test_wait_for_state_times_out(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = run(
         page,
@@ -332,6 +337,7 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
         pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.5, id="missing-element"),
     ],
 )
+@pytest.mark.slow
 def test_extract_failures(page, fence, pages_url, spec, words, timeout) -> None:  # type: ignore[no-untyped-def]
     result = run(
         page, fence, pages_url, workflow(one_step([{"wait": 0}], extract=spec), settings={"action_timeout": timeout})
@@ -366,6 +372,7 @@ CLICK_LOCS = [
 
 
 @pytest.mark.parametrize(("loc", "logged"), CLICK_LOCS)
+@pytest.mark.slow
 def test_locator_kinds_click_the_right_element(page, fence, pages_url, loc, logged) -> None:  # type: ignore[no-untyped-def]
     passed(run(page, fence, pages_url, workflow(one_step([{"click": loc}]))))
     assert page.evaluate("window.events") == [logged]
@@ -410,6 +417,7 @@ def test_ambiguous_locator_fails_and_clicks_nothing(page, fence, pages_url, loc,
         pytest.param("#nowhere", 'waiting for locator("#nowhere")', id="absent"),
     ],
 )
+@pytest.mark.slow
 def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> None:  # type: ignore[no-untyped-def]
     # 2 s, not less: on a loaded machine Playwright must get past "waiting for locator" to say why.
     result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": 2}))
@@ -419,6 +427,7 @@ def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> 
     assert page.evaluate("window.events") == []
 
 
+@pytest.mark.slow
 def test_exact_text_does_not_match_a_substring(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = run(
         page,
@@ -562,6 +571,7 @@ FAILING = [
 
 
 @pytest.mark.parametrize(("expect", "expected", "actual"), FAILING)
+@pytest.mark.slow
 def test_assertion_fails_with_expected_and_actual(page, fence, pages_url, expect, expected, actual) -> None:  # type: ignore[no-untyped-def]
     result = _assertion_run(page, fence, pages_url, expect, check_timeout=0.3)
     assert result.status == "failed", result.to_dict()
@@ -596,6 +606,7 @@ def test_count_bounds_take_placeholders(page, fence, pages_url, params, status, 
         assert words in result.message
 
 
+@pytest.mark.slow
 def test_assertion_waits_for_a_late_change(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # #late appears 600 ms after the click: within check_timeout 3 the assertion must wait for it.
     steps = one_step([{"click": "#show-late"}], post=[{"expect": {"text": {"css": "#late", "equals": "Late arrival"}}}])
@@ -603,6 +614,7 @@ def test_assertion_waits_for_a_late_change(page, fence, pages_url) -> None:  # t
     assert result.steps[0].post[0].ok is True
 
 
+@pytest.mark.slow
 def test_assertion_gives_up_after_check_timeout(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = one_step([{"wait": 0}], post=[{"expect": {"count": {"css": ".item", "equals": 9}}}])
     result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.6}))
@@ -656,6 +668,7 @@ def test_secret_is_typed_but_never_reported(page, fence, pages_url, monkeypatch)
 
 
 @pytest.mark.parametrize("phase", ["post", "outcome"])
+@pytest.mark.slow
 def test_secret_shown_by_the_page_is_masked_in_a_failure(page, fence, pages_url, monkeypatch, phase) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("REUSEIT_TEST_PW", SECRET)
     # The check fails and the actual text the page shows IS the secret (the page echoes the input).
@@ -690,6 +703,7 @@ def test_unset_secret_is_broken_and_names_it(page, fence, pages_url, monkeypatch
     assert result.steps == [] and "ops.html" not in page.url
 
 
+@pytest.mark.slow
 def test_python_api_runs_a_workflow_file_on_the_callers_page(page) -> None:  # type: ignore[no-untyped-def]
     """`run_workflow(path, page=...)`: built-ins ({demo_url}) and parameters come from the same runtime as pytest's."""
     from pytest_reuseit.api import run_workflow

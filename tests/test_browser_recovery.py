@@ -117,6 +117,7 @@ def test_passed_needs_no_attempt(page, fence, pages_url) -> None:  # type: ignor
     assert events(page) == ["A"]  # the fallback did not run
 
 
+@pytest.mark.slow
 def test_post_check_recovered_by_do_fallback_with_redo(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -143,6 +144,7 @@ def test_post_check_recovered_by_do_fallback_with_redo(page, fence, pages_url) -
     assert events(page) == ["load", "load"] and text_of(page, "#status") == "loaded"
 
 
+@pytest.mark.slow
 def test_fallbacks_are_used_in_order_and_cycle(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -166,6 +168,7 @@ def test_fallbacks_are_used_in_order_and_cycle(page, fence, pages_url) -> None: 
     assert events(page) == ["load", "A", "B", "A"]  # they really ran, in that order, with no redo
 
 
+@pytest.mark.slow
 def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -184,6 +187,7 @@ def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) 
     assert events(page) == ["flaky1", "flaky2"]
 
 
+@pytest.mark.slow
 def test_retries_zero_fails_at_once(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -199,6 +203,7 @@ def test_retries_zero_fails_at_once(page, fence, pages_url) -> None:  # type: ig
     assert events(page) == ["flaky1"]
 
 
+@pytest.mark.slow
 def test_click_intercepted_by_overlay_recovered_by_fallback(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -222,6 +227,7 @@ def test_click_intercepted_by_overlay_recovered_by_fallback(page, fence, pages_u
     assert page.locator("#overlay").count() == 0
 
 
+@pytest.mark.slow
 def test_click_intercepted_by_overlay_without_fallback_is_a_popup_failure(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Buy the product", "do": [{"click": "#buy"}], "retries": 1, "action_timeout": 1}]
     result = run(page, fence, pages_url, workflow(steps, start="overlay.html"))
@@ -235,6 +241,7 @@ def test_click_intercepted_by_overlay_without_fallback_is_a_popup_failure(page, 
 # --------------------------------------------------------------------------- failed
 
 
+@pytest.mark.slow
 def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {"action": "Press A", "do": [{"click": "#fa"}]},
@@ -270,6 +277,7 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
     assert events(page) == ["A", "load", "load", "load"]
 
 
+@pytest.mark.slow
 def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and attempt n
     # waits 0.5 n s before judging again (0.8 s each): a later attempt sees it (typically the second).
@@ -290,6 +298,7 @@ def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None
     assert events(page) == ["A"]  # the action ran once, after the pre check held
 
 
+@pytest.mark.slow
 def test_pre_check_that_never_holds_stops_before_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Press A", "pre": [{"expect": {"visible": "#late"}}], "do": [{"click": "#fa"}], "retries": 1}]
     result = run(page, fence, pages_url, workflow(steps))
@@ -300,6 +309,7 @@ def test_pre_check_that_never_holds_stops_before_the_action(page, fence, pages_u
     assert events(page) == []
 
 
+@pytest.mark.slow
 def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -320,6 +330,7 @@ def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # typ
     assert result.steps[0].duration < 5
 
 
+@pytest.mark.slow
 def test_outcome_check_failing_is_a_product_defect(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Press A", "do": [{"click": "#fa"}]}, {"action": "Press B", "do": [{"click": "#fb"}]}]
     text = workflow(steps, outcome=[{"expect": {"text": {"css": "#out", "equals": "A"}}}])
@@ -380,6 +391,7 @@ HEALING = textwrap.dedent("""\
 BROKEN_OP_LINE = 9
 
 
+@pytest.mark.slow
 def test_broken_locator_is_healed_by_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     assert HEALING.splitlines()[BROKEN_OP_LINE - 1].strip() == '- click: "#gone-button"'
     agent = ScriptedAgent("#real")
@@ -398,6 +410,7 @@ def test_broken_locator_is_healed_by_the_agent(page, fence, pages_url) -> None: 
     assert events(page) == ["A", "real"]
 
 
+@pytest.mark.slow
 def test_healing_that_fails_leaves_the_step_failed(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     agent = ScriptedAgent(done=False)
     result = run(page, fence, pages_url, HEALING, agent=agent)
@@ -408,6 +421,7 @@ def test_healing_that_fails_leaves_the_step_failed(page, fence, pages_url) -> No
     assert events(page) == ["A", "A"]
 
 
+@pytest.mark.slow
 def test_without_a_model_a_broken_locator_just_fails(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = run(page, fence, pages_url, HEALING)
     assert result.status == "failed" and result.failed_phase == "action"
@@ -415,6 +429,7 @@ def test_without_a_model_a_broken_locator_just_fails(page, fence, pages_url) -> 
     assert result.analysis is not None and result.analysis.category == "site_changed"
 
 
+@pytest.mark.slow
 def test_words_fallback_is_handed_to_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -437,6 +452,7 @@ def test_words_fallback_is_handed_to_the_agent(page, fence, pages_url) -> None: 
     assert events(page) == ["load", "real"]
 
 
+@pytest.mark.slow
 def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -492,6 +508,7 @@ def test_ambiguous_locator_fails_naming_the_match_count(page, fence, pages_url) 
     assert events(page) == []
 
 
+@pytest.mark.slow
 def test_a_secret_echoed_by_the_page_stays_out_of_the_log(page, fence, pages_url, caplog, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The page shows what was typed; the failing check's text (and so the attempt's log line) holds it."""
     import logging

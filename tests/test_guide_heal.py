@@ -79,6 +79,7 @@ def removed_added(diff: str) -> tuple[list[str], list[str]]:
 # --------------------------------------------------------------------------- yamledit
 
 
+@pytest.mark.slow
 def test_every_shipped_workflow_round_trips_unchanged() -> None:
     files = sorted((ROOT / "workflows").rglob("*.reuseit.yaml"))
     assert files
@@ -463,6 +464,7 @@ def test_guide_rejects_edits_that_do_not_fit_and_leaves_the_file(
     assert shop_file.read_text() == SHOP
 
 
+@pytest.mark.slow
 def test_guide_replaces_a_check_keeping_its_dom_assertion(
     shop_file: Path, fake_llm_env: FakeLLM, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -558,6 +560,7 @@ def test_store_adds_dedupes_lists_and_clears(tmp_path: Path, capsys: pytest.Capt
     assert "no experience recorded" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_concurrent_adds_are_all_kept(tmp_path: Path) -> None:
     store = ExperienceStore(tmp_path / "exp")
     errors: list[BaseException] = []

@@ -361,6 +361,7 @@ def test_latency_delays_every_answer(fake: FakeLLM) -> None:
     assert time.monotonic() - started >= 0.3
 
 
+@pytest.mark.slow
 def test_concurrent_calls_are_all_answered_in_parallel() -> None:
     with FakeLLM(latency=0.5) as fake:
         fake.add_rule(None, None, lambda request: {"met": True, "explanation": request.text.splitlines()[-1]})

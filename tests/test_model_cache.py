@@ -297,6 +297,7 @@ def _script(fake: FakeLLM) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_replay_with_a_filled_cache_makes_no_calls(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
     _script(fake)
     loaded = parse(ONE_STEP, "replayed.reuseit.yaml")
@@ -350,6 +351,7 @@ def test_a_bad_prices_file_is_reported(tmp_path: Path, content: str) -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_runs_usage_comes_from_the_server_and_the_prices_setting(
     make_runtime: Callable[..., Runtime], fake: FakeLLM, tmp_path: Path
 ) -> None:

@@ -183,6 +183,7 @@ def test_report_trends_per_workflow_across_runs(nights: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- the session limit
 
 
+@pytest.mark.slow
 def test_past_the_cost_limit_no_more_calls_and_the_run_is_broken(
     browser_session, pages_url: str, tmp_path: Path, fake_llm_env: FakeLLM
 ) -> None:  # type: ignore[no-untyped-def]

@@ -150,6 +150,7 @@ def is_jpeg(data: bytes) -> bool:
 # --------------------------------------------------------------------------- checks in words
 
 
+@pytest.mark.slow
 def test_words_check_met_passes(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#paint"}], "post": ["The status says painted"]}]))
@@ -160,6 +161,7 @@ def test_words_check_met_passes(rt: Runtime, fake: FakeLLM) -> None:
     assert result.usage.calls == 1 and result.usage.cache_hits == 0
 
 
+@pytest.mark.slow
 def test_words_check_not_met_fails_with_the_models_explanation(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#decoy"}], "post": ["The status says painted"]}]))
@@ -174,6 +176,7 @@ def test_words_check_not_met_fails_with_the_models_explanation(rt: Runtime, fake
     assert result.message == "post check failed: The status says painted: The page does not show 'Status: painted'."
 
 
+@pytest.mark.slow
 def test_the_judged_screenshot_is_taken_at_that_moment(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The page is white and waiting", shows("Status: waiting"))
     fake.add_rule("condition_check", "The page is red and painted", shows("Status: painted"))
@@ -215,6 +218,7 @@ def test_the_judged_screenshot_is_taken_at_that_moment(rt: Runtime, fake: FakeLL
     assert r > 170 and g < 70 and b < 70, (r, g, b)  # painted red after it
 
 
+@pytest.mark.slow
 def test_checks_in_words_next_to_each_other_are_judged_on_one_look(
     rt: Runtime, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -245,6 +249,7 @@ def test_checks_in_words_next_to_each_other_are_judged_on_one_look(
     assert shots[0] is not None and shots[1] is not None and shots[0].data == shots[1].data
 
 
+@pytest.mark.slow
 def test_a_failing_dom_part_means_the_model_is_not_asked(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, {"met": True, "explanation": "must not be asked"})
     check = {"check": "The status says painted", "expect": {"text": {"css": "#status", "equals": "Status: painted"}}}
@@ -256,6 +261,7 @@ def test_a_failing_dom_part_means_the_model_is_not_asked(rt: Runtime, fake: Fake
     assert fake.calls("challenge_analysis") == 1  # the failure is still analysed
 
 
+@pytest.mark.slow
 def test_when_the_dom_part_holds_the_model_still_decides(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The page is red", {"met": False, "explanation": "The page is white."})
     check = {"check": "The page is red", "expect": {"text": {"css": "#status", "equals": "Status: still waiting"}}}
@@ -275,6 +281,7 @@ def test_when_the_dom_part_holds_the_model_still_decides(rt: Runtime, fake: Fake
     ],
     ids=["met-2of3", "not-1of3", "tie"],
 )
+@pytest.mark.slow
 def test_votes_take_the_majority(rt: Runtime, fake: FakeLLM, answers: list[bool], met: bool, summary: str) -> None:
     fake.add_rule(
         "condition_check",
@@ -298,6 +305,7 @@ def test_votes_take_the_majority(rt: Runtime, fake: FakeLLM, answers: list[bool]
 # --------------------------------------------------------------------------- the agent: recovery, healing, acting
 
 
+@pytest.mark.slow
 def test_recovery_through_an_agent_fallback(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
@@ -335,6 +343,7 @@ def test_recovery_through_an_agent_fallback(rt: Runtime, fake: FakeLLM) -> None:
     assert any("recovered by attempt 1: agent: Click the Paint button" in line for line in recovered_text(result))
 
 
+@pytest.mark.slow
 def test_self_healing_a_broken_locator(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
     text = workflow_text(
@@ -362,6 +371,7 @@ def test_self_healing_a_broken_locator(rt: Runtime, fake: FakeLLM) -> None:
     assert f"suggestion x.reuseit.yaml:{heal.line}: replace" in "\n".join(recovered_text(result))
 
 
+@pytest.mark.slow
 def test_with_no_do_the_agent_performs_the_action(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
     result = run(
@@ -382,6 +392,7 @@ def test_with_no_do_the_agent_performs_the_action(rt: Runtime, fake: FakeLLM) ->
     assert len(requests(fake, "agent_action")[0].images) == 1
 
 
+@pytest.mark.slow
 def test_the_agent_giving_up_fails_the_step_with_its_message(rt: Runtime, fake: FakeLLM) -> None:
     why = "There is no Checkout button on this page."
     fake.add_rule("agent_action", None, act("fail", message=why))
@@ -419,6 +430,7 @@ def _decoy_failure(fake: FakeLLM) -> LoadedWorkflow:
     )
 
 
+@pytest.mark.slow
 def test_challenge_analysis_is_written_by_the_model_from_all_attempts(rt: Runtime, fake: FakeLLM) -> None:
     result = run(rt, _decoy_failure(fake))
     assert result.status == "failed"
@@ -450,6 +462,7 @@ def test_challenge_analysis_is_written_by_the_model_from_all_attempts(rt: Runtim
     assert "    - Click the Paint button instead of Decoy" in text
 
 
+@pytest.mark.slow
 def test_a_malformed_analysis_keeps_the_observed_one_and_the_run_still_fails(rt: Runtime, fake: FakeLLM) -> None:
     loaded = _decoy_failure(fake)
     fake.add_rule("challenge_analysis", None, {**ANALYSIS, "category": "ui_change"})  # not a category
@@ -494,6 +507,7 @@ OUTAGES = [
 
 
 @pytest.mark.parametrize(("kind", "answer", "says", "calls"), OUTAGES)
+@pytest.mark.slow
 def test_model_outages_make_the_run_broken(
     make_runtime: Callable[..., Runtime],
     fake: FakeLLM,
@@ -521,6 +535,7 @@ def test_model_outages_make_the_run_broken(
     assert failure_text(result).startswith("workflow 'model guards' [default] BROKEN")
 
 
+@pytest.mark.slow
 def test_rate_limit_then_success_passes(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, [FakeLLM.error(429, "slow down"), {"met": True, "explanation": "painted"}])
     result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#paint"}], "post": ["The status says painted"]}]))
@@ -529,6 +544,7 @@ def test_rate_limit_then_success_passes(rt: Runtime, fake: FakeLLM) -> None:
     assert result.usage.calls == 1  # one answer paid for
 
 
+@pytest.mark.slow
 def test_a_rejected_request_is_not_retried(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, FakeLLM.error(401, "bad key"))
     result = run(rt, workflow([{"action": "Paint", "do": [{"click": "#paint"}], "post": ["The status says painted"]}]))
@@ -558,6 +574,7 @@ def _script_two_checks_and_an_agent(fake: FakeLLM) -> None:
     fake.add_rule("agent_action", None, clicks("Paint", until="Status: painted"))
 
 
+@pytest.mark.slow
 def test_replay_miss_is_broken_without_calling_the_model(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
     _script_two_checks_and_an_agent(fake)
     result = run(make_runtime(llm="replay"), _two_checks_and_an_agent())
@@ -567,6 +584,7 @@ def test_replay_miss_is_broken_without_calling_the_model(make_runtime: Callable[
     assert fake.calls() == 0
 
 
+@pytest.mark.slow
 def test_auto_mode_second_run_comes_from_the_cache(rt: Runtime, fake: FakeLLM, tmp_path: Path) -> None:
     _script_two_checks_and_an_agent(fake)
     first = run(rt, _two_checks_and_an_agent(), "first")
@@ -583,6 +601,7 @@ def test_auto_mode_second_run_comes_from_the_cache(rt: Runtime, fake: FakeLLM, t
     assert second.usage.prompt_tokens == second.usage.completion_tokens == 0 and second.usage.cost == 0
 
 
+@pytest.mark.slow
 def test_a_warm_rerun_takes_one_picture_per_look(rt: Runtime, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
     """A cold look takes pictures until two agree (the cache key must not depend on a frame
     caught mid-paint); a warm one stops at the first when the cache knows it."""
@@ -626,6 +645,7 @@ def test_a_warm_rerun_takes_one_picture_per_look(rt: Runtime, fake: FakeLLM, mon
     assert looks == [1, 1]
 
 
+@pytest.mark.slow
 def test_refresh_mode_asks_again(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
     _script_two_checks_and_an_agent(fake)
     assert run(make_runtime(), _two_checks_and_an_agent(), "fill").status == "passed"
@@ -639,6 +659,7 @@ def test_refresh_mode_asks_again(make_runtime: Callable[..., Runtime], fake: Fak
 # --------------------------------------------------------------------------- models off
 
 
+@pytest.mark.slow
 def test_off_mode_records_words_checks_as_not_judged(make_runtime: Callable[..., Runtime], fake: FakeLLM) -> None:
     dom_and_words = {
         "check": "The status says painted",
@@ -665,6 +686,7 @@ def test_off_mode_records_words_checks_as_not_judged(make_runtime: Callable[...,
     assert fake.calls() == 0
 
 
+@pytest.mark.slow
 def test_auto_mode_without_an_endpoint_is_off(
     make_runtime: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -758,6 +780,7 @@ def _typed_check() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(
     rt: Runtime, fake: FakeLLM, secret: str, tmp_path: Path
 ) -> None:
@@ -785,6 +808,7 @@ def test_a_secret_typed_by_do_is_received_but_never_sent_or_kept(
     _assert_secret_nowhere(fake, result, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(
     rt: Runtime, fake: FakeLLM, secret: str, tmp_path: Path
 ) -> None:
@@ -809,6 +833,7 @@ def test_a_secret_typed_by_the_agent_is_received_but_never_sent_or_kept(
     _assert_secret_nowhere(fake, result, tmp_path)
 
 
+@pytest.mark.slow
 def test_a_secret_in_a_failed_run_stays_out_of_the_analysis_and_the_report(
     make_runtime: Callable[..., Runtime], fake: FakeLLM, secret: str, tmp_path: Path
 ) -> None:
@@ -853,6 +878,7 @@ def _judge_by_condition(req: Request) -> dict[str, Any]:
     return {"met": met, "explanation": f"decided on the page's content: {'found' if met else 'not found'}"}
 
 
+@pytest.mark.slow
 def test_page_text_travels_as_delimited_data_and_injection_does_not_pass_a_check(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, _judge_by_condition)
     result = run(
@@ -898,6 +924,7 @@ def _jpeg_size(data: bytes) -> tuple[int, int]:
     raise AssertionError("no frame header")
 
 
+@pytest.mark.slow
 def test_image_size_quality_detail_and_page_text_are_under_control(
     make_runtime: Callable[..., Runtime], fake: FakeLLM
 ) -> None:
@@ -917,6 +944,7 @@ def test_image_size_quality_detail_and_page_text_are_under_control(
     assert "<page_text>" in user_text(first) and "<page_text>" not in user_text(second)
 
 
+@pytest.mark.slow
 def test_agent_marks_draw_element_ids_on_its_screenshot_and_remove_them(
     make_runtime: Callable[..., Runtime], fake: FakeLLM
 ) -> None:

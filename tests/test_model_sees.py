@@ -54,6 +54,7 @@ def _deals_model(fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, {"met": True, "explanation": "Yes."})
 
 
+@pytest.mark.slow
 def test_a_warm_rerun_of_the_masked_live_page_makes_no_model_call(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM
 ) -> None:
@@ -72,6 +73,7 @@ def test_a_warm_rerun_of_the_masked_live_page_makes_no_model_call(
     assert "mask: test_id='carousel'" in warm.steps[0].masked
 
 
+@pytest.mark.slow
 def test_without_the_mask_the_live_page_misses_the_cache(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM
 ) -> None:
@@ -88,6 +90,7 @@ def test_without_the_mask_the_live_page_misses_the_cache(
     assert warm.usage.calls >= 1
 
 
+@pytest.mark.slow
 def test_masked_regions_are_painted_in_the_picture_and_left_out_of_the_text(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, page, demo_url: str
 ) -> None:  # type: ignore[no-untyped-def]
@@ -151,6 +154,7 @@ steps:
 """
 
 
+@pytest.mark.slow
 def test_a_check_not_met_is_judged_again_when_the_page_changes(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM
 ) -> None:
@@ -162,6 +166,7 @@ def test_a_check_not_met_is_judged_again_when_the_page_changes(
     assert answers == [False, True]
 
 
+@pytest.mark.slow
 def test_a_steady_page_costs_one_call_then_fails_at_check_timeout(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM
 ) -> None:
@@ -223,6 +228,7 @@ steps:
 """
 
 
+@pytest.mark.slow
 def test_the_screenshot_waits_for_the_request_in_flight(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, slow_site: str
 ) -> None:

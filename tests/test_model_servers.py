@@ -163,6 +163,7 @@ def test_retry_after_headers() -> None:
 
 
 @pytest.mark.parametrize("header", [{"retry-after": "1"}, {"retry-after-ms": "1000"}], ids=["seconds", "ms"])
+@pytest.mark.slow
 def test_a_rate_limit_waits_as_long_as_the_server_asks(fake: FakeLLM, tmp_path: Path, header: dict[str, str]) -> None:
     fake.add_rule("condition_check", None, [FakeLLM.error(429, "slow down", header), NOT_MET])
     started = time.monotonic()
@@ -183,6 +184,7 @@ def test_a_wait_beyond_the_budget_breaks_at_once_with_the_figures(fake: FakeLLM,
     assert fake.calls() == 1
 
 
+@pytest.mark.slow
 def test_a_hanging_server_is_broken_within_the_budget(fake: FakeLLM, tmp_path: Path) -> None:
     fake.add_rule("condition_check", None, FakeLLM.hang(30))
     started = time.monotonic()
@@ -269,6 +271,7 @@ def one_check(check: str, start: str = "model/forge.html", **settings: object) -
     return parse(yaml.safe_dump(doc, sort_keys=False), "x.reuseit.yaml")
 
 
+@pytest.mark.slow
 def test_a_page_cannot_close_the_data_block_and_speak_to_the_model(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, obeying_judge)
     fake.add_rule("challenge_analysis", None, ANALYSIS)
@@ -281,6 +284,7 @@ def test_a_page_cannot_close_the_data_block_and_speak_to_the_model(rt: Runtime, 
     assert "\\u003c" in DATA_RULE  # and the system rule says how blocks are written
 
 
+@pytest.mark.slow
 def test_a_hanging_model_makes_the_run_broken_within_the_budget(rt: Runtime, fake: FakeLLM) -> None:
     fake.add_rule("condition_check", None, FakeLLM.hang(30))
     rt.llm_client().config = replace(rt.llm_client().config, budget=3, timeout=1, retries=20)
@@ -291,6 +295,7 @@ def test_a_hanging_model_makes_the_run_broken_within_the_budget(rt: Runtime, fak
     assert re.search(r"within the 3s budget of one model call \(--reuseit-llm-budget; \d+ tries in \d", result.message)
 
 
+@pytest.mark.slow
 def test_a_2mb_explanation_is_cut_in_the_result_and_kept_in_the_run_folder(rt: Runtime, fake: FakeLLM) -> None:
     huge = "Not there. " + "y" * 2_000_000
     fake.add_rule("condition_check", None, {"met": False, "explanation": huge})

@@ -99,6 +99,7 @@ def record_both(rt: Runtime, path: Path) -> None:
     assert rt.run(loaded, "defect", "defect").status == "failed"
 
 
+@pytest.mark.slow
 def test_a_words_check_becomes_an_assertion_that_needs_no_model_call(
     setup: tuple[Runtime, Path, FakeLLM], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -155,6 +156,7 @@ def test_a_words_check_becomes_an_assertion_that_needs_no_model_call(
     assert "$4999.00" in bad.message
 
 
+@pytest.mark.slow
 def test_a_stale_promoted_assertion_passes_as_recovered_and_says_how_to_heal(
     setup: tuple[Runtime, Path, FakeLLM], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -175,6 +177,7 @@ def test_a_stale_promoted_assertion_passes_as_recovered_and_says_how_to_heal(
     assert any("its promoted assertion is stale" in line for line in recovered_text(result))
 
 
+@pytest.mark.slow
 def test_a_proposal_that_does_not_separate_the_recorded_pages_is_not_kept(
     setup: tuple[Runtime, Path, FakeLLM], capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -55,6 +55,7 @@ def run(page, fence, pages_url: str, text: str, tmp_path: Path | None = None, sh
 # --------------------------------------------------------------------------- pages
 
 
+@pytest.mark.slow
 def test_popup_window_is_followed_and_its_opener_is_current_again_when_it_closes(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -80,6 +81,7 @@ def test_popup_window_is_followed_and_its_opener_is_current_again_when_it_closes
     assert result.steps[0].post[0].page.startswith('main page "Book form"')
 
 
+@pytest.mark.slow
 def test_tab_switch_page_forms_and_close_page(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -115,6 +117,7 @@ def test_tab_switch_page_forms_and_close_page(page, fence, pages_url) -> None:  
     assert [a.description for a in result.steps[1].actions][2] == "switch_page url='popup-info'"
 
 
+@pytest.mark.slow
 def test_new_page_that_opens_nothing_fails_with_that_message(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Open the pop-up", "do": [{"click": "#nothing", "new_page": True}]}]
     result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"retries": 1, "action_timeout": 2}))
@@ -131,6 +134,7 @@ def test_switch_to_a_page_that_is_not_open_fails_and_lists_the_open_ones(page, f
     assert "no open page matches url containing 'popup-info' (open pages: 0: " in result.message
 
 
+@pytest.mark.slow
 def test_window_nobody_switched_to_is_named_in_the_analysis(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -200,6 +204,7 @@ def test_dialog_answers(page, fence, pages_url, button, op_dialog, settings_dial
     assert len(result.steps[0].dialogs) == 1
 
 
+@pytest.mark.slow
 def test_dialog_answered_the_wrong_way_fails_the_check_that_saw_it(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
@@ -215,6 +220,7 @@ def test_dialog_answered_the_wrong_way_fails_the_check_that_saw_it(page, fence, 
     assert "  dialog (confirm) 'Are you sure you want to delete 3 rows?': dismissed" in failure_text(result)
 
 
+@pytest.mark.slow
 def test_expect_dialog_mismatch_and_no_dialog_at_all(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     wrong = [
         {
@@ -235,6 +241,7 @@ def test_expect_dialog_mismatch_and_no_dialog_at_all(page, fence, pages_url) -> 
 # --------------------------------------------------------------------------- frames
 
 
+@pytest.mark.slow
 def test_nested_frames_for_ops_assertions_and_extraction(page, fence, pages_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("REUSEIT_TEST_CARD", "4111222233334444")
     card = {"css": "#card", "frame": "#payment"}  # the inner iframe, inside the outer one
@@ -264,6 +271,7 @@ def test_nested_frames_for_ops_assertions_and_extraction(page, fence, pages_url,
     )
 
 
+@pytest.mark.slow
 def test_element_missing_in_a_frame_fails_with_the_frame_in_the_message(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Pay", "do": [{"click": {"frame": "#payment", "role": "button", "name": "Pay"}}]}]
     result = run(page, fence, pages_url, workflow(steps, "frames.html", settings={"action_timeout": 1}))
@@ -336,6 +344,7 @@ def test_download_saved_in_the_output_folder_checked_and_stored(page, fence, pag
     assert result.extracted["export"] == str(saved) == result.extracted["same"]
 
 
+@pytest.mark.slow
 def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: ignore[no-untyped-def]
     nothing = [{"action": "Export", "do": [{"download": "#no-download"}]}]
     result = run(page, fence, pages_url, workflow(nothing, "files.html", settings={"action_timeout": 1}), tmp_path)
@@ -357,6 +366,7 @@ def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: i
 # --------------------------------------------------------------------------- navigation
 
 
+@pytest.mark.slow
 def test_back_forward_reload(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {"action": "Go to the form", "do": [{"click": {"role": "link", "name": "Start page"}}]},
@@ -392,6 +402,7 @@ DEMO = Path(__file__).parent.parent / "workflows" / "demo"
 
 
 @pytest.mark.parametrize("name", ["popup", "dialogs", "frames", "files", "navigation"])
+@pytest.mark.slow
 def test_demo_workflow_for_each_feature_passes(page, name: str) -> None:  # type: ignore[no-untyped-def]
     """The examples in workflows/demo run on the demo site (no model: their DOM assertions decide)."""
     from pytest_reuseit.api import run_workflow
@@ -412,6 +423,7 @@ def test_demo_workflow_for_each_feature_passes(page, name: str) -> None:  # type
         assert result.extracted["export"] == download.path
 
 
+@pytest.mark.slow
 def test_two_runs_on_one_page_share_one_page_holder(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A second run on the same page must not leave a stale holder answering its dialogs."""
     dismissed = [{"action": "Delete", "do": [{"click": {"role": "button", "name": "Delete"}}]}]

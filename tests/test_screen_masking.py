@@ -206,6 +206,7 @@ def runtime_overrides() -> dict[str, Any]:
 
 
 @pytest.mark.usefixtures("secrets")
+@pytest.mark.slow
 def test_a_failing_run_masks_the_secret_in_the_analysis_pictures(
     make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, boxes: dict[str, Box]
 ) -> None:

@@ -47,6 +47,7 @@ def everything(result: RunResult) -> str:
 # --------------------------------------------------------------------------- secrets
 
 
+@pytest.mark.slow
 def test_secret_is_navigated_to_evaluated_and_compared_and_shown_masked(page, fence, pages_url, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("VERDICT_TOKEN", TOKEN)
     steps = [
@@ -75,6 +76,7 @@ def test_secret_is_navigated_to_evaluated_and_compared_and_shown_masked(page, fe
     assert result.steps[0].actions[0].description == f"goto '{pages_url}/verdicts.html?t={{secret.VERDICT_TOKEN}}'"
 
 
+@pytest.mark.slow
 def test_value_read_from_a_secret_field_is_secret_even_when_the_page_changed_it(
     page, fence, pages_url, monkeypatch
 ) -> None:  # type: ignore[no-untyped-def]
@@ -139,6 +141,7 @@ def test_short_secret_is_refused_before_anything_runs(page, fence, pages_url, mo
         ("[]", True),  # JavaScript truthiness: an empty array is truthy
     ],
 )
+@pytest.mark.slow
 def test_js_assertion_awaits_promises(page, fence, pages_url, expr: str, ok: bool) -> None:  # type: ignore[no-untyped-def]
     result = run(page, fence, pages_url, [{"action": "Look", "do": [{"wait": 1}], "post": [{"expect": {"js": expr}}]}])
     assert result.status == ("passed" if ok else "failed"), result.message
@@ -173,6 +176,7 @@ def test_text_assertion_on_two_elements_names_the_ambiguity(page, fence, pages_u
 # --------------------------------------------------------------------------- timeline
 
 
+@pytest.mark.slow
 def test_every_part_of_the_run_has_its_real_times(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {
