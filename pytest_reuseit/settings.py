@@ -27,7 +27,11 @@ _LLM = LlmConfig()
 
 # name: (help, choices or None, default)
 OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
-    "browser_path": ("Chromium executable (default: $REUSEIT_CHROMIUM, /usr/bin/chromium, Playwright's own)", None, ""),
+    "browser_path": (
+        "Chromium executable (default: $REUSEIT_CHROMIUM, headless Debian's chromium-headless-shell, /usr/bin/chromium, Playwright's own)",
+        None,
+        "",
+    ),
     "connect": ("ws:// URL of a Playwright browser server to use instead of launching Chromium", None, ""),
     "cdp": (
         "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"

@@ -26,6 +26,11 @@ log = logging.getLogger(__name__)
 
 CHROMIUM_ENV = "REUSEIT_CHROMIUM"
 DEFAULT_CHROMIUM = "/usr/bin/chromium"
+# Debian's build of Chromium's headless shell (package chromium-headless-shell), the browser
+# Playwright itself launches for headless Chromium. The full browser in headless mode starts the
+# whole browser machinery for every page: measured side by side here, a new context and page take
+# 110 ms of CPU instead of 393, a navigation 65 instead of 194, a run's browser work about 3.5x less.
+DEFAULT_HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 # Playwright adds headless/no-sandbox/background-networking flags itself; the first two keep
 # Debian's Chromium quiet on machines without a GPU or outside network. Partial raster redraws
 # only the changed part of a tile, so the same page loaded twice could differ by a few
@@ -34,15 +39,17 @@ DEFAULT_CHROMIUM = "/usr/bin/chromium"
 DEFAULT_ARGS = ("--disable-gpu", "--disable-quic", "--disable-partial-raster")
 
 
-def default_executable() -> str | None:
-    """The Chromium to launch: $REUSEIT_CHROMIUM, else Debian's, else Playwright's own build."""
+def default_executable(*, headed: bool = False) -> str | None:
+    """The Chromium to launch: $REUSEIT_CHROMIUM; else, headless, Debian's headless shell when it is
+    installed; else Debian's Chromium, or one on PATH; else None (Playwright's own build)."""
     env = os.environ.get(CHROMIUM_ENV)
     if env:
         return env
+    if not headed and os.path.exists(DEFAULT_HEADLESS_SHELL):
+        return DEFAULT_HEADLESS_SHELL
     if os.path.exists(DEFAULT_CHROMIUM):
         return DEFAULT_CHROMIUM
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    return found
+    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 @dataclass(frozen=True)
@@ -118,12 +125,18 @@ class BrowserSession:
             if cfg.cdp:
                 return chromium.connect_over_cdp(cfg.cdp, timeout=30_000)
             kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
-            exe = cfg.executable_path or default_executable()
+            exe = cfg.executable_path or default_executable(headed=cfg.headed)
             if exe:
                 kwargs["executable_path"] = exe
             return chromium.launch(**kwargs)
         except PlaywrightError as exc:
-            where = cfg.connect or cfg.cdp or cfg.executable_path or default_executable() or "Playwright's Chromium"
+            where = (
+                cfg.connect
+                or cfg.cdp
+                or cfg.executable_path
+                or default_executable(headed=cfg.headed)
+                or "Playwright's Chromium"
+            )
             if cfg.connect:
                 hint = "is the browser server running and reachable?"
             elif cfg.cdp:

@@ -72,7 +72,7 @@ def cmd_trace(args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 1
     print(f"trace viewer: {url}  (serving {trace}; Ctrl-C stops it)", flush=True)
-    browser = args.browser or default_executable()
+    browser = args.browser or default_executable(headed=True)  # a window to look at
     viewer = None
     if not args.no_open and browser and (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         viewer = subprocess.Popen([browser, f"--app={url}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

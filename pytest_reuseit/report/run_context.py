@@ -20,7 +20,7 @@ def browser_version(runtime: Any) -> str:
     s = runtime.settings
     if s.connect or s.cdp:
         return f"remote ({urlsplit(s.connect or s.cdp).hostname})"
-    exe = s.browser_path or default_executable()
+    exe = s.browser_path or default_executable(headed=s.headed)
     if not exe:
         return "Playwright's Chromium"
     try:

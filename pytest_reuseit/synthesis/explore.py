@@ -227,7 +227,7 @@ async def _explore_async(
             if browser.connect:
                 shared = await pw.chromium.connect(browser.connect, timeout=30_000)
             else:
-                exe = browser.executable_path or default_executable()
+                exe = browser.executable_path or default_executable(headed=browser.headed)
                 shared = await pw.chromium.launch(
                     headless=not browser.headed, args=list(browser.args), executable_path=exe or None
                 )
