@@ -709,7 +709,7 @@ def test_python_api_runs_a_workflow_file_on_the_callers_page(page) -> None:  # t
     from pytest_reuseit.api import run_workflow
 
     root = Path(__file__).parent.parent
-    result = run_workflow(root / "workflows" / "demo" / "search.reuseit.yaml", "category", page=page)
+    result = run_workflow(root / "workflows" / "demo" / "frames.reuseit.yaml", page=page)
     assert result.status == "passed", result.message
     assert result.start_url.startswith("http://127.0.0.1:") and "/demo/" in result.start_url
     assert page.url.startswith("http://127.0.0.1:")  # it ran on this page, not a browser of its own
