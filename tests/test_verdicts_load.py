@@ -3,14 +3,16 @@ file, line and column; hostile input (alias bombs, huge or deeply nested files) 
 
 from __future__ import annotations
 
+import random
 import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.errors import WorkflowFormatError
-from pytest_reuseit.workflow.loader import MAX_DEPTH, parse
+from pytest_reuseit.workflow.loader import MAX_DEPTH, MAX_NODES, _within_limits_at_a_glance, parse
 
 ALIAS_BOMB = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -23,6 +25,11 @@ g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
 h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
 i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
 """
+# The same, its aliases written right after a quoted key's colon, with no space before them.
+KEYED_BOMB = "a: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n" + "".join(
+    f"{b}: &{b} {{" + ", ".join(f'"{k}":*{a}' for k in range(9)) + "}\n"
+    for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+)
 DEEP = "name: n\ntask: " + "[" * 600 + "]" * 600 + "\n"
 UNCLOSED = "name: n\ntask: " + "[" * 200_000  # under the size limit; reading it whole took minutes
 BIG = "name: n\ntask: t\nstart_url: u\nsteps: [{action: a, do: [{wait: 1}]}]\n" + "# padding\n" * 500_000
@@ -41,6 +48,7 @@ def problems(text: str) -> list[str]:
         pytest.param(
             ALIAS_BOMB, "w.reuseit.yaml:5:20: the document expands to more than 50000 YAML nodes", id="alias-bomb"
         ),
+        pytest.param(KEYED_BOMB, "w.reuseit.yaml:5:", id="alias-bomb-after-colons"),
         pytest.param(
             DEEP, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="600-deep"
         ),
@@ -55,6 +63,93 @@ def test_hostile_input_is_one_clear_error_and_fast(text: str, expected: str) -> 
     found = problems(text)
     assert time.monotonic() - started < 2
     assert len(found) == 1 and found[0].startswith(expected), found
+
+
+def _nested_keys(depth: int) -> str:
+    """``depth`` mappings, one more space of indentation each (the narrowest block nesting)."""
+    return "".join(" " * i + f"k{i}:\n" for i in range(depth - 1)) + " " * (depth - 1) + "k: v\n"
+
+
+def _keys_over_sequences(depth: int) -> str:
+    """A sequence under a key at the key's own column, then a mapping in it: two levels per step."""
+    lines, col = [], 0
+    for i in range(depth // 2):
+        lines.append(" " * col + f"k{i}:")
+        lines.append(" " * col + "- x: 1")
+        col += 2
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(_nested_keys(MAX_DEPTH + 2), id="indented-keys"),
+        pytest.param(_keys_over_sequences(MAX_DEPTH + 4), id="sequences-at-the-key-column"),
+        pytest.param("- " * (MAX_DEPTH + 2) + "x\n", id="compact-sequences"),
+        pytest.param("t: " + "[" * 12_000, id="unclosed-under-the-glance-size"),
+        pytest.param(
+            "a:\n" + "  - " * (MAX_DEPTH // 2) + "[" * (MAX_DEPTH // 2 + 2) + "]" * (MAX_DEPTH // 2 + 2) + "\n",
+            id="block-then-flow",
+        ),
+        pytest.param(
+            "t: " + "{a: [" * (MAX_DEPTH // 2 + 1) + "1" + "]}" * (MAX_DEPTH // 2 + 1) + "\n", id="flow-maps-and-lists"
+        ),
+    ],
+)
+def test_too_deep_in_any_style_is_refused(text: str) -> None:
+    assert not _within_limits_at_a_glance(text)  # the glance sends it on to the full walk
+    (found,) = problems(text)
+    assert f"nested more than {MAX_DEPTH} levels deep" in found
+
+
+def _depth_and_nodes(text: str) -> tuple[int, int]:
+    depth = deepest = nodes = 0
+    for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+        if isinstance(event, yaml.CollectionStartEvent):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            depth -= 1
+        nodes += isinstance(event, (yaml.CollectionStartEvent, yaml.ScalarEvent))
+    return deepest, nodes
+
+
+def _random_data(rng: random.Random, depth: int) -> object:
+    """Collections nested ``depth`` deep along one branch, with scalars and shallow siblings beside it."""
+    leaf = rng.choice(["x", 1, "a: b", "- not a list", "[not, flow]", "{s}", "", None, "& not an anchor"])
+    if depth == 0:
+        return leaf
+    deeper = _random_data(rng, depth - 1)
+    siblings = [leaf, [leaf], {"s": leaf}][: rng.randint(0, 3)]
+    items = [*siblings, deeper]
+    rng.shuffle(items)
+    if rng.random() < 0.5:
+        return items
+    return {f"k{i}": item for i, item in enumerate(items)}
+
+
+def test_the_glance_never_passes_a_file_past_a_limit() -> None:
+    """Documents of every shape and depth around the limit, dumped in block, flow and mixed
+    styles at several indentations: whatever the glance lets through is within both limits."""
+    rng = random.Random(1234)
+    passed = 0
+    for n in range(300):
+        data = _random_data(rng, rng.randint(1, MAX_DEPTH + 8))
+        style = {"default_flow_style": rng.choice([False, True, None]), "indent": rng.randint(2, 4)}
+        text = yaml.dump(data, Dumper=yaml.CSafeDumper, width=rng.randint(20, 200), **style)
+        if _within_limits_at_a_glance(text):
+            passed += 1
+            depth, nodes = _depth_and_nodes(text)
+            assert depth <= MAX_DEPTH and nodes <= MAX_NODES, (n, depth, nodes, text[:300])
+    assert passed > 30  # shallow documents are recognised as such
+
+
+def test_every_shipped_workflow_is_within_the_limits_at_a_glance() -> None:
+    """The point of the glance: real workflow files skip the event walk."""
+    root = Path(__file__).resolve().parent.parent
+    shipped = sorted(root.glob("workflows/**/*.reuseit.yaml")) + sorted(root.glob("benchmarks/workflows/*.yaml"))
+    assert len(shipped) > 20
+    assert [p.name for p in shipped if not _within_limits_at_a_glance(p.read_text(encoding="utf-8"))] == []
 
 
 def test_yaml_errors_name_line_and_column() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,15 +223,39 @@ def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
     return lines
 
 
-def _strings(data: Any, prefix: tuple[str | int, ...] = ()) -> Iterator[tuple[tuple[str | int, ...], str]]:
+Place = tuple[str | int, ...]
+
+
+def _strings(data: Any) -> list[tuple[Place, str]]:
+    """Every string in ``data`` with its path, in document order (into one list, not through nested
+    generators: every workflow file is read this way at each collection)."""
+    found: list[tuple[Place, str]] = []
+
+    def walk(value: dict[Any, Any] | list[Any], prefix: Place) -> None:  # as deep as MAX_DEPTH at most
+        for key, item in value.items() if isinstance(value, dict) else enumerate(value):
+            if isinstance(item, str):
+                found.append(((*prefix, key), item))
+            elif isinstance(item, (dict, list)):
+                walk(item, (*prefix, key))
+
     if isinstance(data, str):
-        yield prefix, data
-    elif isinstance(data, dict):
-        for k, v in data.items():
-            yield from _strings(v, prefix + (k,))
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            yield from _strings(v, prefix + (i,))
+        return [((), data)]
+    if isinstance(data, (dict, list)):
+        walk(data, ())
+    return found
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A string of the file, where it is, and the placeholder names it uses."""
+
+    path: Place
+    text: str
+    names: tuple[str, ...]
+
+
+def _texts(data: Any) -> list[_Text]:
+    return [_Text(path, text, tuple(names_in(text))) for path, text in _strings(data)]
 
 
 def _extract_targets(wf: Workflow) -> set[str]:
@@ -251,17 +276,16 @@ def _extract_targets(wf: Workflow) -> set[str]:
     return names
 
 
-def _check_placeholders(
-    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str]
-) -> list[str]:
+def _check_placeholders(wf: Workflow, texts: list[_Text], source: Source, builtin_names: Collection[str]) -> list[str]:
     """Every ``{name}`` must be resolvable for every variation; say which and where if not."""
     problems: list[str] = []
     extracted = _extract_targets(wf)
     base = set(wf.params) | extracted | set(BUILTIN_NAMES) | set(builtin_names) | set(wf.usefixtures)
-    for path, text in _strings(data):
+    for t in texts:
+        path = t.path
         if path and path[0] == "variations" and len(path) > 2 and path[2] == "id":
             continue
-        for name in names_in(text):
+        for name in t.names:
             if name.startswith(("env.", "secret.")):
                 continue
             if name.split(".", 1)[0] in wf.usefixtures:
@@ -285,6 +309,51 @@ def _check_placeholders(
 def _events(text: str) -> Iterator[yaml.Event]:
     """The document's events, stopping early once it is deeper or larger than any workflow."""
     yield from yaml.parse(text, Loader=_FastLoader)
+
+
+_INDENT = re.compile(r"^ *", re.MULTILINE)
+# A line's chain of block indicators ("- - ", "? - ", ": "): the only way a line opens several
+# block collections (after a key's ": " a block collection starts on the next line, not this one).
+_CHAIN = re.compile(r"^ *((?:[-?:][ \t]+)+)", re.MULTILINE)
+_FLOW_PAIR = re.compile(r"[\[{][^\[\]{}]*[\]}]")
+
+
+def _may_have_alias(text: str) -> bool:
+    """A ``*`` where an alias can start (after a space, a line start, ``[``, ``{``, ``,`` or ``:``,
+    before a name character). Only aliases make a document expand; an alias whose anchor is not
+    defined is a parse error. A false match (``a *b`` in a script) only costs the full walk."""
+    at = text.find("*")
+    while at != -1:
+        before, after = text[at - 1 : at] or " ", text[at + 1 : at + 2]
+        if (before.isspace() or before in "[{,:") and after and not after.isspace() and after not in ",[]{}":
+            return True
+        at = text.find("*", at + 1)
+    return False
+
+
+def _within_limits_at_a_glance(text: str) -> bool:
+    """True when cheap upper bounds already show ``text`` within MAX_NODES and MAX_DEPTH, so the
+    event walk of ``_check_size`` (a Python object per YAML event: a third of the collection time
+    of 500 files) is paid only by files that could be past a limit.
+
+    Nodes: without an alias nothing expands, and every node takes at least one character.
+    Depth: block collections nest at most two levels per column (a mapping, and a sequence under
+    one of its keys at the same column); the columns are a line's indentation and the indicator
+    chain after it ("- - k: v"). Flow collections nest at most as deep as the brackets do (matched
+    pairs are peeled innermost first; an unmatched one, even inside a quoted string, counts as a
+    level). Block collections never nest inside flow ones."""
+    if len(text) * 2 >= MAX_NODES or _may_have_alias(text):
+        return False
+    indent = max(len(m) for m in _INDENT.findall(text))
+    chain = max((len(m.split()) for m in _CHAIN.findall(text)), default=0)  # indicators in the chain
+    flow, rest = 0, text
+    while flow <= MAX_DEPTH:
+        peeled = _FLOW_PAIR.sub("", rest)
+        if peeled == rest:
+            break
+        rest, flow = peeled, flow + 1
+    flow += rest.count("[") + rest.count("{")
+    return 2 * (indent + chain + 2) + flow <= MAX_DEPTH
 
 
 def _check_size(text: str, path: str) -> None:
@@ -386,7 +455,8 @@ def _read_yaml(text: str, path: str) -> tuple[yaml.Node | None, Any]:
         raise WorkflowFormatError(
             path, [f"{path}:1: the file is larger than {MAX_FILE_BYTES // 1024} KiB; a workflow file is far smaller"]
         )
-    _check_size(text, path)
+    if not _within_limits_at_a_glance(text):
+        _check_size(text, path)
     try:
         return _compose_and_construct(text)
     except yaml.MarkedYAMLError as exc:
@@ -431,10 +501,11 @@ def _secrets_reached(text: str, params: dict[str, object], seen: frozenset[str] 
     return found
 
 
-def _check_secret_words(wf: Workflow, data: dict[str, Any], source: Source) -> list[str]:
+def _check_secret_words(wf: Workflow, texts: list[_Text], source: Source) -> list[str]:
     problems = []
-    for path, text in _strings(data):
-        if not _is_words(path):
+    for t in texts:
+        path, text = t.path, t.text
+        if not _is_words(path) or not t.names:
             continue
         reached = set().union(*(_secrets_reached(text, p) for p in _params_sets(wf)))
         if reached:
@@ -501,14 +572,15 @@ def _position(path: tuple[str | int, ...]) -> float:
 
 
 def _check_use_before_extract(
-    wf: Workflow, data: dict[str, Any], source: Source, builtin_names: Collection[str] = ()
+    wf: Workflow, texts: list[_Text], source: Source, builtin_names: Collection[str] = ()
 ) -> list[str]:
     """A ``{name}`` that only an extraction provides must come after what extracts it."""
     given = {"base_url", *builtin_names} | {k for p in _params_sets(wf) for k in p}
     avail = _available_from(wf)
     problems: list[str] = []
-    for path, text in _strings(data):
-        for name in names_in(text):
+    for t in texts:
+        path = t.path
+        for name in t.names:
             if name in given or name not in avail or avail[name] <= _position(path):
                 continue
             problems.append(
@@ -646,16 +718,17 @@ def parse(
         wf = Workflow.model_validate(data)
     except ValidationError as exc:
         raise WorkflowFormatError(path, _problems(exc, data, source)) from None
-    problems = _check_placeholders(wf, data, source, builtin_names) + _check_files(wf, folder, source)
+    texts = _texts(data)
+    problems = _check_placeholders(wf, texts, source, builtin_names) + _check_files(wf, folder, source)
     problems += _check_param_loops(wf, data, source)
-    problems += _check_secret_words(wf, data, source)
-    problems += _check_use_before_extract(wf, data, source, builtin_names)
+    problems += _check_secret_words(wf, texts, source)
+    problems += _check_use_before_extract(wf, texts, source, builtin_names)
     if problems:
         raise WorkflowFormatError(path, problems)
     environment = tuple(
-        (name, f"{source.where(*p)}: {format_path(p)}")
-        for p, text in _strings(data)
-        for name in dict.fromkeys(names_in(text))
+        (name, f"{source.where(*t.path)}: {format_path(t.path)}")
+        for t in texts
+        for name in dict.fromkeys(t.names)
         if name.startswith(("env.", "secret."))
     )
     chain = _chain or ((str(Path(folder, Path(path).name).resolve()), path),)
