@@ -331,6 +331,25 @@ class LlmClient:
         }
 
 
+_http_client: Any = None
+_http_client_lock = threading.Lock()
+
+
+def _shared_http_client() -> Any:
+    """One HTTP client (connection pool and TLS context) for every model client of the process.
+
+    Building one loads the CA store, tens of milliseconds of CPU, and every runtime (each pytest
+    session, each ``run_workflow``) builds its own model client. What differs between model clients
+    (endpoint, key, timeout) is sent with each request, not kept here."""
+    global _http_client  # noqa: PLW0603 - the process's one pool
+    import openai  # noqa: PLC0415 - see the TYPE_CHECKING import
+
+    with _http_client_lock:
+        if _http_client is None or _http_client.is_closed:
+            _http_client = openai.DefaultHttpxClient()  # the SDK's own defaults (limits, redirects)
+        return _http_client
+
+
 def _make_client(timeout: float) -> openai.OpenAI:
     # Our own retry loop knows which errors are worth retrying; the client's is off.
     import openai  # noqa: PLC0415 - see the TYPE_CHECKING import
@@ -341,11 +360,13 @@ def _make_client(timeout: float) -> openai.OpenAI:
                 api_version=os.environ.get("OPENAI_API_VERSION") or AZURE_API_VERSION,
                 timeout=timeout,
                 max_retries=0,
+                http_client=_shared_http_client(),
             )
         return openai.OpenAI(
             api_key=os.environ.get("OPENAI_API_KEY") or ("unused" if os.environ.get("OPENAI_BASE_URL") else None),
             timeout=timeout,
             max_retries=0,
+            http_client=_shared_http_client(),
         )
     except openai.OpenAIError as exc:
         raise ModelUnavailable(
