@@ -74,7 +74,12 @@ class SiteServer:
         bound, self.port = self._httpd.server_address[:2]
         self.host = bound.decode() if isinstance(bound, (bytes, bytearray)) else bound
         self.has_miniwob = wob is not None
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="reuseit-sites", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},  # shutdown() waits for the next poll: 0.5 s by default
+            name="reuseit-sites",
+            daemon=True,
+        )
         self._thread.start()
         log.debug("serving demo%s on %s", " and MiniWoB++" if wob else "", self.base)
 

@@ -210,7 +210,7 @@ def slow_site() -> Iterator[str]:
     handler = functools.partial(_SlowHandler, directory=str(Path(__file__).parent / "pages" / "masking"))
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()

@@ -180,7 +180,7 @@ class _BasicAuth(BaseHTTPRequestHandler):
 def auth_site() -> Iterator[str]:
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _BasicAuth)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
     httpd.server_close()
