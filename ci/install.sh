@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what pytest-reuseit needs on a Debian/Ubuntu machine: Chromium (Debian's package:
-# `playwright install` downloads a browser build and is not needed), a virtual environment with
+# Installs what pytest-reuseit needs on a Debian/Ubuntu machine: Chromium and, where the system
+# has it, its headless shell (Debian's packages: `playwright install` downloads a browser build and
+# is not needed), a virtual environment with
 # the package, and optionally Java + Allure 2 for the HTML report.
 #
 #   bash ci/install.sh            # browser + .venv with the package, test and examples extras, TodoMVC (npm)
