@@ -15,7 +15,7 @@ import pytest
 PASSING = """
 name: Two variations
 task: Open the demo shop and search {product}
-start_url: "{demo_url}/index.html?cookies=never&reset=1"
+start_url: "{demo_url}/index.html?cookies=never&delay=0&reset=1"
 params: {product: backpack}
 variations:
   - id: first
@@ -36,7 +36,7 @@ steps:
 RECOVERED = """
 name: Banner in the way
 task: Search behind the cookie banner
-start_url: "{demo_url}/index.html?cookies=always&reset=1"
+start_url: "{demo_url}/index.html?cookies=always&delay=0&reset=1"
 settings: {action_timeout: 1, check_timeout: 1}
 steps:
   - action: Search backpack
