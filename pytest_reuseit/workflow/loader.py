@@ -315,7 +315,6 @@ _INDENT = re.compile(r"^ *", re.MULTILINE)
 # A line's chain of block indicators ("- - ", "? - ", ": "): the only way a line opens several
 # block collections (after a key's ": " a block collection starts on the next line, not this one).
 _CHAIN = re.compile(r"^ *((?:[-?:][ \t]+)+)", re.MULTILINE)
-_FLOW_PAIR = re.compile(r"[\[{][^\[\]{}]*[\]}]")
 
 
 def _may_have_alias(text: str) -> bool:
@@ -339,20 +338,14 @@ def _within_limits_at_a_glance(text: str) -> bool:
     Nodes: without an alias nothing expands, and every node takes at least one character.
     Depth: block collections nest at most two levels per column (a mapping, and a sequence under
     one of its keys at the same column); the columns are a line's indentation and the indicator
-    chain after it ("- - k: v"). Flow collections nest at most as deep as the brackets do (matched
-    pairs are peeled innermost first; an unmatched one, even inside a quoted string, counts as a
-    level). Block collections never nest inside flow ones."""
+    chain after it ("- - k: v"). Flow collections nest at most as deep as there are opening
+    brackets, counted everywhere: a closing bracket cannot be trusted to close one (``"]"`` in a
+    quoted string closes nothing). Block collections never nest inside flow ones."""
     if len(text) * 2 >= MAX_NODES or _may_have_alias(text):
         return False
     indent = max(len(m) for m in _INDENT.findall(text))
     chain = max((len(m.split()) for m in _CHAIN.findall(text)), default=0)  # indicators in the chain
-    flow, rest = 0, text
-    while flow <= MAX_DEPTH:
-        peeled = _FLOW_PAIR.sub("", rest)
-        if peeled == rest:
-            break
-        rest, flow = peeled, flow + 1
-    flow += rest.count("[") + rest.count("{")
+    flow = text.count("[") + text.count("{")
     return 2 * (indent + chain + 2) + flow <= MAX_DEPTH
 
 
