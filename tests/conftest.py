@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
 from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
+from tests.support.serve import Served
 
 # openai is imported here although the plugin imports it only when a model is asked: pytester's
 # in-process runs drop every module first imported during a test, so a lazy import there would
@@ -60,12 +60,8 @@ class _Quiet(SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def pages_url() -> Iterator[str]:
     """Base URL (no trailing slash) of tests/pages served on 127.0.0.1."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(PAGES)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Served(functools.partial(_Quiet, directory=str(PAGES))) as site:
+        yield site.url
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
 from tests.support.browser_server import BrowserServer, CdpChromium, RunServer
+from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser
 
@@ -63,18 +64,15 @@ class Recorder:
             def log_message(self, format: str, *args: object) -> None:  # noqa: A002
                 pass
 
-        self.httpd = ThreadingHTTPServer((host, 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://{host}:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._served = Served(Handler, host)
+        self.url = self._served.url
 
     def wait_for(self, path: str, timeout: float) -> bool:
         with self._cond:
             return self._cond.wait_for(lambda: path in self.requests, timeout)
 
     def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._served.close()
 
 
 @pytest.fixture

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import functools
 import json
-import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 
 import pytest
 
+from tests.support.serve import Served
 from tests.test_plugin import FAIL_WF, PAGE, PASS_WF, RECOVER_WF, _Quiet, output_of, run_sub, write
 
 
@@ -21,12 +20,8 @@ def tiny_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """test_plugin's tiny page, served on 127.0.0.1."""
     root = tmp_path_factory.mktemp("tiny")
     (root / "index.html").write_text(PAGE, encoding="utf-8")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Served(functools.partial(_Quiet, directory=str(root))) as site:
+        yield site.url
 
 
 GREET_WF = """\

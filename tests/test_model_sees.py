@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import functools
 import io
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.sites import LocalSites
 from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import FakeLLM, Request
+from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser
 
@@ -208,12 +208,8 @@ class _SlowHandler(SimpleHTTPRequestHandler):
 @pytest.fixture
 def slow_site() -> Iterator[str]:
     handler = functools.partial(_SlowHandler, directory=str(Path(__file__).parent / "pages" / "masking"))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Served(handler) as site:
+        yield site.url
 
 
 SLOW = """

@@ -15,11 +15,10 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from filelock import FileLock
 
 from pytest_reuseit.plugin import RUNTIME
 from pytest_reuseit.report.artifacts import slug
+from tests.support.serve import Served
 
 SUBPROCESS_TIMEOUT = 120
 PLUGIN_FRAME = re.compile(r"pytest_reuseit[\\/][\w\\/]+\.py:\d+")
@@ -68,12 +68,8 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A tiny page served on 127.0.0.1 from a temp folder (tests/pages belongs to other tests)."""
     root = tmp_path_factory.mktemp("site")
     (root / "index.html").write_text(PAGE, encoding="utf-8")
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Served(functools.partial(_Quiet, directory=str(root))) as site:
+        yield site.url
 
 
 def closed_port() -> int:

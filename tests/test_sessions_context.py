@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from tests import test_hooks
+from tests.support.serve import Served
 from tests.test_plugin import output_of, run_sub, write
 
 tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
@@ -178,12 +178,8 @@ class _BasicAuth(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def auth_site() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _BasicAuth)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with Served(_BasicAuth) as site:
+        yield site.url
 
 
 def _probe(name: str, browser: str, check: str, do: str = "[{wait: 1}]", start: str = "{base_url}/index.html") -> str:
