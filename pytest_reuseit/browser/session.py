@@ -61,6 +61,10 @@ class BrowserConfig:
     slow_mo: float = 0
     args: tuple[str, ...] = DEFAULT_ARGS
 
+    def executable(self) -> str | None:
+        """The Chromium to launch: the one given, else the default for headless or headed runs."""
+        return self.executable_path or default_executable(headed=self.headed)
+
 
 def host_allowed(url: str, allowed: tuple[str, ...]) -> bool:
     """True for the allowed hosts and their subdomains; non-network schemes are always allowed."""
@@ -119,24 +123,18 @@ class BrowserSession:
     def _start(self) -> Browser:
         chromium = self.playwright.chromium
         cfg = self.config
+        exe = cfg.executable()
         try:
             if cfg.connect:
                 return chromium.connect(cfg.connect, timeout=30_000)
             if cfg.cdp:
                 return chromium.connect_over_cdp(cfg.cdp, timeout=30_000)
             kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
-            exe = cfg.executable_path or default_executable(headed=cfg.headed)
             if exe:
                 kwargs["executable_path"] = exe
             return chromium.launch(**kwargs)
         except PlaywrightError as exc:
-            where = (
-                cfg.connect
-                or cfg.cdp
-                or cfg.executable_path
-                or default_executable(headed=cfg.headed)
-                or "Playwright's Chromium"
-            )
+            where = cfg.connect or cfg.cdp or exe or "Playwright's Chromium"
             if cfg.connect:
                 hint = "is the browser server running and reachable?"
             elif cfg.cdp:

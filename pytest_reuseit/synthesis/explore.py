@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from ..atomic import write_text_atomic
 from ..browser.observe import Observation, capture_async
-from ..browser.session import BrowserConfig, default_executable, host_allowed
+from ..browser.session import BrowserConfig, host_allowed
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
 from ..llm.agent import ModelAgent
@@ -227,9 +227,8 @@ async def _explore_async(
             if browser.connect:
                 shared = await pw.chromium.connect(browser.connect, timeout=30_000)
             else:
-                exe = browser.executable_path or default_executable(headed=browser.headed)
                 shared = await pw.chromium.launch(
-                    headless=not browser.headed, args=list(browser.args), executable_path=exe or None
+                    headless=not browser.headed, args=list(browser.args), executable_path=browser.executable()
                 )
         except PlaywrightError as exc:
             raise BrokenRun(f"cannot start the browser for exploration: {str(exc).splitlines()[0]}") from None

@@ -223,15 +223,12 @@ def _problems(exc: ValidationError, data: Any, source: Source) -> list[str]:
     return lines
 
 
-Place = tuple[str | int, ...]
-
-
-def _strings(data: Any) -> list[tuple[Place, str]]:
+def _strings(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
     """Every string in ``data`` with its path, in document order (into one list, not through nested
     generators: every workflow file is read this way at each collection)."""
-    found: list[tuple[Place, str]] = []
+    found: list[tuple[tuple[str | int, ...], str]] = []
 
-    def walk(value: dict[Any, Any] | list[Any], prefix: Place) -> None:  # as deep as MAX_DEPTH at most
+    def walk(value: dict[Any, Any] | list[Any], prefix: tuple[str | int, ...]) -> None:  # as deep as MAX_DEPTH at most
         for key, item in value.items() if isinstance(value, dict) else enumerate(value):
             if isinstance(item, str):
                 found.append(((*prefix, key), item))
@@ -249,7 +246,7 @@ def _strings(data: Any) -> list[tuple[Place, str]]:
 class _Text:
     """A string of the file, where it is, and the placeholder names it uses."""
 
-    path: Place
+    path: tuple[str | int, ...]
     text: str
     names: tuple[str, ...]
 
@@ -746,8 +743,4 @@ def load(
 def placeholder_names(wf: Workflow, extra: dict[str, object] | None = None) -> set[str]:
     """Every placeholder name written anywhere in ``wf`` (and in ``extra`` params)."""
     data: dict[str, Any] = wf.model_dump(mode="json", exclude_none=True)
-    return {
-        name
-        for _, text in _strings([data, {str(k): str(v) for k, v in (extra or {}).items()}])
-        for name in names_in(text)
-    }
+    return {name for t in _texts([data, {str(k): str(v) for k, v in (extra or {}).items()}]) for name in t.names}
