@@ -11,7 +11,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import __version__
-from ..browser.session import default_executable
 from ..llm.client import endpoint_host
 from . import allure_files
 
@@ -20,7 +19,7 @@ def browser_version(runtime: Any) -> str:
     s = runtime.settings
     if s.connect or s.cdp:
         return f"remote ({urlsplit(s.connect or s.cdp).hostname})"
-    exe = s.browser_path or default_executable(headed=s.headed)
+    exe = runtime.session.config.executable()  # the Chromium the runs launch (the session starts nothing yet)
     if not exe:
         return "Playwright's Chromium"
     try:
