@@ -17,8 +17,11 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from playwright.sync_api import Page
 
+from pytest_reuseit.browser import observe
 from pytest_reuseit.browser.masking import REGION_COLOR
+from pytest_reuseit.browser.observe import NetworkWatch, acted, watch_network
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.sites import LocalSites
 from pytest_reuseit.workflow.loader import parse
@@ -234,3 +237,14 @@ def test_the_screenshot_waits_for_the_request_in_flight(
     result = rt.run(parse(SLOW, "slow.reuseit.yaml"), None, "slow")
     assert result.status == "passed", result.message
     assert fake_llm_env.calls("condition_check") == 1
+
+
+def test_the_quiet_period_counts_from_the_last_action(page: Page) -> None:
+    """A capture waits out the quiet period after the run last acted (a request the action started
+    may not be reported yet), not again before every picture of a page nothing has touched since."""
+    watch_network(page.context)
+    watch = observe._WATCHES[page.context]  # noqa: SLF001 - the watch the captures read
+    watch.acted_at = time.monotonic() - 1  # the last action was a second ago, no request since
+    assert watch.quiet_in() == 0
+    acted(page)
+    assert 0 < watch.quiet_in() <= NetworkWatch.QUIET_S

@@ -127,6 +127,8 @@ class NetworkWatch:
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
         self.last_activity = 0.0
+        # When the run last acted on the page (see :func:`acted`); a new context counts as one.
+        self.acted_at = time.monotonic()
 
     def started(self, request: Any) -> None:
         self.inflight[id(request)] = self.last_activity = time.monotonic()
@@ -138,14 +140,14 @@ class NetworkWatch:
     # How often a page with a request in flight is looked at again.
     POLL_S = 0.05
 
-    def quiet_in(self, since: float) -> float:
+    def quiet_in(self) -> float:
         """Seconds until the page counts as quiet (0: quiet now), i.e. until ``QUIET_S`` has passed
-        both since the last request started or ended and since ``since``; while a request younger
-        than ``LONG_S`` is in flight, ``POLL_S`` (look again then)."""
+        both since the last request started or ended and since the run last acted; while a request
+        younger than ``LONG_S`` is in flight, ``POLL_S`` (look again then)."""
         now = time.monotonic()
         if any(now - t < self.LONG_S for t in self.inflight.values()):
             return self.POLL_S
-        return max(0.0, self.QUIET_S - (now - max(self.last_activity, since)))
+        return max(0.0, self.QUIET_S - (now - max(self.last_activity, self.acted_at)))
 
 
 _WATCHES: weakref.WeakKeyDictionary[BrowserContext, NetworkWatch] = weakref.WeakKeyDictionary()
@@ -160,6 +162,16 @@ def watch_network(context: BrowserContext) -> None:
     context.on("requestfinished", watch.ended)
     context.on("requestfailed", watch.ended)
     _WATCHES[context] = watch
+
+
+def acted(page: Page) -> None:
+    """Tell the page's network watch that the run has just acted on it (an op, the agent, opening
+    the start page). A request that action started may not have been reported yet, so the next
+    capture waits out the quiet period from now; a capture with no action since its last quiet
+    moment (the picture of a post check after the step's own) need not wait again."""
+    watch = _WATCHES.get(page.context)
+    if watch is not None:
+        watch.acted_at = time.monotonic()
 
 
 _FONTS_JS = """async (ms) => {
@@ -177,11 +189,10 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
     try:
         page.wait_for_load_state("load", timeout=timeout_ms)
         watch = _WATCHES.get(page.context)
-        # Watch for at least the quiet period: a request the last action started may not have been
-        # reported yet (the events arrive while Playwright waits). Each wait lasts as long as the
-        # page still needs to count as quiet, so the period is not rounded up to a polling step.
-        watched_from = time.monotonic()
-        while watch is not None and (wait := min(watch.quiet_in(watched_from), deadline - time.monotonic())) > 0:
+        # Watch for at least the quiet period after the last action: a request it started may not
+        # have been reported yet (the events arrive while Playwright waits). Each wait lasts as long
+        # as the page still needs to count as quiet, so the period is not rounded up to a polling step.
+        while watch is not None and (wait := min(watch.quiet_in(), deadline - time.monotonic())) > 0:
             page.wait_for_timeout(max(1.0, wait * 1000))
         left = max(0.0, deadline - time.monotonic()) * 1000
         if left:

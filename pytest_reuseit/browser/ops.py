@@ -42,6 +42,7 @@ from ..workflow.model import (
 )
 from .locators import describe, resolve
 from .masking import track_secret
+from .observe import acted
 from .pages import DialogPolicy, DownloadRecord, Pages
 from .session import first_line
 
@@ -178,6 +179,7 @@ def run_op(op: Op, ctx: OpContext) -> str:
         raise classify(exc, what, ctx.blocked) from None
     finally:
         ctx.op = None
+        acted(ctx.pages.page)
     return what
 
 

@@ -20,7 +20,7 @@ from playwright.sync_api import Page
 
 from ..browser.assertions import DomVerdict, check_expect
 from ..browser.masking import ScreenMasks, attach
-from ..browser.observe import View, capture_view, watch_network
+from ..browser.observe import View, acted, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
@@ -276,6 +276,7 @@ def _open(ctx: _Ctx, url: str) -> None:
     timeout = ctx.loaded.workflow.settings.step_timeout * 1000
     try:
         response = ctx.page.goto(url, timeout=timeout, wait_until="load")
+        acted(ctx.page)
     except PlaywrightError as exc:
         err = classify(exc, f"open start_url {url}", ctx.blocked)
         if isinstance(err, OpFailed) and err.kind == "blocked":

@@ -23,6 +23,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from ..browser.masking import track_secret
 from ..browser.observe import (
     Observation,
+    acted,
     capture,
     capture_async,
     capture_marked,
@@ -145,6 +146,7 @@ class ModelAgent:
                     record, call = self._plan(answer, obs, page.url)
                     if call is not None:
                         self._act(page, call, record, pages)
+                acted(page)  # the next look waits for what the action set off
                 self._recorded(answer, record, obs, page, shot, records, done)
             return AgentOutcome(False, records, f"no 'done' within {self.max_actions} actions")
         finally:
