@@ -55,22 +55,24 @@ class Variant:
     screenshots: str
     trace: str
     fence: bool = True  # investigation only: False opens the context without the navigation fence
-    trace_screenshots: bool = True  # investigation only: False records the trace without screencast frames
+    trace_snapshots: bool = True  # investigation only: False records the trace without DOM snapshots
 
 
-# The plugin's defaults are screenshots=failures, trace=retain-on-failure.
+# The plugin's defaults are screenshots=failures, trace=on-first-retry (nothing recorded by a run
+# that needs no retry); retain-on-failure records every run from its start.
 VARIANTS = (
-    Variant("defaults (screenshots=failures, trace=retain-on-failure)", "failures", "retain-on-failure"),
-    Variant("screenshots=steps (trace=retain-on-failure)", "steps", "retain-on-failure"),
+    Variant("defaults (screenshots=failures, trace=on-first-retry)", "failures", "on-first-retry"),
+    Variant("screenshots=steps (trace=on-first-retry)", "steps", "on-first-retry"),
+    Variant("trace=retain-on-failure (screenshots=failures)", "failures", "retain-on-failure"),
     Variant("trace=off (screenshots=failures)", "failures", "off"),
 )
 INVESTIGATE = (
     Variant("[investigation] trace=off, no navigation fence", "failures", "off", fence=False),
     Variant(
-        "[investigation] defaults, trace without screencast frames",
+        "[investigation] trace=retain-on-failure without DOM snapshots",
         "failures",
         "retain-on-failure",
-        trace_screenshots=False,
+        trace_snapshots=False,
     ),
 )
 
@@ -79,7 +81,7 @@ class Switches:
     """What the investigation variants switch off; read by the wrappers installed below."""
 
     fence = True
-    trace_screenshots = True
+    trace_snapshots = True
 
 
 def install_switches() -> None:
@@ -93,8 +95,8 @@ def install_switches() -> None:
         return new_context(self, options, fence if Switches.fence else None)
 
     def start_switched(self, **kwargs):  # type: ignore[no-untyped-def]
-        if not Switches.trace_screenshots:
-            kwargs["screenshots"] = False
+        if not Switches.trace_snapshots:
+            kwargs["snapshots"] = False
         return start(self, **kwargs)
 
     BrowserSession.new_context = new_context_switched  # type: ignore[method-assign]
@@ -252,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def use(v: Variant) -> None:
             runtime.settings = replace(base, screenshots=v.screenshots, trace=v.trace)
-            Switches.fence, Switches.trace_screenshots = v.fence, v.trace_screenshots
+            Switches.fence, Switches.trace_snapshots = v.fence, v.trace_snapshots
 
         try:
             for _ in range(args.warmup):

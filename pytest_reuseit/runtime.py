@@ -23,6 +23,7 @@ from . import browser_context
 from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
 from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
+from .browser.tracing import RunTrace
 from .engine.analysis import observe
 from .engine.ports import Models
 from .engine.result import RunResult
@@ -312,13 +313,9 @@ class Runtime:
         fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
         texts = LongTexts()
         context = self.session.new_context(options.kwargs, fence)
-        tracing = s.trace != "off"
+        trace = RunTrace(context, s.trace)
         state: dict[str, Any] | None = None
         try:
-            if tracing:
-                # DOM snapshots before/after every action; the screencast film strip is left out:
-                # it was most of the tracing cost (benchmarks/README.md), and failures keep screenshots.
-                context.tracing.start(screenshots=False, snapshots=True)
             page = context.new_page()
             page.set_default_timeout(wf.settings.action_timeout * 1000)
             page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
@@ -332,16 +329,23 @@ class Runtime:
                 builtins=self.builtins(placeholders),
                 extra_params=dict(s.params),
                 # Downloads are saved in the run's own folder, beside its artifacts.
-                options=dataclasses.replace(self.run_options(), output_dir=str(folder)),
+                options=dataclasses.replace(
+                    self.run_options(), output_dir=str(folder), on_first_retry=trace.on_first_retry
+                ),
                 models=models,
                 blocked=fence.blocked,
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
             bad = result.status in ("failed", "broken")
-            if tracing:
+            if trace.recording:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
+            elif bad and s.trace == "on-first-retry" and s.artifacts != "never":
+                result.trace_withheld = (
+                    "it is recorded from a run's first retry and this run made none; "
+                    "--reuseit-trace retain-on-failure records every run"
+                )
             # After the trace: result.json says where it is, or why it was withheld.
             if keep_state and not bad:
                 state = dict(context.storage_state())  # in memory only: it holds the login

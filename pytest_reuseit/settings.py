@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 import pytest
 
+from .browser.tracing import TRACE_MODES, TraceMode
 from .engine.runner import RunOptions, ScreenshotMode
 from .errors import ReuseitError
 from .llm.client import LlmConfig
@@ -47,9 +48,10 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
         _RUN.screenshots,
     ),
     "trace": (
-        "Playwright trace: kept for failed runs, always, or not recorded",
-        ("retain-on-failure", "on", "off"),
-        "retain-on-failure",
+        "Playwright trace: recorded from a run's first retry and kept when it fails; recorded "
+        "throughout and kept when it fails; always; or not recorded",
+        TRACE_MODES,
+        TRACE_MODES[0],
     ),
     "llm": (
         "model use: auto (cache, then live), live, replay (cache only), refresh, off",
@@ -97,7 +99,7 @@ class ReuseitSettings:
     output: str
     artifacts: str
     screenshots: ScreenshotMode
-    trace: str
+    trace: TraceMode
     llm: str
     model: str
     cache: str

@@ -6,15 +6,24 @@ engine's ``Agent`` port that performs one known Playwright click (the browser wo
 
 from __future__ import annotations
 
+import json
 import textwrap
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from playwright.sync_api import Page
 
+from pytest_reuseit.browser.tracing import RunTrace
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import ActionRecord, RunResult
 from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.report.text import failure_text
+from pytest_reuseit.runtime import Runtime
+from pytest_reuseit.settings import default
 from pytest_reuseit.workflow.loader import parse
 
 pytestmark = pytest.mark.browser
@@ -540,3 +549,58 @@ steps:
     assert "attempt 1 failed" in caplog.text  # the line that would carry it was written
     assert secret not in caplog.text
     assert "***" in caplog.text
+
+
+# --------------------------------------------------------------------------- the trace, from the first retry
+
+TRACED = {
+    "retries": 1,
+    "check_timeout": 0.3,
+    "action_timeout": 3,
+}
+
+
+def _trace_clicks(path: str) -> list[str]:
+    """The selectors of the clicks a Playwright trace recorded, in order."""
+    with zipfile.ZipFile(path) as z:
+        events = [json.loads(line) for line in z.read("trace.trace").decode().splitlines() if line.strip()]
+    return [e["params"]["selector"] for e in events if e.get("type") == "before" and e.get("method") == "click"]
+
+
+@pytest.mark.slow
+def test_the_default_trace_starts_at_the_first_retry_and_is_kept_for_a_failure(
+    make_runtime: Callable[..., Runtime], tmp_path: Path
+) -> None:
+    rt = make_runtime(trace=default("trace"), llm="off")
+    steps = [
+        {"action": "Press A", "do": [{"click": "#fa"}]},
+        {"action": "Press B", "do": [{"click": "#fb"}], "post": [{"expect": {"text": {"css": "#out", "equals": "C"}}}]},
+    ]
+    failed = rt.run(parse(workflow(steps, settings=TRACED), "t.reuseit.yaml"), None, "failed")
+    assert (failed.status, failed.failed_step, len(failed.steps[1].attempts)) == ("failed", 2, 1)
+    assert failed.trace is not None
+    # Recorded from the retry on: the redone click is in it, the clicks before it are not.
+    assert _trace_clicks(failed.trace) == ["#fb"]
+
+    passed = rt.run(parse(workflow(steps[:1], settings=TRACED), "t.reuseit.yaml"), None, "passed")
+    assert passed.status == "passed" and passed.trace is None
+    # A run that fails without a retry has no trace, and its report says why and what records one.
+    at_once = rt.run(parse(workflow(steps, settings={**TRACED, "retries": 0}), "t.reuseit.yaml"), None, "at-once")
+    assert at_once.status == "failed" and at_once.trace is None
+    assert "trace: not kept (it is recorded from a run's first retry and this run made none; " in failure_text(at_once)
+    assert "no attempt was made (retries: 0)" in failure_text(at_once)
+
+
+def test_run_trace_records_when_its_mode_says(page: Page) -> None:
+    for mode, at_start, after_retry in (
+        ("on-first-retry", False, True),
+        ("retain-on-failure", True, True),
+        ("on", True, True),
+        ("off", False, False),
+    ):
+        trace = RunTrace(page.context, mode)
+        assert trace.recording is at_start, mode
+        trace.on_first_retry()
+        assert trace.recording is after_retry, mode
+        if trace.recording:
+            page.context.tracing.stop()

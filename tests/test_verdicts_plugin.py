@@ -224,7 +224,7 @@ FAILING_WF = """\
 name: Status check
 task: Read the status
 start_url: "{base_url}/verdicts.html"
-settings: {retries: 0, check_timeout: 0.5}
+settings: {retries: 1, check_timeout: 0.5}
 steps:
   - action: Read the status
     do: [{wait: 1}]

@@ -186,7 +186,9 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analy
     category = _check_category(phase, bad)
     tried = len(step.attempts)
     guidance = [
-        f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots.",
+        f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots."
+        if tried
+        else f"Step {step.index}'s {phase} check failed and no attempt was made (retries: 0).",
     ]
     if category == "page_not_ready":
         guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")

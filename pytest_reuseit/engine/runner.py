@@ -47,6 +47,9 @@ class RunOptions:
     page_text_chars: int = 4000
     # Where the run saves files (downloads); a temporary folder when not given.
     output_dir: str | None = None
+    # Called once, when the run first starts to recover (a step's first attempt, or the agent
+    # healing a broken op): the runtime starts recording the trace there ("on-first-retry").
+    on_first_retry: Callable[[], None] | None = None
 
 
 @dataclass
@@ -65,6 +68,14 @@ class _Ctx:
     # The picture the last check in words was judged on, while the next check of the same phase
     # may be judged on it too (see _judge_all).
     looked_at: tuple[Page, View] | None = None
+    retried: bool = False  # RunOptions.on_first_retry was called
+
+    def retrying(self) -> None:
+        """The run starts to recover: tell the caller once (see RunOptions.on_first_retry)."""
+        if not self.retried:
+            self.retried = True
+            if self.options.on_first_retry is not None:
+                self.options.on_first_retry()
 
     @property
     def page(self) -> Page:
@@ -444,6 +455,7 @@ def _perform_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed |
         if agent is None or exc.kind == "blocked":
             return exc
         broken_index = len([a for a in sr.actions if a.by == "do"]) - 1
+        ctx.retrying()
         try:
             outcome = _heal(ctx, sr, exc)
         except BrokenRun as cut:
@@ -523,6 +535,7 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
         if time.monotonic() > deadline:
             sr.attempts.append(Attempt(n, phase, "(none)", note=f"step_timeout of {step_timeout:g}s reached"))
             return False
+        ctx.retrying()
         fb: Fallback | None = step.fallback[(n - 1) % len(step.fallback)] if step.fallback else None
         att = Attempt(n, phase, ctx.values.render(fb.describe()) if fb else _default_attempt(phase))
         att.started = time.time()
