@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         over_path.write_text(overhead_workflow(args.checks), encoding="utf-8")
         over = load(over_path, builtin_names=LocalSites.NAMES)
         # Plugin defaults for screenshots and traces; the model is used through the cache ("auto").
-        runtime = Runtime(default_settings(screenshots="failures", trace="retain-on-failure", llm="auto"), root)
+        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
         try:
             run(runtime, loaded, "warmup", cache=root / "unused", llm="off")  # browser and site warm, no model
             pairs = []

@@ -149,7 +149,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
         path = root / "checks.reuseit.yaml"
         path.write_text(bench_cache.overhead_workflow(checks), encoding="utf-8")
         loaded = load(path, builtin_names=LocalSites.NAMES)
-        runtime = Runtime(default_settings(screenshots="failures", trace="retain-on-failure", llm="auto"), root)
+        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
         cold: list[float] = []
         warm: list[float] = []
         try:

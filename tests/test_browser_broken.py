@@ -9,6 +9,7 @@ fixture) shows that a blocked navigation never reaches the network.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import threading
@@ -21,8 +22,10 @@ from typing import Any
 
 import pytest
 import yaml
+from playwright.sync_api import Page
 
 from pytest_reuseit.api import default_settings
+from pytest_reuseit.browser.session import NavigationFence, host_allowed
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import RunOptions, execute
@@ -505,3 +508,46 @@ def test_connect_and_cdp_together_is_a_usage_error(pytester: pytest.Pytester) ->
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them" in result.stderr.str()
+
+
+ALLOWED = ("127.0.0.1", "localhost", "Example.com")
+ON_HOST = [
+    "http://127.0.0.1:8000/x",
+    "http://localhost/",
+    "https://sub.example.com/a?b=1",
+    "ws://example.com:9/socket",
+    "HTTPS://EXAMPLE.COM/",
+    "http://u:p@example.com/",
+    "http://example.com?x",
+    "http://example.com#top",
+]
+OFF_HOST = [
+    "http://127.0.0.2/",
+    "http://x127.0.0.1/",
+    "http://127.0.0.1.evil.test/",
+    "http://example.com.evil.test/",
+    "http://evil.test/example.com",
+    "http://127.0.0.1@evil.test/",
+    "http://notexample.com/",
+    "https://evil.test:443/?host=example.com",
+    "wss://evil.test/#example.com",
+    "http://[::1]/",
+]
+NOT_NETWORK = ["data:text/html,hi", "about:blank", "blob:http://127.0.0.1/0a1b", "file:///tmp/x.html"]
+
+
+def test_the_fence_is_consulted_for_every_url_it_could_block_and_none_of_the_allowed_hosts(page: Page) -> None:
+    """The fence's pattern is matched by Playwright's driver (JavaScript) and again in Python: both
+    must route every URL the fence could block to it, and leave the allowed hosts' requests alone."""
+    pattern = NavigationFence(ALLOWED).pattern()
+    assert isinstance(pattern, re.Pattern)
+    urls = ON_HOST + OFF_HOST + NOT_NETWORK
+    in_js = page.evaluate("([src, urls]) => urls.map(u => new RegExp(src, 'i').test(u))", [pattern.pattern, urls])
+    in_python = [bool(pattern.search(u)) for u in urls]
+    assert in_js == in_python
+    routed = dict(zip(urls, in_python, strict=True))
+    assert [u for u in OFF_HOST if not host_allowed(u, ALLOWED)] == OFF_HOST
+    assert all(routed[u] for u in OFF_HOST)
+    assert [u for u in ON_HOST if routed[u]] == []
+    assert [u for u in NOT_NETWORK if routed[u] or not host_allowed(u, ALLOWED)] == []
+    assert NavigationFence(()).pattern() == "**/*"  # nothing allowed: every navigation is looked at

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,12 +80,31 @@ def host_allowed(url: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
+def _host_source(host: str) -> str:
+    """``host`` as regular-expression source read alike by Python and JavaScript."""
+    return "".join(c if c.isalnum() or c in "-_" else "\\" + c if c in r".^$*+?()[]{}|\/" else c for c in host)
+
+
 @dataclass
 class NavigationFence:
     """Aborts navigations to hosts outside ``allowed`` and remembers them for the report."""
 
     allowed: tuple[str, ...]
     blocked: list[str] = field(default_factory=list)
+
+    def pattern(self) -> str | re.Pattern[str]:
+        """The URLs the fence needs to look at: those of network schemes on other hosts than the
+        allowed ones (and their subdomains). Playwright matches a regular expression in its
+        driver, so requests to the allowed hosts never make a round trip to Python (a glob or a
+        function would send every request there: measured 5-9% of a deterministic run). Broader
+        than :func:`host_allowed` where unsure (odd hosts are looked at, and decided, in Python)."""
+        hosts = [_host_source(d.lower().strip(".")) for d in self.allowed if d.strip(".")]
+        if not hosts:
+            return "**/*"
+        return re.compile(
+            r"^(?:https?|wss?)://(?!(?:[^/?#@]*@)?(?:[^/?#@:]*\.)?(?:" + "|".join(hosts) + r")(?::\d+)?(?:[/?#]|$))",
+            re.IGNORECASE,
+        )
 
     def __call__(self, route: Route) -> None:
         request = route.request
@@ -161,7 +181,7 @@ class BrowserSession:
             except PlaywrightError as exc2:
                 raise BrokenRun(f"cannot open a browser context: {first_line(str(exc2))}") from None
         if fence is not None:
-            context.route("**/*", fence)
+            context.route(fence.pattern(), fence)
         return context
 
     def close(self) -> None:
