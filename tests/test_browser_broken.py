@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 import yaml
-from playwright.sync_api import Page
+from playwright.sync_api import Page, sync_playwright
 
 from pytest_reuseit.api import default_settings
-from pytest_reuseit.browser.session import NavigationFence, host_allowed
+from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence, host_allowed
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import RunOptions, execute
@@ -551,3 +551,23 @@ def test_the_fence_is_consulted_for_every_url_it_could_block_and_none_of_the_all
     assert [u for u in ON_HOST if routed[u]] == []
     assert [u for u in NOT_NETWORK if routed[u] or not host_allowed(u, ALLOWED)] == []
     assert NavigationFence(()).pattern() == "**/*"  # nothing allowed: every navigation is looked at
+
+
+def test_sessions_in_one_thread_share_its_driver_and_the_last_to_close_stops_it() -> None:
+    """Starting Playwright's driver costs about half a second: sessions open together in one thread
+    (pytester sessions beside the suite's own, repeated API calls) share it, each with its own
+    browser, and the thread is left as it was found, so a sync Playwright of its own starts there."""
+
+    def body() -> None:
+        first, second = BrowserSession(BrowserConfig()), BrowserSession(BrowserConfig())
+        assert first.playwright is second.playwright
+        assert first.browser() is not second.browser()
+        first.close()
+        assert second.browser().is_connected()  # the driver outlived the first session
+        second.new_context({}, None).close()
+        second.close()
+        with sync_playwright() as own:
+            assert own.chromium.name == "chromium"
+
+    with ThreadPoolExecutor(max_workers=1) as thread:  # a thread with no driver of the suite's
+        thread.submit(body).result(timeout=60)

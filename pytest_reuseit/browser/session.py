@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import shutil
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -118,18 +119,44 @@ class NavigationFence:
         route.fallback()
 
 
+# Playwright's driver (a Node.js process, about 0.5 s to start) per thread, with how many sessions
+# use it: sessions open at the same time in one thread share it (Playwright allows one sync
+# instance per thread), and it stops with the last of them, leaving the thread as it was found.
+_DRIVERS: dict[int, tuple[Playwright, int]] = {}
+
+
+def _acquire_driver() -> Playwright:
+    ident = threading.get_ident()
+    pw, users = _DRIVERS.get(ident) or (sync_playwright().start(), 0)
+    _DRIVERS[ident] = (pw, users + 1)
+    return pw
+
+
+def _release_driver(ident: int) -> None:
+    pw, users = _DRIVERS.pop(ident, (None, 0))
+    if pw is None:
+        return
+    if users > 1:
+        _DRIVERS[ident] = (pw, users - 1)
+    else:
+        pw.stop()
+
+
 class BrowserSession:
-    """Owns Playwright and one browser; relaunches it when it has crashed."""
+    """Owns one browser (and a share of its thread's Playwright driver); relaunches the browser
+    when it has crashed."""
 
     def __init__(self, config: BrowserConfig) -> None:
         self.config = config
         self._pw: Playwright | None = None
+        self._pw_thread = 0
         self._browser: Browser | None = None
 
     @property
     def playwright(self) -> Playwright:
         if self._pw is None:
-            self._pw = sync_playwright().start()
+            self._pw = _acquire_driver()
+            self._pw_thread = threading.get_ident()
         return self._pw
 
     def browser(self) -> Browser:
@@ -193,8 +220,8 @@ class BrowserSession:
         finally:
             self._browser = None
             if self._pw is not None:
-                self._pw.stop()
                 self._pw = None
+                _release_driver(self._pw_thread)
 
 
 def first_line(text: str) -> str:
