@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from ..atomic import write_text_atomic
 from ..browser.observe import Observation, capture_async
-from ..browser.session import BrowserConfig, host_allowed
+from ..browser.session import BrowserConfig, NavigationFence, host_allowed
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
 from ..llm.agent import ModelAgent
@@ -164,7 +164,8 @@ async def run_once(
 
     context = await browser.new_context()
     try:
-        await context.route("**/*", fence)
+        # Only the URLs the fence could block reach it (see NavigationFence.pattern).
+        await context.route(NavigationFence(allowed).pattern(), fence)
         page = await context.new_page()
         await page.goto(start_url, timeout=30_000)
         agent = ModelAgent(
