@@ -336,14 +336,38 @@ def _within_limits_at_a_glance(text: str) -> bool:
     Depth: block collections nest at most two levels per column (a mapping, and a sequence under
     one of its keys at the same column); the columns are a line's indentation and the indicator
     chain after it ("- - k: v"). Flow collections nest at most as deep as there are opening
-    brackets, counted everywhere: a closing bracket cannot be trusted to close one (``"]"`` in a
-    quoted string closes nothing). Block collections never nest inside flow ones."""
+    brackets where one can open (``_flow_openers``): a closing bracket cannot be trusted to close
+    one (``"]"`` in a quoted string closes nothing). Block collections never nest inside flow ones."""
     if len(text) * 2 >= MAX_NODES or _may_have_alias(text):
         return False
     indent = max(len(m) for m in _INDENT.findall(text))
     chain = max((len(m.split()) for m in _CHAIN.findall(text)), default=0)  # indicators in the chain
-    flow = text.count("[") + text.count("{")
-    return 2 * (indent + chain + 2) + flow <= MAX_DEPTH
+    return 2 * (indent + chain + 2) + _flow_openers(text) <= MAX_DEPTH
+
+
+_BRACKET = re.compile(r"[\[{]")
+
+
+def _flow_openers(text: str) -> int:
+    """How many ``[``/``{`` stand where a flow collection can open: first on their line (after a
+    comment, a key or a document marker on the line before), or after one of ``- ? : , [ { .`` on
+    the same line (an entry, a key, a value, a document end), or after a tag or an anchor (a word
+    holding ``!`` or ``&``). Brackets inside a plain scalar (``input[name=q]``) cannot open one;
+    those inside quoted strings are counted (an upper bound is all this needs)."""
+    count = 0
+    for m in _BRACKET.finditer(text):
+        i = m.start() - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i < 0 or text[i] in "\r\n-?:,[{.":
+            count += 1
+            continue
+        word_start = i
+        while word_start > 0 and text[word_start - 1] not in " \t\r\n":
+            word_start -= 1
+        if "!" in text[word_start : i + 1] or "&" in text[word_start : i + 1]:
+            count += 1
+    return count
 
 
 def _check_size(text: str, path: str) -> None:

@@ -29,6 +29,8 @@ MIN_SECRET_LENGTH = 4
 
 def names_in(text: str) -> Iterator[str]:
     """Every placeholder name used in ``text`` (``env.X``/``secret.X`` included)."""
+    if "{" not in text:  # most strings of a file: a scan for a brace is far cheaper than the pattern's
+        return
     for m in PLACEHOLDER.finditer(text):
         if m.group(1):
             yield m.group(1)
