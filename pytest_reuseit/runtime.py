@@ -341,7 +341,8 @@ class Runtime:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
                 keep = s.artifacts != "never" and (s.trace == "on" or bad)
                 result.trace = self._stop_trace(context, folder, keep=keep, result=result)
-            elif bad and s.trace == "on-first-retry" and s.artifacts != "never":
+            elif bad and s.trace == "on-first-retry" and s.artifacts != "never" and result.failed_phase != "start":
+                # (A run that never got past its start has nothing a trace would show.)
                 result.trace_withheld = (
                     "it is recorded from a run's first retry and this run made none; "
                     "--reuseit-trace retain-on-failure records every run"

@@ -589,6 +589,11 @@ def test_the_default_trace_starts_at_the_first_retry_and_is_kept_for_a_failure(
     assert at_once.status == "failed" and at_once.trace is None
     assert "trace: not kept (it is recorded from a run's first retry and this run made none; " in failure_text(at_once)
     assert "no attempt was made (retries: 0)" in failure_text(at_once)
+    # A run that never got past its start has nothing a trace would show: no word of one.
+    typing = [{"action": "Type the code", "do": [{"fill": {"css": "#code-in", "value": "{secret.REUSEIT_NEVER_SET}"}}]}]
+    never = rt.run(parse(workflow(typing, settings=TRACED), "t.reuseit.yaml"), None, "never")
+    assert (never.status, never.failed_phase, never.trace_withheld) == ("broken", "start", "")
+    assert "trace:" not in failure_text(never)
 
 
 def test_run_trace_records_when_its_mode_says(page: Page) -> None:
