@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 PASSING = """
 name: Two variations
@@ -82,16 +84,15 @@ def _walk(steps: list[dict[str, Any]], depth: int = 0) -> list[tuple[int, dict[s
     return out
 
 
-@pytest.fixture(scope="module")
-def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One pytest run of four workflow files with --alluredir; returns the results by test name."""
-    root = tmp_path_factory.mktemp("allure")
+def _run_workflows(root: Path) -> subprocess.CompletedProcess[str]:
+    """The pytest run of the four workflow files in ``root``, results in ``root / "results"``."""
+    root.mkdir(parents=True, exist_ok=True)
     for name, text in (("passing", PASSING), ("recovered", RECOVERED), ("failing", FAILING), ("broken", BROKEN)):
         (root / f"{name}.reuseit.yaml").write_text(text)
-    env = {k: v for k, v in __import__("os").environ.items() if not k.startswith(("OPENAI_", "PYTEST_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTEST_"))}
     env["OPENAI_API_KEY"] = "sk-never-in-a-report-123"
     env["REUSEIT_LLM"] = "off"
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--alluredir", "results", str(root)],
         cwd=root,
         env=env,
@@ -99,6 +100,29 @@ def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         text=True,
         timeout=300,
     )
+
+
+def _shared_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """Under xdist the module's tests may land on both workers: the first makes the run, the other
+    waits for it and reads the same folder (tests only read it; the report test copies it)."""
+    shared = tmp_path_factory.getbasetemp().parent
+    with FileLock(str(shared / "reuseit-allure-run.lock")):
+        root, record = shared / "reuseit-allure-run", shared / "reuseit-allure-run.json"
+        if not record.is_file():
+            proc = _run_workflows(root)
+            record.write_text(json.dumps([proc.args, proc.returncode, proc.stdout, proc.stderr]), encoding="utf-8")
+        args, returncode, stdout, stderr = json.loads(record.read_text(encoding="utf-8"))
+        return root, subprocess.CompletedProcess(args, returncode, stdout, stderr)
+
+
+@pytest.fixture(scope="module")
+def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """One pytest run of four workflow files with --alluredir; returns the results by test name."""
+    if "PYTEST_XDIST_WORKER" in os.environ:
+        root, proc = _shared_run(tmp_path_factory)
+    else:
+        root = tmp_path_factory.mktemp("allure")
+        proc = _run_workflows(root)
     results = [json.loads(p.read_text()) for p in (root / "results").glob("*-result.json")]
     return {"root": root, "proc": proc, "by_name": {r["name"]: r for r in results}, "results": results}
 
@@ -263,9 +287,12 @@ def test_environment_has_context_and_no_key(allure_run: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("allure") is None, reason="Allure command line not installed (ci/install.sh --report)")
-def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_session: Any) -> None:
+def test_html_report_renders_the_analysis(allure_run: dict[str, Any], browser_session: Any, tmp_path: Path) -> None:
     """Generate the single-file report, open it offline in Chromium, reach the failure's analysis."""
-    root: Path = allure_run["root"]
+    # `reuseit report` writes into the results folder (categories, history): a copy of its own,
+    # as the other tests may be reading the run's folder on the other xdist worker meanwhile.
+    root = tmp_path
+    shutil.copytree(allure_run["root"] / "results", root / "results")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "results", "--output", "report"],
         cwd=root,

@@ -39,8 +39,9 @@ for i in range(writes):
 print(json.dumps({"bad": bad}))
 """
 
-# Each process asks the same KEYS questions through the real client; the fake model is slow
-# enough that the two processes ask each question at about the same time.
+# Each process asks the same KEYS questions through the real client. Both start asking together
+# (each says "ready" once imported and waits for "go"), and the fake model is slow enough that the
+# two processes then ask each question at about the same time.
 ASKER = r"""
 import json, sys
 from pytest_reuseit.engine.result import ModelUsage
@@ -49,6 +50,8 @@ folder, keys = sys.argv[1], int(sys.argv[2])
 client = LlmClient(LlmConfig(model="m", mode="auto", cache_dir=folder, timeout=10, retries=0))
 usage = ModelUsage()
 answers = []
+print("ready", flush=True)
+sys.stdin.readline()
 for k in range(keys):
     messages = [{"role": "user", "content": f"Condition to verify:\nquestion {k}"}]
     answers.append(client.ask("condition_check", messages, usage).model_dump())
@@ -61,6 +64,7 @@ def start(script: str, *args: str, env: dict[str, str] | None = None) -> subproc
         [sys.executable, "-c", script, *args],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -91,10 +95,16 @@ def test_two_processes_writing_the_same_keys_leave_whole_entries(tmp_path: Path)
 @pytest.mark.slow
 def test_two_processes_asking_the_same_questions_pay_for_each_once(fake_llm: FakeLLM, tmp_path: Path) -> None:
     fake_llm.add_rule("condition_check", None, {"met": True, "explanation": "holds"})
-    fake_llm.latency = 0.2
+    fake_llm.latency = 0.1  # far longer than the two processes (started together) are apart
     folder = tmp_path / "cache"
     env = {"OPENAI_BASE_URL": fake_llm.base_url, "OPENAI_API_KEY": "test-key"}
     procs = [start(ASKER, str(folder), str(KEYS // 3), env=env) for _ in range(2)]
+    for p in procs:  # both imported: only the questions are left
+        assert p.stdout is not None and p.stdout.readline() == "ready\n", p.communicate(timeout=60)[1][-2000:]
+    for p in procs:
+        assert p.stdin is not None
+        p.stdin.write("go\n")
+        p.stdin.flush()
     results = [finish(p) for p in procs]
     n = KEYS // 3
     assert all(r["answers"] == [{"met": True, "explanation": "holds"}] * n for r in results)

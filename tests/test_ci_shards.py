@@ -86,15 +86,28 @@ def test_two_shards_run_every_workflow_once_and_merge_into_one_result_set(
     pytest.importorskip("pytest_split")
     pytester.path.joinpath("sharded.reuseit.yaml").write_text(SHARDED)
     shards = tmp_path / "shards"
+    # The two shards run at the same time, as CI's parallel jobs do (and in the time of one): each
+    # has its own durations file, results folder and base temporary folder.
+    running = []
     for group in (1, 2):
         shard = shards / f"shard-{group}"
-        result = pytester.runpytest_subprocess(
-            "-p", "no:cacheprovider", "--reuseit-llm", "off",
-            "--splits", "2", "--group", str(group),
-            "--durations-path", str(shard / "durations.json"), "--store-durations", "--clean-durations",
-            "--alluredir", str(shard / "allure-results"),
-        )  # fmt: skip
-        assert result.ret == 0, result.stdout.str()[-2000:]
+        log = tmp_path / f"shard-{group}.log"
+        with log.open("w") as out:
+            proc = pytester.popen(
+                [
+                    sys.executable, "-m", "pytest", f"--basetemp={tmp_path / f'basetemp-{group}'}",
+                    "-p", "no:cacheprovider", "--reuseit-llm", "off",
+                    "--splits", "2", "--group", str(group),
+                    "--durations-path", str(shard / "durations.json"), "--store-durations", "--clean-durations",
+                    "--alluredir", str(shard / "allure-results"),
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=pytester.path,
+            )  # fmt: skip
+        running.append((proc, log))
+    for proc, log in running:
+        assert proc.wait(timeout=300) == 0, log.read_text()[-2000:]
     ran = [set(json.loads((shards / f"shard-{g}" / "durations.json").read_text())) for g in (1, 2)]
     assert ran[0] and ran[1] and not ran[0] & ran[1]  # each shard ran some, none ran twice
     proc = subprocess.run(

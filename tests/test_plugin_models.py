@@ -13,7 +13,7 @@ HEAL = """
 name: Heal a broken locator
 task: Press the paint button
 start_url: "{base_url}/model/app.html"
-settings: {action_timeout: 1, check_timeout: 1}
+settings: {action_timeout: 0.5, check_timeout: 1}  # the broken click waits this out before healing
 steps:
   - action: Click the Paint button
     do: [{click: "#no-such-button"}]

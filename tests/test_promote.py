@@ -30,6 +30,9 @@ from tests.support.llm_server import FakeLLM, Request
 
 pytestmark = pytest.mark.browser
 
+# check_timeout 0.5: how long a failing check waits (the defect page's words check, a failed
+# promoted assertion) before it fails; a check that holds passes at once, and a page settles well
+# within it (a cached answer is found again on the same picture).
 WORKFLOW = """\
 # The Daypack's price, as shoppers see it.
 name: Daypack price
@@ -40,7 +43,7 @@ variations:
   - id: good
   - id: defect
     params: {defect: price}   # every price shown 100x
-settings: {check_timeout: 1, retries: 0}
+settings: {check_timeout: 0.5, retries: 0}
 steps:
   - action: Wait for the results
     do: [{wait: {css: ".result", state: visible}}]

@@ -23,7 +23,7 @@ LOGIN_WF = """\
 name: Log in
 task: log in
 start_url: "{base_url}/index.html"
-settings: {retries: 0, check_timeout: 3}
+settings: {retries: 0, check_timeout: 1}  # the failing session test's check waits this out
 steps:
   - action: Log in (remember a token in local storage)
     do:
@@ -38,7 +38,7 @@ task: read the token
 start_url: "{base_url}/index.html"
 session: {from: login.reuseit.yaml}
 params: {n: "1"}
-settings: {retries: 0, check_timeout: 3}
+settings: {retries: 0, check_timeout: 1}  # a run without the session waits this out
 steps:
   - action: Read the token the login left
     do: [{wait: 1}]

@@ -41,6 +41,7 @@ steps:
       - {into: typed, value: {css: "#token"}}
       - {into: shown, text: {css: "#echo"}}
   - action: Check the greeting for {typed}
+    check_timeout: 0.5  # both checks fail, each waiting this out twice (retries: 1)
     do: [{wait: 1}]
     post:
       - expect: {text: {css: "#head", equals: "Hello {typed}"}}
@@ -51,7 +52,7 @@ LOGIN_WF = """\
 name: Log in
 task: Log in with the stored password
 start_url: "{base_url}/verdicts.html"
-settings: {retries: 1, check_timeout: 1, action_timeout: 1}
+settings: {retries: 1, check_timeout: 0.5, action_timeout: 1}  # the post check fails: it waits this out twice
 steps:
   - action: Log in
     do:
