@@ -138,6 +138,15 @@ def _timeout_reason(text: str) -> str:
     return head
 
 
+# Playwright's call log once an action has been dispatched to the page ("performing click action").
+_PERFORMED = re.compile(r"^\s*- performing \w+ action", re.MULTILINE)
+
+
+def _performed(exc: Exception) -> bool:
+    """Whether the failed call had already performed its action (its call log says so)."""
+    return bool(_PERFORMED.search(str(exc)))
+
+
 def run_op(op: Op, ctx: OpContext) -> str:
     """Perform one op on the current page; return a readable line of what was done (secrets left
     as placeholders). Modifiers apply to any op: ``dialog`` answers the dialogs it raises,
@@ -154,25 +163,10 @@ def run_op(op: Op, ctx: OpContext) -> str:
         if policy.text is not None:
             policy = DialogPolicy(policy.accept, ctx.reveal(policy.text))
     try:
+        # A second try only when the page closed under the op before it acted (see _acted_on).
         for tries_left in (1, 0):
-            acting_on = ctx.pages.page
-            _until_parsed(acting_on, ctx.action_timeout_ms)
-            ctx.pages.answer_with(policy)
-            try:
-                if op.new_page:
-                    _opening_page(ctx, entry.handler, op.arg, what)
-                else:
-                    entry.handler(ctx, op.arg)
-                if policy is not None:
-                    _let_dialogs_arrive(ctx)
+            if _acted_on(ctx, entry.handler, op, policy, what, last_try=not tries_left):
                 break
-            except (PlaywrightError, PlaywrightTimeout) as exc:
-                if not (acting_on.is_closed() and ctx.pages.open_pages()):
-                    raise
-                # The page closed under the op (a pop-up closing itself after its last click): the
-                # browser is fine and the opener is current again; the op is meant for it.
-                if not tries_left:
-                    raise OpFailed(what, "the page closed while the op was acting on it", "page_closed") from exc
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
@@ -181,6 +175,36 @@ def run_op(op: Op, ctx: OpContext) -> str:
         ctx.op = None
         acted(ctx.pages.page)
     return what
+
+
+def _acted_on(
+    ctx: OpContext, handler: registry.Handler, op: Op, policy: DialogPolicy | None, what: str, *, last_try: bool
+) -> bool:
+    """One try of an op on the current page: True once it is done; False when the page closed
+    under it before it acted (a pop-up closing itself after the last op's click: the browser is
+    fine and the opener is current again, so the op is meant for it)."""
+    assert ctx.pages is not None
+    acting_on = ctx.pages.page
+    _until_parsed(acting_on, ctx.action_timeout_ms)
+    ctx.pages.answer_with(policy)
+    try:
+        if op.new_page:
+            _opening_page(ctx, handler, op.arg, what)
+        else:
+            handler(ctx, op.arg)
+        if policy is not None:
+            _let_dialogs_arrive(ctx)
+        return True
+    except (PlaywrightError, PlaywrightTimeout) as exc:
+        if not (acting_on.is_closed() and ctx.pages.open_pages()):
+            raise
+        if _performed(exc):
+            # The op's own action closed its page (a pop-up's Save): Playwright reports the close
+            # when it arrives before the click returns (1 click in 10 on an idle machine).
+            return True
+        if last_try:
+            raise OpFailed(what, "the page closed while the op was acting on it", "page_closed") from exc
+        return False
 
 
 def _until_parsed(page: Page, timeout_ms: float) -> None:
