@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from playwright.sync_api import Browser, BrowserContext, Playwright, Route, sync_playwright
+from playwright.async_api import Request as AsyncRequest
+from playwright.sync_api import Browser, BrowserContext, Playwright, Request, Route, sync_playwright
 from playwright.sync_api import Error as PlaywrightError
 
 from ..errors import BrokenRun
@@ -107,9 +108,13 @@ class NavigationFence:
             re.IGNORECASE,
         )
 
+    def blocks(self, request: Request | AsyncRequest) -> bool:
+        """The fence's rule: a navigation to a host outside ``allowed`` (the sync and async APIs' requests)."""
+        return request.is_navigation_request() and not host_allowed(request.url, self.allowed)
+
     def __call__(self, route: Route) -> None:
         request = route.request
-        if request.is_navigation_request() and not host_allowed(request.url, self.allowed):
+        if self.blocks(request):
             self.blocked.append(request.url)
             log.info("blocked navigation to %s (allowed: %s)", request.url, ", ".join(self.allowed))
             # "aborted", not "blockedbyclient": Chromium then stays on the page it was on (the

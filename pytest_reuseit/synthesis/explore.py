@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from ..atomic import write_text_atomic
 from ..browser.observe import Observation, capture_async
-from ..browser.session import BrowserConfig, NavigationFence, host_allowed
+from ..browser.session import BrowserConfig, NavigationFence
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
 from ..llm.agent import ModelAgent
@@ -155,9 +155,11 @@ async def run_once(
             )
         )
 
+    navigation = NavigationFence(allowed)
+
     async def fence(route: AsyncRoute) -> None:
-        # The same rule as the runner's NavigationFence, for the async API.
-        if route.request.is_navigation_request() and not host_allowed(route.request.url, allowed):
+        # The runner's NavigationFence rule, for the async API.
+        if navigation.blocks(route.request):
             await route.abort("aborted")  # as the runner's: Chromium stays on the page, no error page
         else:
             await route.fallback()
@@ -165,7 +167,7 @@ async def run_once(
     context = await browser.new_context()
     try:
         # Only the URLs the fence could block reach it (see NavigationFence.pattern).
-        await context.route(NavigationFence(allowed).pattern(), fence)
+        await context.route(navigation.pattern(), fence)
         page = await context.new_page()
         await page.goto(start_url, timeout=30_000)
         agent = ModelAgent(
