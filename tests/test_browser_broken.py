@@ -510,7 +510,7 @@ def test_connect_and_cdp_together_is_a_usage_error(pytester: pytest.Pytester) ->
     assert "--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them" in result.stderr.str()
 
 
-ALLOWED = ("127.0.0.1", "localhost", "Example.com")
+ALLOWED = ("127.0.0.1", "localhost", "Example.com", "my-shop.test")
 ON_HOST = [
     "http://127.0.0.1:8000/x",
     "http://localhost/",
@@ -520,6 +520,7 @@ ON_HOST = [
     "http://u:p@example.com/",
     "http://example.com?x",
     "http://example.com#top",
+    "https://api.my-shop.test/v1",
 ]
 OFF_HOST = [
     "http://127.0.0.2/",
@@ -532,6 +533,7 @@ OFF_HOST = [
     "https://evil.test:443/?host=example.com",
     "wss://evil.test/#example.com",
     "http://[::1]/",
+    "http://my_shop.test/",
 ]
 NOT_NETWORK = ["data:text/html,hi", "about:blank", "blob:http://127.0.0.1/0a1b", "file:///tmp/x.html"]
 
