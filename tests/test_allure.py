@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from filelock import FileLock
+
+from tests.support.shared_run import run_once
 
 PASSING = """
 name: Two variations
@@ -102,27 +103,17 @@ def _run_workflows(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _shared_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
-    """Under xdist the module's tests may land on both workers: the first makes the run, the other
-    waits for it and reads the same folder (tests only read it; the report test copies it)."""
-    shared = tmp_path_factory.getbasetemp().parent
-    with FileLock(str(shared / "reuseit-allure-run.lock")):
-        root, record = shared / "reuseit-allure-run", shared / "reuseit-allure-run.json"
-        if not record.is_file():
-            proc = _run_workflows(root)
-            record.write_text(json.dumps([proc.args, proc.returncode, proc.stdout, proc.stderr]), encoding="utf-8")
-        args, returncode, stdout, stderr = json.loads(record.read_text(encoding="utf-8"))
-        return root, subprocess.CompletedProcess(args, returncode, stdout, stderr)
-
-
 @pytest.fixture(scope="module")
 def allure_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """One pytest run of four workflow files with --alluredir; returns the results by test name."""
-    if "PYTEST_XDIST_WORKER" in os.environ:
-        root, proc = _shared_run(tmp_path_factory)
-    else:
-        root = tmp_path_factory.mktemp("allure")
-        proc = _run_workflows(root)
+    # The tests only read the run (the report test copies its results): one run for both xdist workers.
+    root, proc = run_once(
+        tmp_path_factory,
+        "allure-run",
+        lambda folder: (folder, _run_workflows(folder)),
+        lambda made: [str(made[0]), made[1].args, made[1].returncode, made[1].stdout, made[1].stderr],
+        lambda data: (Path(data[0]), subprocess.CompletedProcess(*data[1:])),
+    )
     results = [json.loads(p.read_text()) for p in (root / "results").glob("*-result.json")]
     return {"root": root, "proc": proc, "by_name": {r["name"]: r for r in results}, "results": results}
 

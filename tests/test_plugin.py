@@ -22,11 +22,11 @@ from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 
 from pytest_reuseit.plugin import RUNTIME
 from pytest_reuseit.report.artifacts import slug
 from tests.support.serve import Served
+from tests.support.shared_run import run_once
 
 SUBPROCESS_TIMEOUT = 120
 PLUGIN_FRAME = re.compile(r"pytest_reuseit[\\/][\w\\/]+\.py:\d+")
@@ -540,18 +540,13 @@ def mixed(tmp_path_factory: pytest.TempPathFactory, site_url: str) -> Session:
     Items run in file order: a_pass, b_fail, c_recover, d_reach[down], d_reach[up],
     e_secret_missing, f_secret_typed, g_invalid, h_vars[own], h_vars[wrong].
     """
-    if "PYTEST_XDIST_WORKER" not in os.environ:
-        return _run_mixed(tmp_path_factory.mktemp("mixed"), site_url)
-    # Under xdist the tests that read it may land on both workers: run the session once, share it.
-    shared = tmp_path_factory.getbasetemp().parent
-    with FileLock(str(shared / "reuseit-mixed.lock")):
-        record = shared / "reuseit-mixed.json"
-        if record.is_file():
-            data = json.loads(record.read_text(encoding="utf-8"))
-            return Session(Path(data.pop("path")), **data)
-        session = _run_mixed(shared / "reuseit-mixed", site_url)
-        record.write_text(json.dumps({**asdict(session), "path": str(session.path)}), encoding="utf-8")
-        return session
+    return run_once(
+        tmp_path_factory,
+        "mixed",
+        lambda folder: _run_mixed(folder, site_url),
+        lambda session: {**asdict(session), "path": str(session.path)},
+        lambda data: Session(**{**data, "path": Path(data["path"])}),
+    )
 
 
 def failure_section(out: str, title: str) -> str:
