@@ -303,9 +303,15 @@ def _check_placeholders(wf: Workflow, texts: list[_Text], source: Source, builti
     return problems
 
 
-def _events(text: str) -> Iterator[yaml.Event]:
+def _events(text: str, loader: type[yaml.SafeLoader]) -> Iterator[yaml.Event]:
     """The document's events, stopping early once it is deeper or larger than any workflow."""
-    yield from yaml.parse(text, Loader=_FastLoader)
+    yield from yaml.parse(text, Loader=loader)
+
+
+def _past_libyaml_depth(exc: yaml.YAMLError) -> bool:
+    """libyaml's own bound (PyYAML 6.0.4 on): its scanner reads ahead and refuses 1,000 open flow
+    levels before the parser has handed out the events that reach ours."""
+    return isinstance(exc, yaml.MarkedYAMLError) and "maximum nesting depth" in str(exc.problem)
 
 
 _INDENT = re.compile(r"^ *", re.MULTILINE)
@@ -370,7 +376,7 @@ def _flow_openers(text: str) -> int:
     return count
 
 
-def _check_size(text: str, path: str) -> None:
+def _check_size(text: str, path: str, loader: type[yaml.SafeLoader] = _FastLoader) -> None:
     """Walk the YAML events once (no recursion, nothing built) and refuse what is too big or deep."""
     # One entry per open collection: its anchor and how many nodes it holds so far (aliases expanded).
     open_: list[tuple[str | None, int]] = [(None, 0)]
@@ -378,13 +384,17 @@ def _check_size(text: str, path: str) -> None:
     total = 0
     # One event at a time, so a hostile document stops at the first event past a limit: libyaml's
     # scanner slows down with every open flow level (200,000 unclosed `[` took minutes to read whole).
-    events = _events(text)
+    events = _events(text, loader)
     while True:
         try:
             event = next(events)
         except StopIteration:
             return
-        except yaml.YAMLError:
+        except yaml.YAMLError as exc:
+            if loader is not _UniqueKeyLoader and _past_libyaml_depth(exc):
+                # pyyaml's parser reads no further ahead than it must: the walk below then names
+                # the line and column where the document passes our depth, as for any other.
+                return _check_size(text, path, _UniqueKeyLoader)
             return  # not YAML: composing it reports the error with pyyaml's words
         mark = event.start_mark
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else f"{path}:1"
