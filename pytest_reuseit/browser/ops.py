@@ -43,7 +43,7 @@ from ..workflow.model import (
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted
-from .pages import DialogPolicy, DownloadRecord, Pages
+from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
 from .session import first_line
 
 log = logging.getLogger(__name__)
@@ -185,7 +185,7 @@ def _acted_on(
     fine and the opener is current again, so the op is meant for it)."""
     assert ctx.pages is not None
     acting_on = ctx.pages.page
-    _until_parsed(acting_on, ctx.action_timeout_ms)
+    until_loaded(acting_on, ctx.action_timeout_ms)
     ctx.pages.answer_with(policy)
     try:
         if op.new_page:
@@ -205,17 +205,6 @@ def _acted_on(
         if last_try:
             raise OpFailed(what, "the page closed while the op was acting on it", "page_closed") from exc
         return False
-
-
-def _until_parsed(page: Page, timeout_ms: float) -> None:
-    """Let a page that an earlier op navigated finish parsing before acting on it, as a person
-    would: sites wire their controls when the document is ready (Django's admin its select-all
-    box), and an op that comes earlier clicks a control that does nothing yet. Returns at once on
-    a parsed page; a page that never gets there is acted on as it is."""
-    try:
-        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
-    except PlaywrightError:
-        pass  # timed out or closed: the op itself finds out and says so
 
 
 def _let_dialogs_arrive(ctx: OpContext) -> None:

@@ -109,7 +109,8 @@ class Pages:
         self.order = [page] + [p for p in self.order if p is not page and not p.is_closed()]
         self.openers = {id(p): None for p in self.order}
         self.dialogs, self.downloads = [], []
-        self.visited = {id(page)}
+        # Pages still open from an earlier run were not opened by this one: never "unvisited".
+        self.visited = {id(p) for p in self.order}
         self._current = page
         self.dialog = self.default_dialog
 
@@ -202,10 +203,7 @@ class Pages:
         with self.context.expect_page(timeout=timeout_ms) as info:
             yield info
         new = info.value
-        try:
-            new.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
-        except PlaywrightError:
-            pass  # a slow pop-up is still the page to act on; its own ops wait for their elements
+        until_loaded(new, timeout_ms)
         self._track(new, self._current)
         self.set_current(new)
 
@@ -285,3 +283,24 @@ def _describe_url(want: Any) -> str:
         if getattr(want, key) is not None:
             return f"{key} {getattr(want, key)!r}"
     return "?"
+
+
+# How long an op waits for a parsed page's scripts after the document itself. Async scripts delay
+# the load event; they are what moves the focus or wires the controls on load.
+LOAD_WAIT_MS = 2_000
+
+
+def until_loaded(page: Page, timeout_ms: float) -> None:
+    """Let a page finish loading before acting on it, as a person would.
+
+    The document is waited for up to ``timeout_ms``, then its load event (the async scripts) up to
+    :data:`LOAD_WAIT_MS` more. Sites move the focus and wire their controls from such scripts:
+    Django's admin focuses a form's first field from an async script, so a value typed into a
+    later field of a page still loading goes into the first one. A page whose load never comes
+    (a resource that hangs) is acted on as it is after that; one already loaded returns at once.
+    """
+    try:
+        page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)
+        page.wait_for_load_state("load", timeout=min(timeout_ms, LOAD_WAIT_MS))
+    except PlaywrightError:
+        pass  # timed out or closed: the op itself finds out and says so
