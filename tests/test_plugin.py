@@ -733,13 +733,23 @@ def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest
             "  - id: three\n    params: {word: tres}\n",
         ),
     )
-    result = run_sub(pytester, site_url, "-n", "2", "-rA")
+    result = run_sub(pytester, site_url, "-n", "2", "-rA", "-v")
     result.assert_outcomes(passed=4)
     out = output_of(result)
     assert "2 workers" in out
+    # -n without --dist: long items are rebalanced at the end (worksteal), not handed out in chunks
+    assert "scheduling tests via WorkStealingScheduling" in out
     assert summary_line(result) == "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken  (4 workflow runs)"
     for var in ("default_word", "one", "two", "three"):
         assert re.search(rf"PASSED words\.reuseit\.yaml::words\[{var}\]", out), var
+
+
+@pytest.mark.slow
+def test_a_dist_mode_given_is_kept(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_a():\n    pass\n\ndef test_b():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "load", "-v")
+    result.assert_outcomes(passed=2)
+    assert "scheduling tests via LoadScheduling" in result.stdout.str()
 
 
 @pytest.mark.slow
