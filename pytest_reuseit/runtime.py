@@ -27,7 +27,7 @@ from .browser.tracing import RunTrace
 from .engine.analysis import observe
 from .engine.ports import Models
 from .engine.result import RunResult
-from .engine.runner import RunOptions, execute
+from .engine.runner import RunOptions, execute, read_environment
 from .errors import BrokenRun, PlaceholderError
 from .experience import DEFAULT_DIR as EXPERIENCE_DIR
 from .experience import ExperienceStore
@@ -40,7 +40,7 @@ from .llm.long_text import LongTexts
 from .report import artifacts
 from .settings import ReuseitSettings
 from .sites import LocalSites
-from .workflow.loader import LoadedWorkflow
+from .workflow.loader import LoadedWorkflow, placeholder_names
 from .workflow.placeholders import Values
 
 log = logging.getLogger(__name__)
@@ -307,9 +307,16 @@ class Runtime:
         folder = self.root / s.output / artifacts.slug(run_id)
         shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
         try:
+            # Before any browser work, as the format promises: a run that needs a variable that
+            # is not set is broken at once, without opening a context.
+            read_environment(self._values(loaded, variation, placeholders), placeholder_names(wf, dict(s.params)))
             options = self._context_options(loaded, variation, placeholders)
-        except (BrokenRun, PlaceholderError) as exc:
-            return self._not_started(loaded, variation, str(exc)), None
+        except (PlaceholderError, BrokenRun) as exc:
+            message = f"placeholder: {exc}" if isinstance(exc, PlaceholderError) else str(exc)
+            result = self._not_started(loaded, variation, message)
+            if s.artifacts != "never":  # broken: kept under "on-failure" and "always" alike
+                artifacts.write(result, folder)
+            return result, None
         fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
         texts = LongTexts()
         context = self.session.new_context(options.kwargs, fence)

@@ -661,6 +661,7 @@ def test_missing_secret_is_broken_and_names_it(mixed: Session) -> None:
     text = failure_section(mixed.stdout, "Needs a secret that is not set [default]")
     assert "BROKEN (the run could not be judged)" in text
     assert "error: placeholder: secret 'NOPE' is not set: export NOPE=..." in text
+    assert "about:blank" not in text  # reported before any browser context or page was opened
     assert mixed.result_json("e_secret_missing.reuseit.yaml::e_secret_missing[default]")["status"] == "broken"
 
 

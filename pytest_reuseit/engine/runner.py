@@ -132,7 +132,7 @@ def execute(
     started = time.monotonic()
     result.started = time.time()
     try:
-        _read_environment(values, placeholder_names(wf, extra_params))
+        read_environment(values, placeholder_names(wf, extra_params))
         result.task = values.render(wf.task)
         result.params = {k: values.render(str(v)) for k, v in params.items()}
         _run(ctx)
@@ -165,7 +165,7 @@ def execute(
     return result
 
 
-def _read_environment(values: Values, names: set[str]) -> None:
+def read_environment(values: Values, names: set[str]) -> None:
     """Every ``{env.X}`` and ``{secret.X}`` must be set before anything runs; secrets are masked from the start."""
     for name in sorted(names):
         if name.startswith("env.") and name[4:] not in values.environ:
