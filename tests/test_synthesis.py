@@ -20,10 +20,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from pytest_reuseit.browser.session import BrowserConfig
 from pytest_reuseit.cli import main as cli_main
+from pytest_reuseit.llm.client import LlmClient, LlmConfig
 from pytest_reuseit.sites import LocalSites, SiteServer
 from pytest_reuseit.synthesis.compile import op_for, parse_evidence, templated
-from pytest_reuseit.synthesis.explore import RecordedAction
+from pytest_reuseit.synthesis.explore import RecordedAction, TaskInstance, explore
 from pytest_reuseit.workflow.loader import load
 from tests.support.llm_server import FakeLLM, Request
 
@@ -262,6 +264,34 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     again = cli_main(_synthesize_args("--no-verify"))
     assert again == 0, capsys.readouterr()
     assert {s: fake_llm.calls(s) for s in before} == before
+
+
+@pytest.mark.parametrize(("concurrency", "together"), [(1, 1), (3, 3)])
+def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
+    tmp_path: Path, fake_llm_env: FakeLLM, site: SiteServer, concurrency: int, together: int
+) -> None:
+    fake_llm = fake_llm_env
+    # Each run opens its start page in turn (renderers start one at a time), but they must still
+    # run side by side: three runs with concurrency 3 all wait for the model at once, none with 1.
+    fake_llm.latency = 1.0
+    fake_llm.add_rule(
+        "agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "shown"}
+    )
+    client = LlmClient(LlmConfig(model="fake-llm", cache_dir=str(tmp_path / "cache"), retries=0))
+    inst = TaskInstance("original", "original", TASK, {"product": "trail shoes"})
+    records = explore(
+        [inst],
+        3,
+        f"{site.demo_url}/index.html?cookies=never&delay=0",
+        tmp_path / "runs",
+        client,
+        allowed=("127.0.0.1",),
+        concurrency=concurrency,
+        browser=BrowserConfig(),
+    )
+    assert [(r.run_id, r.done, r.error) for r in records] == [(f"original-{n}", True, "") for n in (1, 2, 3)]
+    assert fake_llm.calls("agent_action") == 3
+    assert fake_llm.most_in_flight == together
 
 
 @pytest.mark.slow

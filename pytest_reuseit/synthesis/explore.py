@@ -118,6 +118,7 @@ async def run_once(
     action_timeout: float,
     experience: str,
     ask: Callable[..., Awaitable[AgentAction]],
+    opening: asyncio.Lock,
 ) -> RunRecord:
     """One exploration run in its own context: open the start page and let the agent do the whole task."""
     record = RunRecord(
@@ -164,11 +165,16 @@ async def run_once(
         else:
             await route.fallback()
 
-    context = await browser.new_context()
+    context = None
     try:
-        # Only the URLs the fence could block reach it (see NavigationFence.pattern).
-        await context.route(navigation.pattern(), fence)
-        page = await context.new_page()
+        # Runs create their context and page one at a time: the browser starts their renderers one
+        # after another anyway, and runs started together ask the model together and then all
+        # use the browser at once after every answer (measured in benchmarks/README.md).
+        async with opening:
+            context = await browser.new_context()
+            # Only the URLs the fence could block reach it (see NavigationFence.pattern).
+            await context.route(navigation.pattern(), fence)
+            page = await context.new_page()
         await page.goto(start_url, timeout=30_000)
         agent = ModelAgent(
             client,
@@ -194,7 +200,8 @@ async def run_once(
         record.error = f"browser: {str(exc).splitlines()[0]}"
     finally:
         try:
-            await context.close()
+            if context is not None:
+                await context.close()
         except PlaywrightError:
             pass
     record.duration = time.monotonic() - started
@@ -236,6 +243,7 @@ async def _explore_async(
         except PlaywrightError as exc:
             raise BrokenRun(f"cannot start the browser for exploration: {str(exc).splitlines()[0]}") from None
         limit = asyncio.Semaphore(workers)
+        opening = asyncio.Lock()
 
         async def one(inst: TaskInstance, run_id: str) -> None:
             async with limit:
@@ -251,6 +259,7 @@ async def _explore_async(
                     action_timeout=action_timeout,
                     experience=experience,
                     ask=ask,
+                    opening=opening,
                 )
             on_done(record)
 

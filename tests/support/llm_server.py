@@ -89,7 +89,8 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -487,7 +488,10 @@ class _Handler(BaseHTTPRequestHandler):
             request = Request(None, {}, "", [], headers, path=path, raw=raw)
         # Log everything that arrived, even what is rejected below: bodies_text() must see all.
         fake._record(request)
+        with fake._in_flight():
+            self._answer(fake, request, headers, problem)
 
+    def _answer(self, fake: FakeLLM, request: Request, headers: dict[str, str], problem: str | None) -> None:
         if not fake._sleep(fake.latency):
             self._drop()
             return
@@ -572,6 +576,9 @@ class FakeLLM:
         self._rules: list[Rule] = []
         self._requests: list[Request] = []
         self._lock = threading.Lock()
+        self._open = 0
+        #: The most chat-completions requests this server held at once (to see clients overlap).
+        self.most_in_flight = 0
         self._ids = itertools.count(1)
         self._closed = threading.Event()
         self._server = _Server((host, port), self)
@@ -664,6 +671,17 @@ class FakeLLM:
     def load_rules(self, entries: Iterable[Mapping[str, Any]]) -> list[Rule]:
         """Add rules from script-file entries (see the module docstring), in order."""
         return [self.add_rule(*_rule_args(index, entry)) for index, entry in enumerate(entries)]
+
+    @contextmanager
+    def _in_flight(self) -> Iterator[None]:
+        with self._lock:
+            self._open += 1
+            self.most_in_flight = max(self.most_in_flight, self._open)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._open -= 1
 
     def reset(self) -> None:
         """Forget all rules, logged requests and errors."""
