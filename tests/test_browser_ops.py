@@ -557,7 +557,7 @@ FAILING = [
     pytest.param(
         {"text": {"css": ".item", "contains": "one"}},
         "text of css='.item' to contain 'one'",
-        "3 elements match (the locator must be unique)",
+        "3 elements match (the locator must be unique: add nth, exact, has_text or within)",
         id="text-ambiguous",
     ),
     pytest.param({"visible": "#shown", "hidden": "#on"}, "selector='#on' to be hidden", "not hidden", id="second-key"),

@@ -173,6 +173,11 @@ def test_text_assertion_on_two_elements_names_the_ambiguity(page, fence, pages_u
     assert result.status == "failed"
     assert "2 elements match (the locator must be unique" in result.steps[0].post[0].actual
     assert "2 elements match" in result.message
+    # The advice says what to change in the file, not that the site shows another value.
+    assert result.analysis is not None and result.analysis.category == "wrong_element_or_value"
+    advice = " ".join(result.analysis.guidance)
+    assert "matches several elements" in advice and "nth, exact, has_text or within" in advice
+    assert "shows another value" not in advice
 
 
 # --------------------------------------------------------------------------- timeline

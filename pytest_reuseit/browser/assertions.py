@@ -93,7 +93,7 @@ def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         if count == 0:
             actual = "no element matches"
         elif count > 1 and key not in ("hidden",):
-            actual = f"{count} elements match (the locator must be unique)"
+            actual = ambiguous(count)
         else:
             actual = f"not {key}"
         return DomVerdict(False, f"{name} to be {key}", actual)
@@ -121,15 +121,18 @@ def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str],
         except PlaywrightError:
             count = 0
         if count > 1:
-            return DomVerdict(
-                False, f"{key} of {name} to {words}", f"{count} elements match (the locator must be unique)"
-            )
+            return DomVerdict(False, f"{key} of {name} to {words}", ambiguous(count))
         getter = loc.first.inner_text if key == "text" else loc.first.input_value
         actual = _safe(lambda: getter(timeout=200))
         count = _element_count(loc)
         if count > 1:  # name the ambiguity, as ops do: the first match alone may look right
-            actual = f"{count} elements match (the locator must be unique; add nth, exact or within); first: {actual}"
+            actual = f"{ambiguous(count)}; first: {actual}"
         return DomVerdict(False, f"{key} of {name} to {words}", actual)
+
+
+def ambiguous(count: int) -> str:
+    """What a check's ``actual`` says when its locator matches several elements."""
+    return f"{count} elements match (the locator must be unique: add nth, exact, has_text or within)"
 
 
 def _element_count(loc: Any) -> int:

@@ -192,6 +192,13 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analy
     ]
     if category == "page_not_ready":
         guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")
+    elif category == "wrong_element_or_value" and bad is not None and "elements match (" in bad.actual:
+        # A second match is often new on the page; which one the author meant only the file can say.
+        where_line = f" (line {bad.line})" if bad.line else ""
+        guidance.append(
+            "The check's locator matches several elements, so it cannot tell which one to read: make it unique "
+            f"with nth, exact, has_text or within{where_line}."
+        )
     elif category == "wrong_element_or_value":
         guidance.append(
             "The element exists but shows another value: if the site changed on purpose, update the expected value; "
