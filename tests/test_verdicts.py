@@ -180,6 +180,22 @@ def test_text_assertion_on_two_elements_names_the_ambiguity(page, fence, pages_u
     assert "shows another value" not in advice
 
 
+def test_a_state_check_that_fails_is_advised_by_the_state_it_found(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [
+        {
+            "action": "Look at the hidden note",
+            "do": [{"wait": 1}],
+            "post": [{"expect": {"visible": "#not-shown"}}],
+            "retries": 0,
+        }
+    ]
+    result = run(page, fence, pages_url, steps, start_url="{base_url}/ops.html", settings={"check_timeout": 0.3})
+    assert result.status == "failed" and result.steps[0].post[0].actual == "not visible"
+    assert result.analysis is not None and result.analysis.category == "wrong_element_or_value"
+    advice = " ".join(result.analysis.guidance)
+    assert "The element is on the page but not visible" in advice and "shows another value" not in advice
+
+
 # --------------------------------------------------------------------------- timeline
 
 

@@ -199,6 +199,11 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analy
             "The check's locator matches several elements, so it cannot tell which one to read: make it unique "
             f"with nth, exact, has_text or within{where_line}."
         )
+    elif category == "wrong_element_or_value" and bad is not None and bad.actual.startswith("not "):
+        guidance.append(
+            f"The element is on the page but {bad.actual}: if the page now shows it another way (a widget that "
+            "replaces it, a collapsed section), update the check; otherwise this is a product defect."
+        )
     elif category == "wrong_element_or_value":
         guidance.append(
             "The element exists but shows another value: if the site changed on purpose, update the expected value; "
