@@ -207,6 +207,8 @@ def test_new_page_that_opens_nothing_fails_with_that_message(page, fence, pages_
     assert result.failed_phase == "action"
     assert "no new page opened within 1s (new_page: true)" in result.message
     assert len(result.steps[0].attempts) == 1 and not result.steps[0].attempts[0].ok
+    assert result.analysis is not None and result.analysis.category == "action_incomplete"
+    assert "no pop-up window or tab opened" in " ".join(result.analysis.guidance)
 
 
 def test_switch_to_a_page_that_is_not_open_fails_and_lists_the_open_ones(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
@@ -429,7 +431,17 @@ def test_download_saved_in_the_output_folder_checked_and_stored(page, fence, pag
 def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: ignore[no-untyped-def]
     nothing = [{"action": "Export", "do": [{"download": "#no-download"}]}]
     result = run(page, fence, pages_url, workflow(nothing, "files.html", settings={"action_timeout": 1}), tmp_path)
-    assert result.status == "failed" and 'waiting for event "download"' in result.message
+    assert result.status == "failed" and "#no-download'" in result.message
+    assert result.message.endswith("no download started within 1s")
+    # A file the site sends as text is shown as a page: the report says so, not "element not found".
+    inline = [{"action": "Export", "do": [{"download": "#shown-inline"}], "retries": 0}]
+    result = run(page, fence, pages_url, workflow(inline, "files.html", settings={"action_timeout": 1}), tmp_path)
+    assert result.status == "failed"
+    assert f"no download started within 1s: the click opened {pages_url}/real/files/invoice.txt as a page" in (
+        result.message
+    )
+    assert result.analysis is not None and result.analysis.category == "action_incomplete"
+    assert "went through but the browser received no file" in " ".join(result.analysis.guidance)
     wrong = [
         {
             "action": "Export",

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urldefrag, urljoin
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
@@ -58,7 +58,8 @@ _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
 
 
 class OpFailed(ReuseitError):
-    """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http."""
+    """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http |
+    no_page | no_download | page_closed."""
 
     def __init__(self, op: str, reason: str, kind: str) -> None:
         super().__init__(f"{op}: {reason}")
@@ -397,9 +398,21 @@ def _upload(ctx: OpContext, arg: UploadArgs) -> None:
 def _download(ctx: OpContext, arg: Locator) -> None:
     assert ctx.pages is not None
     page = ctx.page
-    with page.expect_download(timeout=ctx.action_timeout_ms) as info:
-        resolve(page, arg, ctx.render).click(timeout=ctx.action_timeout_ms)
-    download = info.value
+    before = page.url
+    clicked = False
+    try:
+        with page.expect_download(timeout=ctx.action_timeout_ms) as info:
+            resolve(page, arg, ctx.render).click(timeout=ctx.action_timeout_ms)
+            clicked = True
+        download = info.value
+    except PlaywrightTimeout:
+        if not clicked:
+            raise
+        raise OpFailed(
+            ctx.render(describe_op(ctx.op)) if ctx.op is not None else "download",
+            f"no download started within {ctx.action_timeout_ms / 1000:g}s{_went_instead(page, before)}",
+            "no_download",
+        ) from None
     folder = Path(ctx.output_dir or tempfile.mkdtemp(prefix="reuseit-downloads-")) / "downloads"
     folder.mkdir(parents=True, exist_ok=True)
     name = download.suggested_filename or "download"
@@ -408,6 +421,22 @@ def _download(ctx: OpContext, arg: Locator) -> None:
     ctx.pages.downloads.append(DownloadRecord(name, str(target), download.url, target.stat().st_size))
     if ctx.op is not None and ctx.op.into is not None:
         ctx.extracted[ctx.op.into] = str(target)
+
+
+def _went_instead(page: Page, before: str) -> str:
+    """Where a click meant to download went instead, if it went to another document: a site that
+    sends a file as text or JSON without ``Content-Disposition: attachment`` has the browser show
+    it as a page, and the report must not read like a missing element."""
+    if page.is_closed() or urldefrag(page.url).url == urldefrag(before).url:
+        return ""
+    try:
+        page.wait_for_load_state("domcontentloaded", timeout=1_000)  # evaluate has no timeout of its own
+        kind = str(page.evaluate("document.contentType"))
+    except (PlaywrightError, PlaywrightTimeout):
+        kind = ""
+    if kind and "html" not in kind:
+        return f": the click opened {page.url} as a page ({kind}): the site shows the file instead of sending it"
+    return f": the click went to {page.url} instead"
 
 
 def _safe_name(name: str) -> str:

@@ -139,6 +139,18 @@ def _outcome(result: RunResult, where: str, what: str) -> Analysis:
 def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
     """Category and guidance when the step's action itself failed, read from its error."""
     error = step.error
+    # Before the overlay words: "no pop-up window or tab appeared" says nothing covered the page.
+    if "no download started" in error:
+        return "action_incomplete", [
+            f"The click of step {step.index} went through but the browser received no file. If the site now "
+            "shows the file as a page, check that page (expect text or url) instead of downloading; if an export "
+            "takes longer, raise action_timeout."
+        ]
+    if "no new page opened" in error:
+        return "action_incomplete", [
+            f"The action of step {step.index} went through but no pop-up window or tab opened. If the site now "
+            "opens it in the same tab, remove new_page: true; if it opens later, raise action_timeout."
+        ]
     if _OVERLAY_WORDS.search(error):
         return "popup_or_overlay", [
             f"Something covered the page when step {step.index} tried to act: add a pre check "
