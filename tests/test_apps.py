@@ -6,6 +6,9 @@ them: ``pytest`` in a subprocess on the real files, real Chromium, the applicati
   inline forms; a wrong password is a *failed* run, not a broken one; the password never shows.
 - TodoMVC (npm ``todomvc``, installed by ci/install.sh): the scenarios of Playwright's TodoMVC
   example tests; a run that only uses ``{todomvc_url}`` starts no Django.
+- Datasette (PyPI ``datasette``): a table's filter form, sorting, a CSV export downloaded and
+  read, a query typed into its code editor; a link that shows the file instead of downloading it
+  fails saying so.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 APPS = ROOT / "workflows" / "apps"
 ADMIN = APPS / "admin"
 TODOMVC = APPS / "todomvc"
+DATASETTE = APPS / "datasette"
 TIMEOUT = 300
 
 pytestmark = [
@@ -78,7 +82,7 @@ CONFTEST = f"""
 import sys
 
 sys.path.insert(0, {str(APPS)!r})
-from appservers.fixtures import admin_url, todomvc_url
+from appservers.fixtures import admin_url, datasette_url, todomvc_url
 """
 
 
@@ -180,3 +184,61 @@ def test_missing_todomvc_is_a_setup_error_that_says_how_to_install_it(
     assert "TodoMVC is not installed in" in out and "bash ci/install.sh" in out
     assert "Traceback" not in out and "raise TodoMVCMissing" not in out
     assert started_apps(result) == {}
+
+
+needs_datasette = pytest.mark.skipif(
+    importlib.util.find_spec("datasette") is None, reason="datasette is not installed (test extra)"
+)
+
+
+@pytest.mark.slow
+@needs_datasette
+def test_datasette_workflows_pass_download_the_export_and_start_only_datasette(pytester: pytest.Pytester) -> None:
+    result = run(pytester, str(DATASETTE), "--reuseit-artifacts", "always")
+    out = result.stdout.str() + result.stderr.str()
+    assert counts(result) == {"passed": 4, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
+    result.assert_outcomes(passed=4)
+    assert list(started_apps(result)) == ["datasette_url"], out
+    # The export was a real download, saved with each run's files and holding the filtered rows.
+    saved = sorted((pytester.path / "out").rglob("downloads/1-products.csv"))
+    assert len(saved) == 2, out
+    lines = sorted(p.read_text(encoding="utf-8").splitlines() for p in saved)
+    # Only the filtered rows, cheapest first, as the table showed them.
+    assert lines == [
+        [
+            "id,name,category,price,in_stock",
+            "3,City Sneakers,shoes,64.0,0",
+            "2,Road Running Shoes,shoes,74.0,1",
+            "1,Trail Shoes,shoes,89.0,1",
+        ],
+        [
+            "id,name,category,price,in_stock",
+            "5,Packable Rain Jacket,jackets,79.95,1",
+            "4,Rain Jacket Pro,jackets,149.0,1",
+        ],
+    ], out
+
+
+@pytest.mark.slow
+@needs_datasette
+def test_datasette_link_that_shows_the_csv_fails_saying_the_site_showed_it(pytester: pytest.Pytester) -> None:
+    # The export step as a person might first write it: the table's "CSV" link. Datasette sends
+    # that file as text/plain, so the browser shows it and no download starts.
+    text = (DATASETTE / "export.reuseit.yaml").read_text(encoding="utf-8")
+    changed = text.replace(
+        "      - check: {label: download file}\n      - download: {role: button, name: Export CSV}\n",
+        "      - download: {role: link, name: CSV, exact: true}\n",
+    )
+    changed = changed.replace("settings: {retries: 1, check_timeout: 5}", "settings: {retries: 0, action_timeout: 2}")
+    assert changed.count("{role: link, name: CSV, exact: true}") == 1 and "retries: 0" in changed
+    pytester.makeconftest(CONFTEST)
+    (pytester.path / "export.reuseit.yaml").write_text(changed, encoding="utf-8")
+    result = run(pytester, "export.reuseit.yaml", "-k", "shoes")
+    out = result.stdout.str()
+    assert counts(result) == {"passed": 0, "recovered": 0, "healed": 0, "failed": 1, "broken": 0}, out
+    assert re.search(
+        r"no download started within 2s: the click opened http://127\.0\.0\.1:\d+/shop/products\.csv\?\S+ "
+        r"as a page \(text/plain\): the site shows the file instead of sending it",
+        out,
+    ), out
+    assert "[action_incomplete]" in out and "went through but the browser received no file" in out

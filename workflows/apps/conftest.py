@@ -1,9 +1,10 @@
 """Example workflows against real third-party applications served on 127.0.0.1.
 
-A workflow asks for an application with ``usefixtures: [admin_url]`` (or ``todomvc_url``) and
-uses the fixture's value as ``{admin_url}``. Naming the fixture in the file lets ``reuseit
-validate`` check the placeholder without running anything, and pytest starts the application only
-for the tests that ask for it, once per session (each xdist worker its own), and stops it at the end.
+A workflow asks for an application with ``usefixtures: [admin_url]`` (or ``todomvc_url``,
+``datasette_url``) and uses the fixture's value as ``{admin_url}``. Naming the fixture in the file
+lets ``reuseit validate`` check the placeholder without running anything, and pytest starts the
+application only for the tests that ask for it, once per session (each xdist worker its own), and
+stops it at the end.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 # pytest puts this folder on sys.path for its conftest (no __init__.py here), so the servers'
 # package imports by its own name.
 from appservers import started
-from appservers.fixtures import admin_url, todomvc_url  # noqa: F401 - fixtures
+from appservers.fixtures import admin_url, datasette_url, todomvc_url  # noqa: F401 - fixtures
 
 # The admin site is ours to start, so its superuser's password can be anything: a CI secret when
 # one is set, else a new random one per process. Workflows type it as {secret.ADMIN_PASSWORD}.

@@ -2,9 +2,10 @@
 
 - ``admin_url``: Django's admin (PyPI ``django``) over a small catalogue app of ours.
 - ``todomvc_url``: TodoMVC's plain JavaScript example (npm ``todomvc``).
+- ``datasette_url``: Datasette (PyPI ``datasette``) over a small SQLite catalogue of ours.
 
 ``fixtures`` offers each as a session-scoped pytest fixture of that name: a workflow that lists it
-in ``usefixtures`` gets the URL as ``{admin_url}`` / ``{todomvc_url}``. A server starts the first
+in ``usefixtures`` gets the URL as ``{admin_url}``, ``{todomvc_url}`` or ``{datasette_url}``. A server starts the first
 time a test of the process asks for it (each xdist worker has its own) and stops at the end of
 the session, or when the process exits.
 """
@@ -16,11 +17,16 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .datasette_app import Datasette
 from .django_admin import DjangoAdmin
 from .todomvc import TodoMVC
 
-Server = DjangoAdmin | TodoMVC
-FACTORIES: dict[str, Callable[[], Server]] = {"admin_url": DjangoAdmin, "todomvc_url": TodoMVC}
+Server = DjangoAdmin | TodoMVC | Datasette
+FACTORIES: dict[str, Callable[[], Server]] = {
+    "admin_url": DjangoAdmin,
+    "todomvc_url": TodoMVC,
+    "datasette_url": Datasette,
+}
 
 
 @dataclass(frozen=True)

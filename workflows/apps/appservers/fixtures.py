@@ -30,3 +30,10 @@ def todomvc_url() -> Iterator[str]:
     """TodoMVC's plain JavaScript example (``{todomvc_url}/``)."""
     yield _start("todomvc_url").url
     stop("todomvc_url")
+
+
+@pytest.fixture(scope="session")
+def datasette_url() -> Iterator[str]:
+    """Datasette over the ``shop`` database (``{datasette_url}/shop/products``)."""
+    yield _start("datasette_url").url
+    stop("datasette_url")
