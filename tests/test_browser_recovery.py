@@ -263,7 +263,7 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
     assert (result.failed_step, result.failed_phase) == (2, "post")
     assert [s.status for s in result.steps] == ["passed", "failed"]  # step 3 never started
     assert result.message == (
-        "post check failed: text css='#status': expected text of css='#status' to equal 'loaded'; actual: 'idle'"
+        "post check failed: text css='#status' equals='loaded': expected text of css='#status' to equal 'loaded'; actual: 'idle'"
     )
     step = result.steps[1]
     assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [
@@ -350,7 +350,8 @@ def test_outcome_check_failing_is_a_product_defect(page, fence, pages_url) -> No
     (v,) = result.outcome
     assert v.ok is False and v.phase == "outcome" and v.actual == "'B'"
     assert (
-        result.message == "outcome check failed: text css='#out': expected text of css='#out' to equal 'A'; actual: 'B'"
+        result.message
+        == "outcome check failed: text css='#out' equals='A': expected text of css='#out' to equal 'A'; actual: 'B'"
     )
     assert result.analysis is not None and result.analysis.category == "product_defect"
     assert result.analysis.guidance

@@ -291,6 +291,24 @@ def test_string_checks_fallbacks_and_locators_normalise(full: Workflow) -> None:
     assert full.outcome[0] == Check(check="The cheapest {product} is shown first, at {price}")
 
 
+def test_a_check_without_words_is_named_by_everything_it_expects() -> None:
+    # Reports name such a check by its expectations: the text and count it wants are part of it,
+    # as the URL's are, so two text checks on one element cannot read the same.
+    check = Check.model_validate(
+        {
+            "expect": [
+                {"url": {"contains": "q=x"}},
+                {"text": {"css": "h3", "contains": "1 row"}},
+                {"count": {"css": "li", "equals": 3}},
+                {"visible": {"role": "button", "name": "Go"}},
+            ]
+        }
+    )
+    assert check.describe() == (
+        "url contains='q=x'; text css='h3' contains='1 row'; count css='li' equals=3; visible role='button'[name='Go']"
+    )
+
+
 def test_variations_and_the_default_variation(full: Workflow) -> None:
     assert [v.id for v in full.all_variations()] == ["original", "attribute"]
     assert full.all_variations()[0].kind == "original"  # the default kind

@@ -535,7 +535,9 @@ class Check(Strict):
 
 def _short(value: Any) -> str:
     if isinstance(value, Locator):
-        return value.describe()
+        # What the element must show (text, value, count) belongs in the name of the check too.
+        wanted = {k: v for k, v in value.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
+        return " ".join([value.describe(), *(f"{k}={v!r}" for k, v in wanted.items())])
     if isinstance(value, BaseModel):
         return ", ".join(f"{k}={v!r}" for k, v in value.model_dump(exclude_none=True).items())
     return repr(value)
