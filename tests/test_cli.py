@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,25 @@ def test_the_readme_example_workflow_is_valid() -> None:
     loaded = parse(block.group(1), "README.md example", builtin_names=LocalSites.NAMES)
     assert [v.id for v in loaded.workflow.all_variations()] == ["original", "attribute"]
     assert loaded.workflow.steps[0].fallback and loaded.workflow.steps[0].do
+
+
+@pytest.mark.parametrize(
+    ("content", "why"),
+    [
+        pytest.param(b"root:x:0:0:root:/root:/bin/bash\n", "not a zip", id="text"),
+        pytest.param(b"", "empty", id="empty"),
+        pytest.param(None, "a zip of something else", id="other-zip"),
+    ],
+)
+def test_trace_of_a_file_that_is_no_trace_is_refused_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, why: str
+) -> None:
+    path = tmp_path / "trace.zip"
+    if content is None:
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("notes.txt", "hello")
+    else:
+        path.write_bytes(content)
+    # The viewer would start and serve an empty page for ever; the command says what is wrong.
+    assert main(["trace", str(path), "--no-open"]) == 2, why
+    assert f"{path} is not a Playwright trace (a zip with trace.trace in it)" in capsys.readouterr().err

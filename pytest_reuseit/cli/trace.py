@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 
 from ..browser.session import default_executable
@@ -59,12 +60,24 @@ def stop_viewer(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
+def _is_trace(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return any(name.endswith(".trace") for name in archive.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
 def cmd_trace(args: argparse.Namespace) -> int:
     trace = Path(args.path)
     if trace.is_dir():
         trace = trace / "trace.zip"
     if not trace.is_file():
         print(f"no trace at {trace}: traces are kept for failed runs (--reuseit-trace on keeps all)", file=sys.stderr)
+        return 2
+    if not _is_trace(trace):
+        # The viewer would serve it anyway and show an empty page: say what is wrong instead.
+        print(f"{trace} is not a Playwright trace (a zip with trace.trace in it)", file=sys.stderr)
         return 2
     try:
         proc, url = start_viewer(trace.resolve(), port=args.port)
