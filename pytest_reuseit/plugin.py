@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import tempfile
 from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -115,12 +116,28 @@ def pytest_configure(config: pytest.Config) -> None:
             load_prices(resolved.prices)  # a broken price table is a usage error, found before any run
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
+    if not config.option.collectonly:
+        _check_output_folder(Path(str(config.rootpath)) / resolved.output, resolved.output)
     config.stash[SITES] = LocalSites()
     registry = SessionOps()
     config.stash[OPS] = registry
     config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
     config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
+
+
+def _check_output_folder(folder: Path, given: str) -> None:
+    """Every run writes its files under the output folder (the session its usage): one that cannot
+    be written is a usage error now, not a traceback in every test."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        reason = "a file is in the way" if folder.is_file() else exc.strerror or str(exc)
+        raise pytest.UsageError(
+            f"pytest-reuseit: the output folder {given} (--reuseit-output, reuseit_output) cannot be written: {reason}"
+        ) from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

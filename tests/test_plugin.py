@@ -391,6 +391,21 @@ def test_invalid_cli_choice_is_a_usage_error(pytester: pytest.Pytester) -> None:
     assert "--reuseit-artifacts: invalid choice: 'sometimes'" in result.stderr.str()
 
 
+@pytest.mark.parametrize("where", ["a-file", "a-file/below"])
+def test_an_output_folder_that_cannot_be_written_is_a_usage_error(pytester: pytest.Pytester, where: str) -> None:
+    # Every run writes under it: found before the first run, not as a traceback in each test.
+    (pytester.path / "a-file").write_text("not a folder", encoding="utf-8")
+    pytester.makefile(".reuseit.yaml", PASS_WF)
+    result = pytester.runpytest("--reuseit-llm", "off", "--reuseit-output", where)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert f"the output folder {where} (--reuseit-output, reuseit_output) cannot be written: " in err
+    assert ("a file is in the way" if where == "a-file" else "Not a directory") in err
+    assert_no_traceback(output_of(result))
+    # Collecting writes nothing, so it does not need the folder.
+    assert pytester.runpytest("--collect-only", "--reuseit-output", where).ret == pytest.ExitCode.OK
+
+
 def test_bad_reuseit_param_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--collect-only", "--reuseit-param", "novalue")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
