@@ -203,10 +203,23 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
     return out
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
 def _flag(config: pytest.Config, name: str) -> bool:
     if config.getoption(f"reuseit_{name}", None):
         return True
-    return bool(config.getini(f"reuseit_{name}") or os.environ.get(f"REUSEIT_{name.upper()}") in ("1", "true"))
+    try:
+        if config.getini(f"reuseit_{name}"):
+            return True
+    except (ValueError, pytest.UsageError) as exc:  # pytest's words ("invalid truth value") name no setting
+        raise ReuseitError(f"reuseit_{name}: {exc}; expected true or false") from None
+    env = f"REUSEIT_{name.upper()}"
+    value = os.environ.get(env, "").strip().lower()
+    if value not in _TRUE + _FALSE:
+        raise ReuseitError(f"{env}={os.environ[env]!r}: expected true or false (1/0, yes/no, on/off)")
+    return value in _TRUE
 
 
 def resolve(config: pytest.Config) -> ReuseitSettings:

@@ -406,6 +406,22 @@ def test_an_output_folder_that_cannot_be_written_is_a_usage_error(pytester: pyte
     assert pytester.runpytest("--collect-only", "--reuseit-output", where).ret == pytest.ExitCode.OK
 
 
+def test_a_switch_that_is_neither_true_nor_false_is_a_usage_error_naming_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.makeini("[pytest]\nreuseit_strict = perhaps\n")
+    result = pytester.runpytest("--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "reuseit_strict: invalid truth value 'perhaps'; expected true or false" in result.stderr.str()
+    pytester.makeini("[pytest]\n")
+    monkeypatch.setenv("REUSEIT_LEARN", "sometimes")
+    result = pytester.runpytest("--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "REUSEIT_LEARN='sometimes': expected true or false (1/0, yes/no, on/off)" in result.stderr.str()
+    monkeypatch.setenv("REUSEIT_LEARN", "yes")  # the usual spellings are taken
+    assert pytester.runpytest("--collect-only").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
 def test_bad_reuseit_param_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--collect-only", "--reuseit-param", "novalue")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
