@@ -9,6 +9,7 @@ without pytest, :func:`default` gives one as text.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -169,11 +170,32 @@ def _choose(config: pytest.Config, name: str) -> str:
     return os.environ.get(f"REUSEIT_{name.upper()}", OPTIONS[name][2])
 
 
+# The least each number may be, and whether that least itself is allowed. A timeout or budget of 0
+# would fail every call at once; a negative count or delay means nothing; infinity or NaN would
+# wait for ever.
+_BOUNDS: dict[str, tuple[float, bool]] = {
+    "slow_mo": (0, True),
+    "llm_timeout": (0, False),
+    "llm_budget": (0, False),
+    "llm_backoff": (0, True),
+    "max_cost": (0, True),
+    "screenshot_width": (1, True),
+    "page_text": (0, True),
+    "llm_retries": (0, True),
+    "jpeg_quality": (1, True),
+}
+
+
 def _number(name: str, value: str) -> float:
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         raise ReuseitError(f"reuseit_{name}: expected a number, got {value!r}") from None
+    least, allowed = _BOUNDS.get(name, (-math.inf, True))
+    if not math.isfinite(number) or number < least or (number == least and not allowed):
+        wanted = f"{least:g} or more" if allowed else f"above {least:g}"
+        raise ReuseitError(f"reuseit_{name}: expected a number {wanted}, got {value!r}")
+    return number
 
 
 def _screenshot_mode(value: str) -> ScreenshotMode:

@@ -422,6 +422,27 @@ def test_a_switch_that_is_neither_true_nor_false_is_a_usage_error_naming_it(
     assert pytester.runpytest("--collect-only").ret == pytest.ExitCode.NO_TESTS_COLLECTED
 
 
+@pytest.mark.parametrize(
+    ("flag", "value", "wanted"),
+    [
+        ("--reuseit-llm-timeout", "0", "above 0"),
+        ("--reuseit-llm-timeout", "inf", "above 0"),  # a call that may wait for ever
+        ("--reuseit-llm-budget", "nan", "above 0"),
+        ("--reuseit-llm-retries", "-1", "0 or more"),
+        ("--reuseit-slow-mo", "-5", "0 or more"),
+        ("--reuseit-screenshot-width", "0", "1 or more"),
+        ("--reuseit-max-cost", "-0.5", "0 or more"),
+    ],
+)
+def test_a_number_out_of_its_range_is_a_usage_error(
+    pytester: pytest.Pytester, flag: str, value: str, wanted: str
+) -> None:
+    result = pytester.runpytest("--collect-only", flag, value)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    name = "reuseit_" + flag.removeprefix("--reuseit-").replace("-", "_")
+    assert f"{name}: expected a number {wanted}, got {value!r}" in result.stderr.str()
+
+
 def test_bad_reuseit_param_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--collect-only", "--reuseit-param", "novalue")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
