@@ -356,6 +356,41 @@ ONE_PROBLEM = [
     pytest.param(
         """
         name: n
+        task: t
+        start_url: u
+        settings: {check_timeout: .inf}
+        steps: [{action: a}]
+    """,
+        f"{FILE}:4: settings.check_timeout: input should be a finite number",
+        id="a_timeout_cannot_be_infinite",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            step_timeout: 100000
+    """,
+        f"{FILE}:6: steps[0].step_timeout: input should be less than or equal to 3600",
+        id="a_timeout_is_an_hour_at_most",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do: [{wait: 99999999}]
+    """,
+        f"{FILE}:6: steps[0].do[0].wait: input should be less than or equal to 3600000",
+        id="a_wait_is_an_hour_at_most",
+    ),
+    pytest.param(
+        """
+        name: n
           task: t
         steps: x
     """,

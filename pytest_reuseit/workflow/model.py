@@ -15,6 +15,12 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+# An hour at most: a longer timeout or wait in a file is a mistake (or an attack), not a page that
+# needs it, and infinity or NaN would wait for ever.
+MAX_SECONDS = 3600
+Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
+WaitMs = Annotated[int, Field(ge=0, le=MAX_SECONDS * 1000)]
+
 SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
 
 VARIATION_KINDS = ("original", "attribute", "category", "website", "other")
@@ -664,9 +670,9 @@ class Step(Strict):
         (), description="regions painted over in this step's screenshots, besides the workflow's mask"
     )
     retries: int | None = Field(None, ge=0, le=20)
-    check_timeout: float | None = Field(None, gt=0)
-    step_timeout: float | None = Field(None, gt=0)
-    action_timeout: float | None = Field(None, gt=0)
+    check_timeout: Seconds | None = None
+    step_timeout: Seconds | None = None
+    action_timeout: Seconds | None = None
 
     @field_validator("extract", mode="before")
     @classmethod
@@ -783,9 +789,9 @@ class SessionFrom(Strict):
 
 class Settings(Strict):
     retries: int = Field(3, ge=0, le=20, description="recovery attempts per failing check")
-    check_timeout: float = Field(5, gt=0, description="seconds a DOM assertion waits")
-    step_timeout: float = Field(30, gt=0, description="seconds one step may take, recovery included")
-    action_timeout: float = Field(10, gt=0, description="seconds one op waits for its element")
+    check_timeout: Seconds = Field(5, description="seconds a DOM assertion waits")
+    step_timeout: Seconds = Field(30, description="seconds one step may take, recovery included")
+    action_timeout: Seconds = Field(10, description="seconds one op waits for its element")
     dialog: DialogAnswer = Field("dismiss", description="how dialogs are answered unless an op says otherwise")
 
 

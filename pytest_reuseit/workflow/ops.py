@@ -42,6 +42,7 @@ from .model import (
     SwitchPage,
     UploadArgs,
     WaitArgs,
+    WaitMs,
 )
 
 # A handler performs the op: ``handler(ctx, arg)`` with the browser layer's OpContext (current
@@ -201,7 +202,7 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("select", SelectArgs, "Choose an option (or several) of a select box by label or value.", {}),
     ("press", str | PressArgs, "Press a key (`Enter`, `Control+A`) on the page or on an element.", {}),
     ("scroll", ScrollBy | Loc, "Scroll by `by` pixels, or until an element is in view.", {}),
-    ("wait", int | WaitArgs, "Wait N milliseconds, or until an element reaches a `state`.", {}),
+    ("wait", WaitMs | WaitArgs, "Wait N milliseconds, or until an element reaches a `state`.", {}),
     ("eval", str, "Run a JavaScript expression in the page.", {}),
     ("extract", Extract, "Store a value read from the page as a `{placeholder}`.", {}),
     ("switch_page", SwitchPage, "Make another open page current: `main`, `last`, an index, or `{url: ...}`.", {}),
