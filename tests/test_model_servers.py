@@ -113,6 +113,46 @@ def test_each_server_gives_the_right_verdict_and_its_format_is_remembered(server
         assert last.headers["api-key"] == server.api_key and "authorization" not in last.headers
 
 
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        pytest.param(
+            FakeLLM.body('{"id": "x", "choices": [{"message": {"content": "{\\"met\\": tr'),
+            "an HTTP answer whose body is not valid JSON (Unterminated string",
+            id="body-cut-short",
+        ),
+        pytest.param(FakeLLM.body(""), "an HTTP answer whose body is not valid JSON (Expecting value", id="empty-body"),
+        pytest.param(FakeLLM.raw(""), "an empty answer (the message has no text)", id="empty-message"),
+        pytest.param(
+            FakeLLM.raw('{"met": true, "expl', finish_reason="length"),
+            "does not fit the condition_check schema (cut at the token limit: finish_reason length)",
+            id="cut-at-the-token-limit",
+        ),
+    ],
+)
+def test_an_answer_that_is_not_usable_is_retried_and_then_broken_saying_what_came(
+    fake: FakeLLM, tmp_path: Path, answer: object, reason: str
+) -> None:
+    fake.add_rule("condition_check", None, answer)  # type: ignore[arg-type]
+    with pytest.raises(ModelUnavailable, match=r"gave no usable condition_check answer after 2 tries") as info:
+        ask(client(tmp_path, retries=1))
+    assert reason in str(info.value)
+    assert fake.calls() == 2
+
+
+def test_an_endpoint_that_answers_with_a_web_page_is_broken_at_once_asking_for_the_api_address(
+    fake: FakeLLM, tmp_path: Path
+) -> None:
+    # OPENAI_BASE_URL pointed at a web server (or a proxy's login page): no retry helps.
+    fake.add_rule("condition_check", None, FakeLLM.body("<html><body>Welcome to nginx</body></html>", "text/html"))
+    with pytest.raises(ModelUnavailable) as info:
+        ask(client(tmp_path, retries=3))
+    message = str(info.value)
+    assert "answered with something that is not a chat completion (<html><body>Welcome to nginx" in message
+    assert "is OPENAI_BASE_URL the model API's address" in message
+    assert fake.calls() == 1
+
+
 def test_a_server_that_refuses_every_format_and_the_request_is_broken_with_its_reason(
     fake: FakeLLM, tmp_path: Path
 ) -> None:

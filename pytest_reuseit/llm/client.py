@@ -313,6 +313,14 @@ class LlmClient:
             raise _Retry(f"timed out after {timeout:.3g}s") from None
         except openai.APIConnectionError as exc:
             raise _Retry(f"cannot connect to {endpoint_host()}: {_short(exc)}") from None
+        except ValueError as exc:  # the body was sent as JSON but is not: cut short, or not an API
+            raise _Retry(f"an HTTP answer whose body is not valid JSON ({_short(exc)})") from None
+        if not hasattr(resp, "choices"):
+            # The SDK hands back the body as text when it is not JSON: a web page, not a model API.
+            raise ModelUnavailable(
+                f"model endpoint {endpoint_host()} answered with something that is not a chat completion "
+                f"({_clip(str(resp), 120)}): is OPENAI_BASE_URL the model API's address (often ending in /v1)?"
+            )
         choice = resp.choices[0] if resp.choices else None
         message = choice.message if choice else None
         if message is None:
@@ -321,8 +329,13 @@ class LlmClient:
             raise _Retry(f"the model refused: {_clip(str(message.refusal))}")
         answer = _fitting(answer_type, message.content or "")
         if answer is None:
+            if not (message.content or "").strip():
+                raise _Retry("an empty answer (the message has no text)", malformed=True)
+            cut = (
+                " (cut at the token limit: finish_reason length)" if choice and choice.finish_reason == "length" else ""
+            )
             raise _Retry(
-                f"an answer that does not fit the {schema} schema ({_clip(message.content or '')})", malformed=True
+                f"an answer that does not fit the {schema} schema{cut} ({_clip(message.content or '')})", malformed=True
             )
         u = resp.usage
         return answer, {

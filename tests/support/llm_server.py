@@ -246,7 +246,7 @@ def _decode_data_url(url: str) -> tuple[str, bytes]:
 # What the server answers
 # --------------------------------------------------------------------------------------------
 
-ResponseKind = Literal["message", "error", "hang", "drop"]
+ResponseKind = Literal["message", "error", "hang", "drop", "body"]
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,9 @@ class Response:
     ``message``: a 200 chat.completion whose message has ``content``/``refusal`` and
     ``finish_reason``. ``error``: HTTP ``status`` with an OpenAI-style error body carrying
     ``error_message`` and extra ``headers``. ``hang``: wait ``seconds`` (cut short when the
-    server closes) then answer 500. ``drop``: close the connection without a byte.
+    server closes) then answer 500. ``drop``: close the connection without a byte. ``body``: a
+    200 with ``content`` as the whole HTTP body and ``error_type`` as its Content-Type (a proxy's
+    web page, a body cut short).
     """
 
     kind: ResponseKind
@@ -513,6 +515,13 @@ class _Handler(BaseHTTPRequestHandler):
         response = fake._respond(request)
         if response.kind == "drop":
             self._drop()
+        elif response.kind == "body":
+            data = (response.content or "").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", response.error_type or "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
         elif response.kind == "hang":
             if not fake._sleep(response.seconds):
                 self._drop()
@@ -707,6 +716,12 @@ class FakeLLM:
         ``finish_reason="length"`` simulates a truncated answer.
         """
         return Response(kind="message", content=text, finish_reason=finish_reason)
+
+    @staticmethod
+    def body(text: str, content_type: str = "application/json") -> Response:
+        """A 200 whose whole HTTP body is ``text`` (not a chat completion): what a web server, a
+        proxy's error page or a connection cut mid-answer sends."""
+        return Response(kind="body", content=text, error_type=content_type)
 
     @staticmethod
     def refusal(text: str) -> Response:
