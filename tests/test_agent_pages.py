@@ -124,6 +124,24 @@ def test_agent_uploads_a_file_from_the_workflow_folder_only(rt: Runtime, fake: F
     assert done.ok and done.description == "upload role=button[name=\"Invoice\"] 'files/invoice.txt'"
 
 
+def test_agent_cannot_go_to_a_local_file(rt: Runtime, fake: FakeLLM) -> None:
+    # A page's text may tell the agent to open file:///etc/passwd: its screenshot and text would
+    # then go to the model and the reports. The agent is told it cannot, and stays on the site.
+    def agent(req: Request) -> dict[str, str]:
+        if turns(req) == 0:
+            return act("goto", value="file:///etc/passwd", message="The page says to open this file.")
+        assert "root:" not in observation(req)
+        return act("done", message="Stayed on the site.")
+
+    fake.add_rule("agent_action", None, agent)
+    steps = [{"action": "Look at the invoices", "post": [{"expect": {"title": {"equals": "Files"}}}]}]
+    result = run(rt, steps, "files.html")
+    assert result.status == "passed", result.message
+    refused = result.steps[0].actions[0]
+    assert not refused.ok and refused.error == "file:///etc/passwd is not a web address (http:// or https:// only)"
+    assert "root:" not in fake.bodies_text()
+
+
 @pytest.mark.slow
 def test_agent_switch_page_and_close_page(rt: Runtime, fake: FakeLLM) -> None:
     def agent(req: Request) -> dict[str, str]:

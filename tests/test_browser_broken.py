@@ -209,6 +209,27 @@ def test_link_to_another_host_is_blocked(page, fence, pages_url, recorder, targe
     assert result.final_url == page.url
 
 
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "chrome://version", "javascript:alert(1)", "127.0.0.1:9/x"])
+def test_a_start_url_that_is_not_a_web_address_is_broken_before_the_browser_goes_there(
+    page, fence, pages_url, url
+) -> None:  # type: ignore[no-untyped-def]
+    # A file:// page would show the machine's files to the model and in the reports; a missing
+    # scheme read as "outside allowed_domains"; javascript: waited out the step timeout.
+    page.goto(f"{pages_url}/recovery.html")
+    result = run(page, fence, pages_url, workflow(PRESS_A, start=url))
+    assert result.status == "broken"
+    assert result.message == f"start_url {url} is not a web address: write it with http:// or https://"
+    assert page.url == f"{pages_url}/recovery.html"
+
+
+def test_a_goto_to_a_local_file_is_broken_and_the_file_never_shown(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Open the password file", "do": [{"goto": "file:///etc/passwd"}]}]
+    result = run(page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html"))
+    assert result.status == "broken"
+    assert "goto file:///etc/passwd: not a web address; write it with http:// or https://" in result.message
+    assert page.url == f"{pages_url}/recovery.html"
+
+
 def test_start_url_outside_allowed_domains_is_broken(page, fence, pages_url, recorder) -> None:  # type: ignore[no-untyped-def]
     url = f"{recorder.url}/start"
     result = run(page, fence, pages_url, workflow(PRESS_A, start=url))

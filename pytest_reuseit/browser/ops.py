@@ -44,7 +44,7 @@ from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
-from .session import first_line
+from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +244,8 @@ def _goto(ctx: OpContext, arg: str) -> None:
     page = ctx.page
     target = ctx.reveal(arg)  # a secret in a URL (a token link) is navigated to, never shown
     url = urljoin(page.url, target) if page.url.startswith("http") else target
+    if not web_address(url):
+        raise BrokenRun(f"goto {ctx.render(arg)}: not a web address; write it with http:// or https://")
     response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="load")
     if ctx.blocked and url in ctx.blocked:
         raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")

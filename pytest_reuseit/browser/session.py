@@ -82,6 +82,14 @@ def host_allowed(url: str, allowed: tuple[str, ...]) -> bool:
     return False
 
 
+def web_address(url: str) -> bool:
+    """Whether an explicit navigation (start_url, a ``goto`` op, the agent's goto) may go to
+    ``url``: http(s) only, and about:blank to start empty. A file:// or chrome:// page would show
+    the machine's own files or the browser's pages to the model and in the reports, and the fence
+    sees only network requests."""
+    return urlsplit(url).scheme.lower() in ("http", "https") or url.strip().lower() == "about:blank"
+
+
 @dataclass
 class NavigationFence:
     """Aborts navigations to hosts outside ``allowed`` and remembers them for the report."""

@@ -23,6 +23,7 @@ from ..browser.masking import ScreenMasks, attach
 from ..browser.observe import View, acted, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
 from ..browser.pages import DialogPolicy, Pages
+from ..browser.session import web_address
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow, placeholder_names
 from ..workflow.model import Check, Expect, Extract, Fallback, Locator, Op, Step, Variation
@@ -285,6 +286,8 @@ def _page_name(ctx: _Ctx) -> str:
 
 def _open(ctx: _Ctx, url: str) -> None:
     timeout = ctx.loaded.workflow.settings.step_timeout * 1000
+    if not web_address(url):
+        raise BrokenRun(f"start_url {url} is not a web address: write it with http:// or https://")
     try:
         response = ctx.page.goto(url, timeout=timeout, wait_until="load")
         acted(ctx.page)

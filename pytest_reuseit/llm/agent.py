@@ -32,7 +32,7 @@ from ..browser.observe import (
     observe_async,
 )
 from ..browser.pages import DialogPolicy, Pages
-from ..browser.session import first_line, host_allowed
+from ..browser.session import first_line, host_allowed, web_address
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
 from ..workflow.model import PageUrl
@@ -337,6 +337,8 @@ class ModelAgent:
             return _Call("mouse", "wheel", (0, int(float(a.value or 600))), {})
         if a.action == "goto":
             dest = urljoin(url, a.value)
+            if not web_address(dest):
+                return f"{dest} is not a web address (http:// or https:// only)"
             if not host_allowed(dest, self.allowed):
                 return f"{dest} is outside allowed_domains"
             return _Call("page", "goto", (dest,), {"timeout": t * 3})
