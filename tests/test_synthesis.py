@@ -362,3 +362,18 @@ def test_compile_templating_and_evidence_parsing() -> None:
     assert op_for(fill, {"product": "rain jacket"}) == {
         "fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}
     }
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "127.0.0.1:9/no-scheme"])
+def test_a_start_url_that_is_not_a_web_address_is_a_usage_error(
+    tmp_path: Path, url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The agent's screenshots and page text of a local file would go to the model.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["synthesize", TASK, "--start-url", url])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert f"--start-url {url}: not a web address; write it with http:// or https://" in err
+    assert not list(tmp_path.iterdir())

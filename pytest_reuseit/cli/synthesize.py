@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from tqdm import tqdm
 
 from ..api import default_settings
-from ..browser.session import BrowserConfig
+from ..browser.session import BrowserConfig, web_address
 from ..errors import BrokenRun
 from ..experience import ExperienceStore
 from ..llm.client import LlmClient, LlmConfig, endpoint_configured
@@ -42,6 +42,9 @@ def _usage_error(args: argparse.Namespace) -> str | None:
     bad = [k for k in _kinds(args) if k not in ("attribute", "category", "website")]
     if bad:
         return f"--kinds: unknown kind(s) {', '.join(bad)}; use attribute, category, website"
+    bundled = args.start_url.replace("{demo_url}", "http://127.0.0.1").replace("{miniwob_url}", "http://127.0.0.1")
+    if not web_address(bundled):
+        return f"--start-url {args.start_url}: not a web address; write it with http:// or https://"
     for flag, value in (("--runs", args.runs), ("--concurrency", args.concurrency),
                         ("--max-actions", args.max_actions), ("--action-timeout", args.action_timeout)):  # fmt: skip
         if value <= 0:  # 0 would mean no run, or (a timeout) wait for ever
