@@ -456,6 +456,36 @@ def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: i
     )
 
 
+@pytest.mark.parametrize(
+    "step",
+    [
+        pytest.param({"do": [{"click": "#freeze"}]}, id="the-site-s-click-handler"),
+        pytest.param({"do": [{"eval": "(() => { while (true) {} })()"}]}, id="eval"),
+        pytest.param({"do": [{"extract": {"into": "x", "js": "(() => { while (true) {} })()"}}]}, id="extract-js"),
+        pytest.param({"do": [], "post": [{"expect": {"js": "(() => { while (true) {} })()"}}]}, id="expect-js"),
+    ],
+)
+def test_a_script_that_never_ends_fails_the_run_instead_of_hanging_it(page, fence, pages_url, step) -> None:  # type: ignore[no-untyped-def]
+    # Playwright's title, screenshot and evaluate have no timeout: a page stuck in a script would
+    # have kept the run (and the session) waiting for ever. The page is closed and the run fails.
+    steps = [{"action": "Press the button", **step, "retries": 0}]
+    settings = {"action_timeout": 1, "check_timeout": 1}
+    result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings=settings))
+    assert result.status == "failed", result.message
+    assert "the page stopped responding: a script on it did not finish (an endless loop?)" in result.message
+    assert page.is_closed()
+    if "post" not in step:
+        assert result.analysis is not None and result.analysis.category == "action_incomplete"
+        assert "never finished, so the page was closed" in " ".join(result.analysis.guidance)
+
+
+def test_a_promise_that_never_settles_times_out_and_the_page_stays(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [{"action": "Wait for nothing", "do": [{"eval": "new Promise(() => {})"}], "retries": 0}]
+    result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings={"action_timeout": 1}))
+    assert result.status == "failed" and "timed out: Page.wait_for_function: Timeout 1000ms exceeded" in result.message
+    assert not page.is_closed()  # the page still answers: nothing to close
+
+
 # --------------------------------------------------------------------------- navigation
 
 

@@ -23,6 +23,7 @@ from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText,
 from .locators import describe, resolve
 from .ops import classify
 from .pages import Pages
+from .scripts import STUCK, close_if_stuck, run_script
 
 
 @dataclass(frozen=True)
@@ -198,13 +199,18 @@ def _js_truthy(value: Any) -> bool:
 
 
 def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
-    """Poll the expression until it is truthy. ``page.evaluate`` awaits a returned Promise, so a
-    Promise resolving to false fails (``wait_for_function`` would take the Promise itself as truthy)."""
+    """Poll the expression until it is truthy. A returned Promise is awaited, so one resolving to
+    false fails; each evaluation gives up at the deadline (an endless loop does not hang the run)."""
     expr = render(arg)
     wanted = f"js {expr} to be truthy"
     deadline = time.monotonic() + t / 1000
     while True:
-        value = page.evaluate(expr)
+        try:
+            # Half a second at least: the last poll may start at the deadline and must still run.
+            value = run_script(page, expr, max(deadline - time.monotonic(), 0.5) * 1000)
+        except PlaywrightTimeout:
+            stuck = close_if_stuck(page)
+            return DomVerdict(False, wanted, STUCK if stuck else f"the expression did not finish within {t / 1000:g}s")
         if _js_truthy(value):
             return DomVerdict(True, wanted, "truthy")
         if time.monotonic() >= deadline:

@@ -44,6 +44,7 @@ from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
+from .scripts import STUCK, close_if_stuck, run_script
 from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
@@ -171,6 +172,8 @@ def run_op(op: Op, ctx: OpContext) -> str:
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
+        if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
+            raise OpFailed(what, STUCK, "stuck") from None
         raise classify(exc, what, ctx.blocked) from None
     finally:
         ctx.op = None
@@ -332,7 +335,7 @@ def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
 
 @registry.handles("eval")
 def _eval(ctx: OpContext, arg: str) -> None:
-    ctx.page.evaluate(ctx.reveal(arg))  # a returned Promise is awaited
+    run_script(ctx.page, ctx.reveal(arg), ctx.action_timeout_ms)  # a returned Promise is awaited
 
 
 @registry.handles("extract")
@@ -458,6 +461,8 @@ def extract_value(ex: Extract, ctx: OpContext) -> str:
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
+        if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
+            raise OpFailed(f"extract {ex.into}", STUCK, "stuck") from None
         raise classify(exc, f"extract {ex.into}") from None
 
 
@@ -479,7 +484,7 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ex.value is not None:
         return resolve(page, ex.value, ctx.render).input_value(timeout=t)
     if ex.js is not None:
-        result: Any = page.evaluate(ctx.reveal(ex.js))  # a returned Promise is awaited
+        result: Any = run_script(page, ctx.reveal(ex.js), t)  # a returned Promise is awaited
         if result is None:
             raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
         return result if isinstance(result, str) else json.dumps(result)

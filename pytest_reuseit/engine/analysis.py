@@ -140,6 +140,11 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
     """Category and guidance when the step's action itself failed, read from its error."""
     error = step.error
     # Before the overlay words: "no pop-up window or tab appeared" says nothing covered the page.
+    if "page stopped responding" in error:
+        return "action_incomplete", [
+            f"A script on the page of step {step.index} never finished, so the page was closed. If it is the "
+            "workflow's own (eval, js), fix the expression; otherwise the page's code hangs: a product defect."
+        ]
     if "no download started" in error:
         return "action_incomplete", [
             f"The click of step {step.index} went through but the browser received no file. If the site now "

@@ -1,0 +1,62 @@
+"""JavaScript from a workflow file (``eval``, ``extract: {js}``, ``expect: {js}``), run with a time limit.
+
+Playwright's ``evaluate`` has no timeout: an endless loop or a promise that never settles would
+hang the run, and the session with it. ``wait_for_function`` does time out, in Playwright's driver,
+even while the page's renderer is stuck, so the expression runs as its predicate, once: the
+predicate always returns an object (truthy), holding the expression's value. Like ``evaluate``,
+an expression whose value is a function is called, a returned promise is awaited, and the page's
+Content-Security-Policy does not stop it. Unlike it, the text must be an expression: several
+statements go in a function, ``(() => { ...; return x; })()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+_PREDICATE = (
+    "async () => {{ let v = ({expression}\n); if (typeof v === 'function') v = v(); return {{ v: await v }}; }}"
+)
+
+
+def run_script(page: Page, expression: str, timeout_ms: float) -> Any:
+    """The value of ``expression`` in ``page`` (None for undefined); Playwright's TimeoutError after
+    ``timeout_ms``, its Error when the expression does not compile or throws."""
+    text = expression.strip().rstrip(";").rstrip()
+    handle = page.wait_for_function(_PREDICATE.format(expression=text), timeout=max(timeout_ms, 1))
+    try:
+        value = handle.json_value()
+    finally:
+        handle.dispose()
+    return value.get("v") if isinstance(value, dict) else None
+
+
+def responsive(page: Page, timeout_ms: float = 1_000) -> bool:
+    """Whether the page still runs a script of ours within ``timeout_ms``."""
+    try:
+        page.wait_for_function("() => true", timeout=timeout_ms)
+        return True
+    except PlaywrightTimeout:
+        return False
+    except PlaywrightError:
+        return True  # closed or navigating away: not stuck
+
+
+def close_if_stuck(page: Page) -> bool:
+    """After a call that timed out: a page whose renderer is caught in a script that never ends
+    answers nothing again, and Playwright's title, screenshot and evaluate have no timeout of
+    their own, so every report of the run would wait for ever. Such a page is closed (which ends
+    its script); True if it was."""
+    if page.is_closed() or responsive(page):
+        return False
+    try:
+        page.close(run_before_unload=False)
+    except PlaywrightError:
+        pass
+    return True
+
+
+STUCK = "the page stopped responding: a script on it did not finish (an endless loop?), so the page was closed"
