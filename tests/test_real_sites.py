@@ -461,6 +461,7 @@ def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: i
     [
         pytest.param({"do": [{"click": "#freeze"}]}, id="the-site-s-click-handler"),
         pytest.param({"do": [{"eval": "(() => { while (true) {} })()"}]}, id="eval"),
+        pytest.param({"do": [{"eval": "let n = 0; while (true) { n++; }"}]}, id="eval-statements"),
         pytest.param({"do": [{"extract": {"into": "x", "js": "(() => { while (true) {} })()"}}]}, id="extract-js"),
         pytest.param({"do": [], "post": [{"expect": {"js": "(() => { while (true) {} })()"}}]}, id="expect-js"),
     ],
@@ -477,6 +478,22 @@ def test_a_script_that_never_ends_fails_the_run_instead_of_hanging_it(page, fenc
     if "post" not in step:
         assert result.analysis is not None and result.analysis.category == "action_incomplete"
         assert "never finished, so the page was closed" in " ".join(result.analysis.guidance)
+
+
+def test_scripts_of_several_statements_still_run_and_give_their_value(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    steps = [
+        {
+            "action": "Count in the page",
+            "do": [
+                {"eval": "window.count = 1; window.count += 1;"},
+                {"extract": {"into": "total", "js": "let doubled = window.count * 2; doubled"}},
+            ],
+            "post": [{"expect": {"js": "const c = window.count; c === 2"}}],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(steps, "freeze.html"))
+    assert result.status == "passed", result.message
+    assert result.extracted["total"] == "4"
 
 
 def test_a_promise_that_never_settles_times_out_and_the_page_stays(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]

@@ -5,12 +5,14 @@ hang the run, and the session with it. ``wait_for_function`` does time out, in P
 even while the page's renderer is stuck, so the expression runs as its predicate, once: the
 predicate always returns an object (truthy), holding the expression's value. Like ``evaluate``,
 an expression whose value is a function is called, a returned promise is awaited, and the page's
-Content-Security-Policy does not stop it. Unlike it, the text must be an expression: several
-statements go in a function, ``(() => { ...; return x; })()``.
+Content-Security-Policy does not stop it. Several statements (which do not fit in an expression)
+are run by the page's eval with the same limit, or, on a page whose policy forbids eval, by
+Playwright's evaluate as before, without one.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
@@ -20,13 +22,37 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 _PREDICATE = (
     "async () => {{ let v = ({expression}\n); if (typeof v === 'function') v = v(); return {{ v: await v }}; }}"
 )
+# Statements (``a = 1; b()``) do not fit in parentheses: the page's own eval runs them, with the
+# same time limit, unless the page's Content-Security-Policy forbids eval.
+_STATEMENTS = (
+    "async () => {{ let v = (0, eval)({source}); if (typeof v === 'function') v = v(); return {{ v: await v }}; }}"
+)
 
 
 def run_script(page: Page, expression: str, timeout_ms: float) -> Any:
     """The value of ``expression`` in ``page`` (None for undefined); Playwright's TimeoutError after
     ``timeout_ms``, its Error when the expression does not compile or throws."""
     text = expression.strip().rstrip(";").rstrip()
-    handle = page.wait_for_function(_PREDICATE.format(expression=text), timeout=max(timeout_ms, 1))
+    try:
+        return _value(page, _PREDICATE.format(expression=text), timeout_ms)
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError as exc:
+        if "SyntaxError" not in str(exc):
+            raise
+    try:
+        return _value(page, _STATEMENTS.format(source=json.dumps(expression)), timeout_ms)
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError as exc:
+        if "EvalError" not in str(exc) and "unsafe-eval" not in str(exc):
+            raise
+    # Statements on a page that forbids eval: Playwright's evaluate runs them, without a limit.
+    return page.evaluate(expression)
+
+
+def _value(page: Page, predicate: str, timeout_ms: float) -> Any:
+    handle = page.wait_for_function(predicate, timeout=max(timeout_ms, 1))
     try:
         value = handle.json_value()
     finally:
