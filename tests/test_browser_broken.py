@@ -220,6 +220,7 @@ def test_a_start_url_that_is_not_a_web_address_is_broken_before_the_browser_goes
     assert result.status == "broken"
     assert result.message == f"start_url {url} is not a web address: write it with http:// or https://"
     assert page.url == f"{pages_url}/recovery.html"
+    assert result.analysis is not None and "Write it with http:// or https://" in " ".join(result.analysis.guidance)
 
 
 def test_a_goto_to_a_local_file_is_broken_and_the_file_never_shown(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]

@@ -97,6 +97,12 @@ def _observe(result: RunResult) -> Analysis:
                 "Export the variable named above where the tests run (CI secrets or the shell), then run again; "
                 "`reuseit validate` lists every variable a workflow needs.",
             ]
+        elif "not a web address" in result.message:
+            guidance = [
+                "The workflow names an address the browser may not open (a local file, a browser page, no "
+                "http://); this is not a verdict on the site.",
+                "Write it with http:// or https://, or with a placeholder that holds such an address ({base_url}).",
+            ]
         else:
             guidance = [
                 "The run could not be judged; this is not a verdict on the site.",
