@@ -244,13 +244,13 @@ class Runtime:
         return Values({**wf.params, **var.params, **self.settings.params}, self.builtins(placeholders))
 
     def _context_options(
-        self, loaded: LoadedWorkflow, variation: str | None, placeholders: Placeholders
+        self, loaded: LoadedWorkflow, values: Values, placeholders: Placeholders
     ) -> browser_context.ContextOptions:
         """Playwright context options; BrokenRun (or PlaceholderError) when they cannot be built,
         among them a session workflow that did not pass."""
         state = self._session_state(loaded.session, placeholders) if loaded.session is not None else None
         devices = self.session.playwright.devices if loaded.workflow.browser.device else None
-        return browser_context.build(loaded, self._values(loaded, variation, placeholders), devices, state)
+        return browser_context.build(loaded, values, devices, state)
 
     def _session_state(self, login: LoadedWorkflow, placeholders: Placeholders) -> dict[str, Any]:
         """The storage a ``session: {from: ...}`` workflow leaves: run once per process (so once
@@ -309,8 +309,9 @@ class Runtime:
         try:
             # Before any browser work, as the format promises: a run that needs a variable that
             # is not set is broken at once, without opening a context.
-            read_environment(self._values(loaded, variation, placeholders), placeholder_names(wf, dict(s.params)))
-            options = self._context_options(loaded, variation, placeholders)
+            values = self._values(loaded, variation, placeholders)
+            read_environment(values, placeholder_names(wf, dict(s.params)))
+            options = self._context_options(loaded, values, placeholders)
         except (PlaceholderError, BrokenRun) as exc:
             message = f"placeholder: {exc}" if isinstance(exc, PlaceholderError) else str(exc)
             result = self._not_started(loaded, variation, message)
