@@ -60,7 +60,7 @@ _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
 
 class OpFailed(ReuseitError):
     """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http |
-    no_page | no_download | page_closed."""
+    no_page | no_download | page_closed | stuck."""
 
     def __init__(self, op: str, reason: str, kind: str) -> None:
         super().__init__(f"{op}: {reason}")
@@ -172,13 +172,19 @@ def run_op(op: Op, ctx: OpContext) -> str:
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
-        if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
-            raise OpFailed(what, STUCK, "stuck") from None
-        raise classify(exc, what, ctx.blocked) from None
+        raise _failure(ctx, exc, what, ctx.blocked) from None
     finally:
         ctx.op = None
         acted(ctx.pages.page)
     return what
+
+
+def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[str] = ()) -> ReuseitError:
+    """:func:`classify`, after closing a page a timed-out call left caught in a script that never
+    ends (nothing about it would answer again)."""
+    if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
+        return OpFailed(what, STUCK, "stuck")
+    return classify(exc, what, blocked)
 
 
 def _acted_on(
@@ -435,8 +441,7 @@ def _went_instead(page: Page, before: str) -> str:
     if page.is_closed() or urldefrag(page.url).url == urldefrag(before).url:
         return ""
     try:
-        page.wait_for_load_state("domcontentloaded", timeout=1_000)  # evaluate has no timeout of its own
-        kind = str(page.evaluate("document.contentType"))
+        kind = str(run_script(page, "document.contentType", 1_000) or "")
     except (PlaywrightError, PlaywrightTimeout):
         kind = ""
     if kind and "html" not in kind:
@@ -461,9 +466,7 @@ def extract_value(ex: Extract, ctx: OpContext) -> str:
     except ReuseitError:
         raise
     except (PlaywrightError, PlaywrightTimeout) as exc:
-        if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
-            raise OpFailed(f"extract {ex.into}", STUCK, "stuck") from None
-        raise classify(exc, f"extract {ex.into}") from None
+        raise _failure(ctx, exc, f"extract {ex.into}") from None
 
 
 def _read(ex: Extract, ctx: OpContext) -> str:
