@@ -257,7 +257,7 @@ class Response:
     ``finish_reason``. ``error``: HTTP ``status`` with an OpenAI-style error body carrying
     ``error_message`` and extra ``headers``. ``hang``: wait ``seconds`` (cut short when the
     server closes) then answer 500. ``drop``: close the connection without a byte. ``body``: a
-    200 with ``content`` as the whole HTTP body and ``error_type`` as its Content-Type (a proxy's
+    200 with ``content`` as the whole HTTP body and ``content_type`` as its Content-Type (a proxy's
     web page, a body cut short).
     """
 
@@ -268,6 +268,7 @@ class Response:
     finish_reason: str = "stop"
     error_message: str = ""
     error_type: str | None = None
+    content_type: str = "application/json"
     headers: Mapping[str, str] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -518,7 +519,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif response.kind == "body":
             data = (response.content or "").encode()
             self.send_response(200)
-            self.send_header("Content-Type", response.error_type or "application/json")
+            self.send_header("Content-Type", response.content_type)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
@@ -721,7 +722,7 @@ class FakeLLM:
     def body(text: str, content_type: str = "application/json") -> Response:
         """A 200 whose whole HTTP body is ``text`` (not a chat completion): what a web server, a
         proxy's error page or a connection cut mid-answer sends."""
-        return Response(kind="body", content=text, error_type=content_type)
+        return Response(kind="body", content=text, content_type=content_type)
 
     @staticmethod
     def refusal(text: str) -> Response:
