@@ -7,13 +7,19 @@ engine never imports the model client.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
+from ..workflow.model import Check, Locator, Op
 from ..workflow.placeholders import Values
 from .result import ActionRecord, Analysis, ModelUsage, RunResult
+
+# Builds the Playwright locator of a workflow LOC on the run's current page, placeholders filled.
+Locate = Callable[[Locator], PwLocator]
 
 
 @dataclass(frozen=True)
@@ -84,3 +90,29 @@ class Models:
     @property
     def enabled(self) -> bool:
         return any(p is not None for p in (self.judge, self.agent, self.analyst, self.reader))
+
+
+class Probe(Protocol):
+    """Watches a run from inside, at the moments a fault would show: before each of a step's own
+    ``do`` ops, before each check is judged, around the step's action. Mutation testing records a
+    clean run through it (what the workflow touches) and injects one fault through it (the element
+    an op is about to act on removed, the text a check is about to read changed).
+
+    ``step`` is the index in the workflow's steps (``None`` for the outcome checks). A probe must
+    not raise: a fault it injects shows as the page's behaviour, never as an error of the run.
+    """
+
+    def start(self, page: Page) -> None:
+        """The run's page opened; ``start_url`` is not loaded yet (routes, init scripts)."""
+
+    def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
+        """The step's ``do`` op ``index`` is about to run (again, on a redo)."""
+
+    def before_check(self, page: Page, step: int | None, phase: str, index: int, check: Check, locate: Locate) -> None:
+        """Check ``index`` of ``phase`` (pre, post, outcome) is about to be judged."""
+
+    def action(self, page: Page, step: int, when: str) -> None:
+        """``when`` is "before" or "after" the step's action."""
+
+    def step_end(self, page: Page, step: int | None) -> None:
+        """The step (or the outcome, ``None``) passed its checks."""

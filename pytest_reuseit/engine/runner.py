@@ -16,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
 from ..browser.assertions import DomVerdict, check_expect
+from ..browser.locators import resolve
 from ..browser.masking import ScreenMasks, attach
 from ..browser.observe import View, acted, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
@@ -29,7 +31,7 @@ from ..workflow.loader import LoadedWorkflow, placeholder_names
 from ..workflow.model import Check, Expect, Extract, Fallback, Locator, Op, Step, Variation
 from ..workflow.placeholders import Values
 from .analysis import observe
-from .ports import AgentOutcome, Judge, Judgement, Models
+from .ports import AgentOutcome, Judge, Judgement, Models, Probe
 from .result import ActionRecord, Attempt, HealingSuggestion, Phase, RunResult, Screenshot, StepResult, Verdict
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ class RunOptions:
     # Called once, when the run first starts to recover (a step's first attempt, or the agent
     # healing a broken op): the runtime starts recording the trace there ("on-first-retry").
     on_first_retry: Callable[[], None] | None = None
+    # Watches the run from inside (mutation testing records and injects faults through it).
+    probe: Probe | None = None
 
 
 @dataclass
@@ -232,6 +236,8 @@ def _run(ctx: _Ctx) -> None:
     wf = ctx.loaded.workflow
     url = ctx.values.render(wf.start_url, reveal=True)
     ctx.result.start_url = ctx.values.mask(url)
+    if ctx.options.probe is not None:
+        ctx.options.probe.start(ctx.page)
     _open(ctx, url)
     for i, step in enumerate(wf.steps):
         origin = ctx.loaded.origin(i)
@@ -274,6 +280,8 @@ def _run(ctx: _Ctx) -> None:
             ctx.result.failed_phase = "outcome"
             ctx.result.message = f"outcome check failed: {bad.check}: {_why(bad)}"
             return
+        if ctx.options.probe is not None:
+            ctx.options.probe.step_end(ctx.page, None)
     ctx.result.healed = any(s.status == "healed" for s in ctx.result.steps)
 
 
@@ -333,7 +341,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
             return _fail(sr, "pre", f"pre check failed: {_first_failure_text(sr, 'pre')}")
     sr.action_started = time.time()
     sr.before = _shot(ctx, f"step {sr.index} before action", always=False)
-    err = _perform_action(ctx, i, step, sr)
+    err = _probed_action(ctx, i, step, sr)
     sr.action_ended = time.time()
     if err is not None and not _recover(ctx, i, step, sr, "action", str(err), deadline):
         return _fail(sr, "action", f"action failed: {err}")
@@ -354,6 +362,19 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
     if sr.status != "healed":
         stale = any(v.stale for v in sr.pre + sr.post)
         sr.status = "recovered" if stale or any(a.ok for a in sr.attempts) else "passed"
+    if ctx.options.probe is not None:
+        ctx.options.probe.step_end(ctx.page, i)
+
+
+def _probed_action(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> OpFailed | None:
+    """The step's action, with the probe told before and after (after only when it went through)."""
+    probe = ctx.options.probe
+    if probe is not None:
+        probe.action(ctx.page, i, "before")
+    err = _perform_action(ctx, i, step, sr)
+    if probe is not None and err is None:
+        probe.action(ctx.page, i, "after")
+    return err
 
 
 def _extracted(ctx: _Ctx, name: str, value: str) -> None:
@@ -414,7 +435,11 @@ def _run_ops(
 ) -> None:
     """Run ops in order; record each; re-raise the first OpFailed after recording it."""
     octx = _op_ctx(ctx, step)
-    for op in ops:
+    probe = ctx.options.probe if by == "do" else None
+    step_index = next((n for n, s in enumerate(ctx.loaded.workflow.steps) if s is step), -1)
+    for op_index, op in enumerate(ops):
+        if probe is not None:
+            probe.before_op(ctx.page, step_index, op_index, op, _locate(ctx))
         started = time.time()
         try:
             done = run_op(op, octx)
@@ -644,13 +669,22 @@ def _judge_all(
     new screenshot each. A DOM assertion between them may wait for the page to change, so the
     check after it looks again; so does every phase."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
+    probe = ctx.options.probe
+    step_index = path[1] if path[0] == "steps" and isinstance(path[1], int) else None
     try:
-        verdicts = [
-            _judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when) for n, c in enumerate(checks)
-        ]
+        verdicts = []
+        for n, c in enumerate(checks):
+            if probe is not None:
+                probe.before_check(ctx.page, step_index, phase, n, c, _locate(ctx))
+            verdicts.append(_judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when))
     finally:
         ctx.looked_at = None  # the next phase looks again (it is None whenever no phase is judged)
     return verdicts, all(v.ok is not False for v in verdicts)
+
+
+def _locate(ctx: _Ctx) -> Callable[[Locator], PwLocator]:
+    """How a probe finds a workflow LOC on the current page (placeholders filled, secrets not)."""
+    return lambda loc: resolve(ctx.page, loc, ctx.values.render)
 
 
 def _check_expect(ctx: _Ctx, exp: Expect, timeout_ms: float) -> list[DomVerdict]:
