@@ -18,6 +18,7 @@ from _pytest.fixtures import TopRequest
 
 from . import hookspecs
 from . import settings as settings_mod
+from .engine.ports import Probe
 from .engine.result import RunResult
 from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .experience import learn_from_result
@@ -35,6 +36,8 @@ RUNTIME = pytest.StashKey[Runtime]()
 RESULT = pytest.StashKey[RunResult]()
 SITES = pytest.StashKey[LocalSites]()
 OPS = pytest.StashKey["SessionOps"]()
+# Set on an item by a plugin that watches its run from inside (reuseit mutate's pytest side).
+PROBE = pytest.StashKey[Probe]()
 
 
 class SessionOps:
@@ -261,6 +264,7 @@ class WorkflowItem(pytest.Item):
             self.nodeid,
             placeholders=[fixture_placeholders(self.fixture_values()), *placeholders_for(self)],
             on_start=lambda page: self.ihook.pytest_reuseit_run_start(item=self, page=page),
+            probe=self.stash.get(PROBE, None),
         )
         self.stash[RESULT] = result
         allure_adapter.after_run(result)

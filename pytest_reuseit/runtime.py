@@ -25,7 +25,7 @@ from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .browser.tracing import RunTrace
 from .engine.analysis import observe
-from .engine.ports import Models
+from .engine.ports import Models, Probe
 from .engine.result import RunResult
 from .engine.runner import RunOptions, execute, read_environment
 from .errors import BrokenRun, PlaceholderError
@@ -217,16 +217,18 @@ class Runtime:
         *,
         placeholders: Placeholders = (),
         on_start: Callable[[Page], None] | None = None,
+        probe: Probe | None = None,
     ) -> RunResult:
         """Run one variation in a fresh browser context; keep artifacts as the settings say.
 
         ``placeholders`` come before the runtime's own; ``on_start`` gets the page before
-        ``start_url`` is opened (the plugin's ``pytest_reuseit_run_start`` hook).
+        ``start_url`` is opened (the plugin's ``pytest_reuseit_run_start`` hook); ``probe`` watches
+        the run from inside (mutation testing).
         """
         thread = self._browser_thread()
         if thread is not None:
-            return thread.submit(self._run, loaded, variation, run_id, placeholders, on_start).result()
-        return self._run(loaded, variation, run_id, placeholders, on_start)
+            return thread.submit(self._run, loaded, variation, run_id, placeholders, on_start, probe).result()
+        return self._run(loaded, variation, run_id, placeholders, on_start, probe)
 
     def _run(
         self,
@@ -235,8 +237,9 @@ class Runtime:
         run_id: str,
         placeholders: Placeholders,
         on_start: Callable[[Page], None] | None,
+        probe: Probe | None = None,
     ) -> RunResult:
-        return self._run_keeping(loaded, variation, run_id, placeholders, on_start)[0]
+        return self._run_keeping(loaded, variation, run_id, placeholders, on_start, probe=probe)[0]
 
     def _values(self, loaded: LoadedWorkflow, variation: str | None, placeholders: Placeholders) -> Values:
         wf = loaded.workflow
@@ -300,6 +303,7 @@ class Runtime:
         on_start: Callable[[Page], None] | None,
         *,
         keep_state: bool = False,
+        probe: Probe | None = None,
     ) -> tuple[RunResult, dict[str, Any] | None]:
         """One run; with ``keep_state`` also the context's storage state when it passed."""
         s = self.settings
@@ -338,7 +342,7 @@ class Runtime:
                 extra_params=dict(s.params),
                 # Downloads are saved in the run's own folder, beside its artifacts.
                 options=dataclasses.replace(
-                    self.run_options(), output_dir=str(folder), on_first_retry=trace.on_first_retry
+                    self.run_options(), output_dir=str(folder), on_first_retry=trace.on_first_retry, probe=probe
                 ),
                 models=models,
                 blocked=fence.blocked,
