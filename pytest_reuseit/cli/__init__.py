@@ -11,7 +11,7 @@ from ..errors import WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
-from . import experience, guide, heal, promote, report, synthesize, trace
+from . import experience, guide, heal, mutate, promote, report, synthesize, trace
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -78,12 +78,21 @@ def build_parser() -> argparse.ArgumentParser:
     promote.register(sub)
     experience.register(sub)
     synthesize.register(sub)
+    mutate.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    passed_on: list[str] = []
+    if argv[:1] == ["mutate"] and "--" in argv:
+        # Everything after -- is for each pytest session the command starts.
+        cut = argv.index("--")
+        argv, passed_on = argv[:cut], argv[cut + 1 :]
     args = parser.parse_args(argv)
+    if passed_on:
+        args.pytest_args = passed_on
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

@@ -1,0 +1,66 @@
+"""``reuseit mutate``: would the workflows notice if the site broke? (docs/mutation.md)"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..mutation import operators, report
+from ..mutation.session import MutateOptions, UsageError, run
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "mutate",
+        help="inject one fault at a time from the browser side and count what the workflows catch",
+        description="Runs the workflows clean, makes mutants (one fault each) of what they touch, runs each "
+        "mutant against a run that touched it, and reports the mutation score. Options after -- go to pytest.",
+    )
+    p.add_argument("paths", nargs="*", default=[], help="workflow files or folders, as pytest selects them")
+    p.add_argument(
+        "--operators", default="", help=f"comma-separated operator names (default: all): {', '.join(operators.names())}"
+    )
+    p.add_argument(
+        "--break-at", type=float, default=None, help="exit 1 when the mutation score is below this (percent)"
+    )
+    p.add_argument("--report", default="reuseit-output/mutation.json", help="the JSON report (Stryker's schema)")
+    p.add_argument(
+        "--max-mutants", type=int, default=0, help="at most this many mutants, sampled evenly over operators and files"
+    )
+    p.set_defaults(func=cmd_mutate, pytest_args=[])
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    names = tuple(n.strip() for n in args.operators.split(",") if n.strip())
+    if args.break_at is not None and not 0 <= args.break_at <= 100:
+        print("reuseit mutate: --break-at is a percentage from 0 to 100", file=sys.stderr)
+        return 2
+    if args.max_mutants < 0:
+        print("reuseit mutate: --max-mutants must be 0 (no limit) or more", file=sys.stderr)
+        return 2
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"reuseit mutate: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    opts = MutateOptions(
+        paths=list(args.paths),
+        pytest_args=list(args.pytest_args),
+        operators=names,
+        break_at=args.break_at,
+        report=Path(args.report),
+        max_mutants=args.max_mutants,
+    )
+    try:
+        result = run(opts, say=lambda line: print(line, flush=True))
+    except UsageError as exc:
+        print(f"reuseit mutate: {exc}", file=sys.stderr)
+        return 2
+    print()
+    for line in report.table(result.results):
+        print(line)
+    for line in report.details(result.report):
+        print(line)
+    print(f"report: {args.report}")
+    print(result.summary.line())
+    return result.exit_code

@@ -1,0 +1,141 @@
+"""A mutant's outcome from its run's verdict, and the figures of a whole mutation run.
+
+The words are Stryker's and PIT's (killed, survived, timeout), plus what a self-healing tool must
+never hide: a breaking mutant whose run passed only by a fallback, healing or the agent is
+*healed around* (a survivor, listed apart). Broken and timeout mutants are counted, never as
+killed; a fault that could not be placed at all (the element never came) is *not applied*.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .plan import Mutant
+
+BREAKING_OUTCOMES = ("killed", "survived", "healed around", "broken", "timeout", "not applied", "not run")
+BENIGN_OUTCOMES = ("clean", "false alarm", "not applied", "not run")
+
+
+@dataclass
+class MutantResult:
+    mutant: Mutant
+    outcome: str
+    verdict: dict[str, Any] = field(default_factory=dict)  # the run's: status, failed_step, message, ...
+    localised: bool | None = None  # killed: did it fail at the step that touches the target?
+
+    @property
+    def status(self) -> str:
+        return str(self.verdict.get("status", ""))
+
+
+def judge(mutant: Mutant, verdict: dict[str, Any] | None, time_limit: float) -> MutantResult:
+    """The outcome of one mutant from its run's verdict (None: the run gave none)."""
+    if verdict is None:
+        return MutantResult(mutant, "not run" if mutant.kind == "benign" else "broken")
+    status = str(verdict.get("status", ""))
+    timed_out = float(verdict.get("duration", 0.0)) > time_limit
+    if mutant.kind == "benign":
+        if not verdict.get("applied", True) and status in ("failed", "broken"):
+            return MutantResult(mutant, "not applied", verdict)
+        return MutantResult(mutant, "clean" if status in ("passed", "recovered", "healed") else "false alarm", verdict)
+    if status == "failed":
+        if not verdict.get("applied", False):
+            return MutantResult(mutant, "not applied", verdict)
+        outcome = "timeout" if timed_out else "killed"
+        return MutantResult(mutant, outcome, verdict, localised=_localised(mutant, verdict))
+    if status == "passed":
+        # The fault never went in (its element never showed): the run says nothing about it.
+        return MutantResult(mutant, "survived" if verdict.get("applied", False) else "not applied", verdict)
+    if status in ("recovered", "healed"):
+        return MutantResult(mutant, "healed around" if verdict.get("applied", False) else "not applied", verdict)
+    return MutantResult(mutant, "timeout" if timed_out else "broken", verdict)
+
+
+def _localised(mutant: Mutant, verdict: dict[str, Any]) -> bool:
+    target = mutant.target
+    if target.step is None:  # an outcome check, or a page-wide fault
+        return verdict.get("failed_phase") == "outcome" or target.what == "page"
+    failed_step = verdict.get("failed_step")
+    return failed_step == target.step + 1
+
+
+@dataclass
+class Summary:
+    killed: int = 0
+    survived: int = 0  # healed around included, as the score counts them
+    healed_around: int = 0
+    broken: int = 0
+    timeout: int = 0
+    not_applied: int = 0
+    benign: int = 0
+    false_alarms: int = 0
+    localised: int = 0
+    total: int = 0
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float | None:
+        judged = self.killed + self.survived
+        return 100.0 * self.killed / judged if judged else None
+
+    @property
+    def false_alarm_rate(self) -> float | None:
+        return 100.0 * self.false_alarms / self.benign if self.benign else None
+
+    @property
+    def localisation(self) -> float | None:
+        return 100.0 * self.localised / self.killed if self.killed else None
+
+    def line(self) -> str:
+        """The one summary line of the contract (docs/mutation.md)."""
+        score = "n/a" if self.score is None else f"{self.score:.1f}%"
+        minutes, seconds = divmod(int(round(self.seconds)), 60)
+        return (
+            f"mutation score {score} ({self.killed} killed, {self.survived} survived, {self.broken} broken, "
+            f"{self.timeout} timeout); false alarms {self.false_alarms} of {self.benign} benign; "
+            f"{self.total} mutants in {minutes}m{seconds:02d}s"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "killed": self.killed,
+            "survived": self.survived,
+            "healed_around": self.healed_around,
+            "broken": self.broken,
+            "timeout": self.timeout,
+            "not_applied": self.not_applied,
+            "benign": self.benign,
+            "false_alarms": self.false_alarms,
+            "localised": self.localised,
+            "mutants": self.total,
+            "score": self.score,
+            "false_alarm_rate": self.false_alarm_rate,
+            "localisation_rate": self.localisation,
+            "seconds": round(self.seconds, 1),
+        }
+
+
+def summarise(results: list[MutantResult], seconds: float) -> Summary:
+    s = Summary(total=len(results), seconds=seconds)
+    for r in results:
+        if r.mutant.kind == "benign":
+            if r.outcome in ("clean", "false alarm"):
+                s.benign += 1
+                s.false_alarms += r.outcome == "false alarm"
+            elif r.outcome == "not applied":
+                s.not_applied += 1
+            continue
+        if r.outcome == "killed":
+            s.killed += 1
+            s.localised += bool(r.localised)
+        elif r.outcome in ("survived", "healed around"):
+            s.survived += 1
+            s.healed_around += r.outcome == "healed around"
+        elif r.outcome == "broken":
+            s.broken += 1
+        elif r.outcome == "timeout":
+            s.timeout += 1
+        elif r.outcome == "not applied":
+            s.not_applied += 1
+    return s

@@ -1,0 +1,240 @@
+"""The mutation report: the terminal table, a suggested check for each survivor, and the JSON
+report in Stryker's open mutation-testing report schema (schemaVersion 2: the workflow file is the
+source file, each mutant sits at its step's line), so existing viewers render it. What that schema
+cannot hold (benign mutants, localisation, healed around, the runs) is under ``reuseit``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from . import operators
+from .operators import Target
+from .outcome import MutantResult, Summary
+from .touches import RunTouches
+
+_STRYKER_STATUS = {
+    "killed": "Killed",
+    "survived": "Survived",
+    "healed around": "Survived",
+    "broken": "RuntimeError",
+    "timeout": "Timeout",
+    "not applied": "Ignored",
+    "not run": "Ignored",
+}
+_SHORT_LINE = 80
+
+
+def _flow(value: Any) -> str:
+    """A YAML flow value: JSON is valid YAML, and keeps quotes where a string needs them."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str) and value and all(c.isalnum() or c in " ._-#/" for c in value) and value[0].isalpha():
+        return value
+    return json.dumps(value)
+
+
+def _new_lines(before: str, after: str) -> list[str]:
+    seen = {line.strip() for line in before.splitlines()}
+    return [
+        line.strip()
+        for line in after.splitlines()
+        if line.strip() and line.strip() not in seen and len(line.strip()) <= _SHORT_LINE
+    ]
+
+
+def suggestion(result: MutantResult, run: RunTouches | None) -> str:
+    """What no check covers, and a check in the file's own syntax that would catch it."""
+    t = result.mutant.target
+    if t.what == "check":
+        return _tighter_check(t)
+    if run is None:
+        return ""
+    step = t.step
+    if t.what == "storage":
+        last = run.steps[-1] if run.steps else None
+        lines = _new_lines(last.text_before, last.text_after) if last else []
+        check = f"{{expect: {{visible: {{text: {_flow(lines[0])}}}}}}}" if lines else "{expect: ...}"
+        return (
+            "nothing reloads the page to see that what the workflow saved is kept; add a last step:\n"
+            f"  - action: Reload the page; the data is still there\n    do: [reload]\n    post: [{check}]"
+        )
+    state = run.step_state(step) if step is not None else None
+    if state is None:
+        return "no step checks what this changes; add a post check to the step that uses it"
+    where = f"step {state.step + 1} (line {state.line}, '{state.action}')"
+    before, after = urlsplit(state.url_before), urlsplit(state.url_after)
+    if state.url_after and (before.path, before.fragment) != (after.path, after.fragment):
+        part = after.fragment and f"#{after.fragment}" or after.path
+        return (
+            f"nothing checks where {where} leads; add under its post:\n  - expect: {{url: {{contains: {_flow(part)}}}}}"
+        )
+    lines = _new_lines(state.text_before, state.text_after)
+    if lines:
+        return (
+            f"nothing checks what {where} changes on the page; add under its post:\n"
+            f"  - expect: {{visible: {{text: {_flow(lines[0])}}}}}"
+        )
+    return f"{where} showed no new text or address in the clean run; check what it should change (a count, a value)"
+
+
+def _tighter_check(t: Target) -> str:
+    text = str(t.detail.get("text", "")).strip()
+    loc = t.detail.get("loc") or {}
+    if not text:
+        return f"the check at line {t.line} does not notice the change; compare its text exactly"
+    if t.key == "title":
+        return f"the check at line {t.line} reads the title loosely; make it exact:\n  - expect: {{title: {{equals: {_flow(text)}}}}}"
+    if t.key == "count":
+        return f"the count at line {t.line} allows one more; give it equals:\n  - expect: {{count: {_flow({**loc, 'equals': '...'})}}}"
+    key = "value" if t.key == "value" else "text"
+    return (
+        f"the check at line {t.line} does not notice when the text changes; compare it exactly:\n"
+        f"  - expect: {{{key}: {_flow({**loc, 'equals': text})}}}"
+    )
+
+
+def _line_of(t: Target, run: RunTouches | None) -> int:
+    if t.line:
+        return t.line
+    state = run.step_state(t.step) if run is not None and t.step is not None else None
+    return state.line if state is not None else 1
+
+
+def _record(r: MutantResult, run: RunTouches | None) -> dict[str, Any]:
+    t = r.mutant.target
+    out: dict[str, Any] = {
+        "id": r.mutant.id,
+        "kind": r.mutant.kind,
+        "operator": r.mutant.operator,
+        "description": operators.get(r.mutant.operator).description if r.mutant.operator in operators.names() else "",
+        "outcome": r.outcome,
+        "target": {
+            "file": r.mutant.file,
+            "line": _line_of(t, run),
+            "step": t.step + 1 if t.step is not None else None,
+            "what": t.what,
+            "op_or_check": t.key,
+            "phase": t.phase,
+            "locator": t.locator,
+        },
+        "run": {"nodeid": r.mutant.nodeid, **r.verdict},
+    }
+    if r.localised is not None:
+        out["localised"] = r.localised
+    if r.outcome in ("survived", "healed around"):
+        out["suggestion"] = suggestion(r, run)
+    return out
+
+
+def build(
+    results: list[MutantResult],
+    summary: Summary,
+    runs: list[RunTouches],
+    root: Path,
+    *,
+    not_clean: list[dict[str, Any]],
+    thresholds: dict[str, int],
+) -> dict[str, Any]:
+    by_nodeid = {r.nodeid: r for r in runs}
+    files: dict[str, Any] = {}
+    for r in results:
+        if r.mutant.kind != "breaking":
+            continue
+        entry = files.get(r.mutant.file)
+        if entry is None:
+            try:
+                source = (root / r.mutant.file).read_text(encoding="utf-8")
+            except OSError:
+                source = ""
+            entry = files[r.mutant.file] = {"language": "yaml", "source": source, "mutants": []}
+        line = _line_of(r.mutant.target, by_nodeid.get(r.mutant.nodeid))
+        entry["mutants"].append(
+            {
+                "id": r.mutant.id,
+                "mutatorName": r.mutant.operator,
+                "description": f"{operators.get(r.mutant.operator).description}: {r.mutant.target.locator}"
+                if r.mutant.operator in operators.names()
+                else r.mutant.target.locator,
+                "replacement": r.mutant.target.locator,
+                "location": {"start": {"line": line, "column": 1}, "end": {"line": line, "column": 2}},
+                "status": _STRYKER_STATUS[r.outcome],
+                "statusReason": str(r.verdict.get("message", "")) or r.outcome,
+                "killedBy": [r.mutant.nodeid] if r.outcome == "killed" else [],
+                "coveredBy": [r.mutant.nodeid],
+            }
+        )
+    return {
+        "$schema": "https://git.io/mutation-testing-schema",
+        "schemaVersion": "2",
+        "thresholds": thresholds,
+        "projectRoot": ".",
+        "files": files,
+        "reuseit": {
+            "summary": summary.to_json(),
+            "summary_line": summary.line(),
+            "mutants": [_record(r, by_nodeid.get(r.mutant.nodeid)) for r in results],
+            "not_clean": not_clean,
+        },
+    }
+
+
+def write(report: dict[str, Any], path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1f}%"
+
+
+def table(results: list[MutantResult]) -> Iterator[str]:
+    """One row per operator, then what to act on: survivors with their suggestion, false alarms."""
+    yield f"{'operator':<20} {'kind':<9} {'mutants':>7} {'killed':>6} {'survived':>8} {'healed':>6} {'broken':>6} {'timeout':>7} {'n/a':>4}  score / false alarms"
+    for name in dict.fromkeys(r.mutant.operator for r in results):
+        rs = [r for r in results if r.mutant.operator == name]
+        count = {o: sum(r.outcome == o for r in rs) for o in {r.outcome for r in rs}}
+        kind = rs[0].mutant.kind
+        na = count.get("not applied", 0) + count.get("not run", 0)
+        if kind == "benign":
+            alarms = count.get("false alarm", 0)
+            yield f"{name:<20} {kind:<9} {len(rs):>7} {'':>6} {'':>8} {'':>6} {'':>6} {'':>7} {na:>4}  {alarms} false alarm(s)"
+            continue
+        killed, survived = count.get("killed", 0), count.get("survived", 0) + count.get("healed around", 0)
+        score = _pct(100.0 * killed / (killed + survived) if killed + survived else None)
+        yield (
+            f"{name:<20} {kind:<9} {len(rs):>7} {killed:>6} {survived:>8} {count.get('healed around', 0):>6} "
+            f"{count.get('broken', 0):>6} {count.get('timeout', 0):>7} {na:>4}  {score}"
+        )
+
+
+def details(report: dict[str, Any]) -> Iterator[str]:
+    """The mutants a reader must act on, each with where it is and what to do."""
+    mutants = report["reuseit"]["mutants"]
+    for title, outcomes in (
+        ("HEALED AROUND A REGRESSION (passed only by a fallback, healing or the agent)", ("healed around",)),
+        ("SURVIVED (no check noticed)", ("survived",)),
+        ("FALSE ALARM (a harmless change failed the run)", ("false alarm",)),
+        ("BROKEN (no verdict)", ("broken", "timeout")),
+    ):
+        chosen = [m for m in mutants if m["outcome"] in outcomes]
+        if not chosen:
+            continue
+        yield ""
+        yield f"{title}: {len(chosen)}"
+        for m in chosen:
+            t = m["target"]
+            where = f"{t['file']}:{t['line']}" + (f" step {t['step']}" if t["step"] else "")
+            yield f"  {m['id']} {m['operator']} on {t['locator']} ({where}): {m['description']}"
+            if m["outcome"] in ("false alarm", "broken", "timeout") and m["run"].get("message"):
+                yield f"      {m['run']['status']}: {m['run']['message']}"
+            for line in str(m.get("suggestion", "")).splitlines():
+                yield f"      {line}"
+    for run in report["reuseit"]["not_clean"]:
+        yield f"NOT CLEAN {run['nodeid']}: {run['status']} (left out: a workflow must pass before its mutants mean anything)"

@@ -1,0 +1,177 @@
+"""``reuseit mutate``: the clean session, the mutants, the mutant session, the report.
+
+Each session is ``python -m pytest`` in a subprocess with the user's paths and options (so ``-n``,
+``--base-url``, conftest fixtures and hooks all apply) and ``-p pytest_reuseit.mutate_plugin``.
+Its output goes to a log file; the terminal gets a progress line while it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ReuseitError
+from . import operators, outcome, plan, report, touches
+
+# Options that would stop a mutant session at its first kill (a kill is a failing test).
+_STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
+
+
+class UsageError(ReuseitError):
+    """A mutation run that cannot start: exit status 2 with one line."""
+
+
+@dataclass
+class MutateOptions:
+    paths: list[str]
+    pytest_args: list[str] = field(default_factory=list)
+    operators: tuple[str, ...] = ()
+    break_at: float | None = None
+    report: Path = Path("reuseit-output/mutation.json")
+    max_mutants: int = 0
+    work: Path = Path("reuseit-output/mutation")
+    root: Path = Path(".")
+    thresholds: dict[str, int] = field(default_factory=lambda: {"high": 80, "low": 60})
+
+
+@dataclass
+class MutateResult:
+    summary: outcome.Summary
+    results: list[outcome.MutantResult]
+    report: dict[str, Any]
+    exit_code: int
+
+
+Say = Callable[[str], None]
+
+
+def _pytest_args(opts: MutateOptions) -> list[str]:
+    args = []
+    skip = False
+    for a in opts.pytest_args:
+        if skip:
+            skip = False
+            continue
+        if a in _STOPPERS or a.startswith("--maxfail"):
+            skip = a == "--maxfail"
+            continue
+        args.append(a)
+    return [*opts.paths, *args, "-p", "pytest_reuseit.mutate_plugin", "-p", "no:cacheprovider", "-q"]
+
+
+def _run_pytest(
+    args: list[str], log: Path, root: Path, count: Callable[[], int], total: int, label: str, say: Say
+) -> int:
+    """One pytest session in a subprocess; prints "label: n/total done, elapsed" as results arrive."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    last_shown = -1
+    with log.open("w", encoding="utf-8") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=root, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            while proc.poll() is None:
+                time.sleep(0.5)
+                done = count()
+                if done != last_shown and (done == total or time.monotonic() - started > 0):
+                    last_shown = done
+                    say(f"{label}: {done}/{total} done, {_elapsed(time.monotonic() - started)}")
+        except KeyboardInterrupt:
+            proc.terminate()
+            proc.wait()
+            raise
+    return proc.returncode
+
+
+def _elapsed(seconds: float) -> str:
+    m, s = divmod(int(seconds), 60)
+    return f"{m}m{s:02d}s"
+
+
+def _tail(log: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _collected(root: Path, args: list[str]) -> int:
+    """How many runs the user's selection holds (for the progress line)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args, "--collect-only", "-q"], cwd=root, capture_output=True, text=True
+    )
+    return sum(1 for line in proc.stdout.splitlines() if "::" in line and not line.startswith(" "))
+
+
+def run(opts: MutateOptions, say: Say = print) -> MutateResult:
+    unknown = [n for n in opts.operators if n not in operators.names()]
+    if unknown:
+        raise UsageError(f"unknown operator(s): {', '.join(unknown)}; operators: {', '.join(operators.names())}")
+    names = opts.operators or operators.names()
+    started = time.monotonic()
+    work = opts.root / opts.work
+    clean_dir, mutant_dir = work / "clean", work / "mutants"
+    for folder in (clean_dir, mutant_dir):
+        if folder.exists():
+            for f in folder.glob("*.json"):
+                f.unlink()
+    base = _pytest_args(opts)
+
+    total = _collected(opts.root, [*opts.paths, *[a for a in base[len(opts.paths) :] if a != "-q"]])
+    if total == 0:
+        raise UsageError(f"no workflows selected by {' '.join(opts.paths) or '.'} (pytest collected no workflow runs)")
+    say(f"clean runs: {total} workflow run(s)")
+    code = _run_pytest(
+        [*base, "--reuseit-mutation-record", str(clean_dir)],
+        work / "clean.log",
+        opts.root,
+        lambda: len(list(clean_dir.glob("*.json"))),
+        total,
+        "clean runs",
+        say,
+    )
+    runs = touches.load_all(clean_dir) if clean_dir.exists() else []
+    if code not in (0, 1) and not runs:
+        raise UsageError(f"the clean session did not run (pytest exit {code}):\n{_tail(work / 'clean.log')}")
+    clean = [r for r in runs if r.status in ("passed", "recovered", "healed")]
+    not_clean = [{"nodeid": r.nodeid, "status": r.status} for r in runs if r not in clean]
+    if not clean:
+        why = ", ".join(sorted({r.status for r in runs})) or "no run finished"
+        raise UsageError(
+            f"no workflow passed clean ({why}): is the site up? Mutants of a failing workflow mean nothing; "
+            f"see {work / 'clean.log'}"
+        )
+    mutants = plan.make(clean, names, opts.max_mutants)
+    plan_file = work / "plan.json"
+    plan.save(mutants, plan_file)
+    say(f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)")
+    if mutants:
+        _run_pytest(
+            [*base, "--reuseit-mutation-plan", str(plan_file), "--reuseit-mutation-results", str(mutant_dir)],
+            work / "mutants.log",
+            opts.root,
+            lambda: len(list(mutant_dir.glob("*.json"))),
+            len(mutants),
+            "mutants",
+            say,
+        )
+    durations = {r.nodeid: r.duration for r in clean}
+    results = []
+    for m in mutants:
+        path = mutant_dir / f"{m.id}.json"
+        verdict = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+        limit = max(60.0, 10 * durations.get(m.nodeid, 0.0) + 30.0)
+        results.append(outcome.judge(m, verdict, limit))
+    summary = outcome.summarise(results, time.monotonic() - started)
+    thresholds = dict(opts.thresholds)
+    if opts.break_at is not None:
+        thresholds["break"] = int(opts.break_at)
+    rep = report.build(results, summary, clean, opts.root, not_clean=not_clean, thresholds=thresholds)
+    report.write(rep, opts.root / opts.report)
+    broke = opts.break_at is not None and (summary.score is None or summary.score < opts.break_at)
+    return MutateResult(summary, results, rep, 1 if broke else 0)
