@@ -21,10 +21,12 @@ from typing import Any
 import pytest
 
 from .hookspecs import RunEnd
+from .mutation import operators
 from .mutation.inject import Injector
-from .mutation.plan import Mutant
+from .mutation.plan import Mutant, make
 from .mutation.plan import load as load_plan
-from .mutation.touches import Recorder, RunTouches
+from .mutation.plan import save as save_plan
+from .mutation.touches import Recorder, RunTouches, load_all
 from .mutation.touches import save as save_touches
 from .plugin import PROBE, WorkflowItem
 
@@ -34,8 +36,40 @@ _MUTANT = pytest.StashKey[Mutant]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("reuseit-mutate", "reuseit mutate (set by the command, not by hand)")
     group.addoption("--reuseit-mutation-record", metavar="DIR", help="record what each clean run touches into DIR")
+    group.addoption(
+        "--reuseit-mutation-make",
+        metavar="FILE",
+        help="after the clean runs, write their mutants to FILE (operators registered in this session count)",
+    )
+    group.addoption("--reuseit-mutation-operators", default="", metavar="NAMES", help="comma-separated operators")
+    group.addoption("--reuseit-mutation-max", type=int, default=0, metavar="N", help="at most N mutants")
     group.addoption("--reuseit-mutation-plan", metavar="FILE", help="run the mutants listed in FILE")
     group.addoption("--reuseit-mutation-results", metavar="DIR", help="write each mutant's verdict into DIR")
+
+
+def _operator_names(config: pytest.Config) -> tuple[str, ...]:
+    given = tuple(n.strip() for n in str(config.getoption("reuseit_mutation_operators") or "").split(",") if n.strip())
+    return given or operators.names()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Conftests and plugins are loaded by now: a suite's own operators are registered.
+    unknown = [n for n in _operator_names(config) if n not in operators.names()]
+    if unknown:
+        raise pytest.UsageError(
+            f"reuseit mutate: unknown operator(s): {', '.join(unknown)}; operators: {', '.join(operators.names())}"
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """The controller makes the mutants once every clean run has written what it touched."""
+    config = session.config
+    target = config.getoption("reuseit_mutation_make")
+    folder = config.getoption("reuseit_mutation_record")
+    if not target or not folder or hasattr(config, "workerinput"):
+        return
+    runs = [r for r in load_all(Path(folder)) if r.status in ("passed", "recovered", "healed")]
+    save_plan(make(runs, _operator_names(config), config.getoption("reuseit_mutation_max")), Path(target))
 
 
 def _file_name(nodeid: str) -> str:

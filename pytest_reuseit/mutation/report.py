@@ -7,6 +7,7 @@ cannot hold (benign mutants, localisation, healed around, the runs) is under ``r
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,9 +48,29 @@ def _new_lines(before: str, after: str) -> list[str]:
     ]
 
 
+def _words_of(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)}
+
+
+def _pick_line(lines: list[str], action: str, *, about_action: bool) -> str:
+    """A new line of text to check: one sharing words with the step's action for a fault in the
+    action, one that does not for a fault elsewhere (a request the page made on its own)."""
+    words = _words_of(action)
+    related = [line for line in lines if _words_of(line) & words]
+    others = [line for line in lines if line not in related]
+    preferred = related if about_action else others
+    return (preferred or lines)[0]
+
+
 def suggestion(result: MutantResult, run: RunTouches | None) -> str:
     """What no check covers, and a check in the file's own syntax that would catch it."""
     t = result.mutant.target
+    if result.outcome == "healed around":
+        at = f"step {t.step + 1}" if t.step is not None else "the run"
+        return (
+            f"{at} passed only through its fallback: a user would have met this fault. Run CI with "
+            "--reuseit-strict (a recovered run fails), or remove the fallback if what it walks around must not happen"
+        )
     if t.what == "check":
         return _tighter_check(t)
     if run is None:
@@ -75,9 +96,10 @@ def suggestion(result: MutantResult, run: RunTouches | None) -> str:
         )
     lines = _new_lines(state.text_before, state.text_after)
     if lines:
+        line = _pick_line(lines, state.action, about_action=t.what == "op")
+        what = f"what {t.locator} brings to the page" if t.what == "request" else f"what {where} changes on the page"
         return (
-            f"nothing checks what {where} changes on the page; add under its post:\n"
-            f"  - expect: {{visible: {{text: {_flow(lines[0])}}}}}"
+            f"nothing checks {what}; add under the post of {where}:\n  - expect: {{visible: {{text: {_flow(line)}}}}}"
         )
     return f"{where} showed no new text or address in the clean run; check what it should change (a count, a value)"
 

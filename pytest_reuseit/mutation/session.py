@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReuseitError
-from . import operators, outcome, plan, report, touches
+from . import outcome, plan, report, touches
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -109,10 +109,6 @@ def _collected(root: Path, args: list[str]) -> int:
 
 
 def run(opts: MutateOptions, say: Say = print) -> MutateResult:
-    unknown = [n for n in opts.operators if n not in operators.names()]
-    if unknown:
-        raise UsageError(f"unknown operator(s): {', '.join(unknown)}; operators: {', '.join(operators.names())}")
-    names = opts.operators or operators.names()
     started = time.monotonic()
     work = opts.root / opts.work
     clean_dir, mutant_dir = work / "clean", work / "mutants"
@@ -126,8 +122,14 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     if total == 0:
         raise UsageError(f"no workflows selected by {' '.join(opts.paths) or '.'} (pytest collected no workflow runs)")
     say(f"clean runs: {total} workflow run(s)")
+    plan_file = work / "plan.json"
+    plan_file.unlink(missing_ok=True)
+    # The clean session makes the mutants: operators a suite registers in its conftest count there.
+    making = ["--reuseit-mutation-make", str(plan_file), "--reuseit-mutation-max", str(opts.max_mutants)]
+    if opts.operators:
+        making += ["--reuseit-mutation-operators", ",".join(opts.operators)]
     code = _run_pytest(
-        [*base, "--reuseit-mutation-record", str(clean_dir)],
+        [*base, "--reuseit-mutation-record", str(clean_dir), *making],
         work / "clean.log",
         opts.root,
         lambda: len(list(clean_dir.glob("*.json"))),
@@ -137,7 +139,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     )
     runs = touches.load_all(clean_dir) if clean_dir.exists() else []
     if code not in (0, 1) and not runs:
-        raise UsageError(f"the clean session did not run (pytest exit {code}):\n{_tail(work / 'clean.log')}")
+        raise UsageError(f"the clean session did not run (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
     clean = [r for r in runs if r.status in ("passed", "recovered", "healed")]
     not_clean = [{"nodeid": r.nodeid, "status": r.status} for r in runs if r not in clean]
     if not clean:
@@ -146,9 +148,9 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
             f"no workflow passed clean ({why}): is the site up? Mutants of a failing workflow mean nothing; "
             f"see {work / 'clean.log'}"
         )
-    mutants = plan.make(clean, names, opts.max_mutants)
-    plan_file = work / "plan.json"
-    plan.save(mutants, plan_file)
+    if not plan_file.exists():
+        raise UsageError(f"the clean session made no mutants (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
+    mutants = plan.load(plan_file)
     say(f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)")
     if mutants:
         _run_pytest(

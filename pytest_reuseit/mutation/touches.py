@@ -300,9 +300,15 @@ class Recorder:
         except PlaywrightError:
             return {}
 
+    @property
+    def _current(self) -> int:
+        """The step a request or write belongs to: what the start page does belongs to step 1,
+        the first that acts on it."""
+        return self._step if self._step is not None else 0
+
     def _touched(self, source: Any, kind: str, detail: str) -> None:
-        if kind == "storage" and self._step not in self.run.storage:
-            self.run.storage.append(self._step)
+        if kind == "storage" and self._current not in self.run.storage:
+            self.run.storage.append(self._current)
         elif kind == "submit" and (self._step, self._op) not in self.run.submits:
             self.run.submits.append((self._step, self._op))
 
@@ -321,5 +327,5 @@ class Recorder:
         if urlsplit(url).scheme not in ("http", "https"):
             return
         self.run.requests.append(
-            RequestTouch(self._step, request.method, url, request.resource_type, response.status, "json" in kind)
+            RequestTouch(self._current, request.method, url, request.resource_type, response.status, "json" in kind)
         )

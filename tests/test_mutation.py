@@ -1,0 +1,214 @@
+"""reuseit mutate, as a user runs it: the command in a subprocess, real Chromium, a real page.
+
+One mutation run over four workflows on tests/pages/mutation/shop.html answers most questions
+(the module fixture); each test reads what that run reported. The page loads a catalogue by
+fetch, adds an item to a basket on a click and counts the basket.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+_FAST = "settings: {retries: 1, check_timeout: 1, action_timeout: 1}\n"
+_START = 'start_url: "{base_url}/mutation/shop.html"\n'
+_CATALOGUE = """  - action: Wait for the catalogue
+    do: []
+    post:
+      - expect: {text: {css: "#catalogue", equals: 3 products in the catalogue}}
+"""
+_ADD = """  - action: Add an apple
+    do:
+      - fill: {css: "#item", value: apple}
+      - click: {css: "#add"}
+"""
+WORKFLOWS = {
+    # Every step checks what it does: its mutants should be killed at that step.
+    "strong": "name: Strong\ntask: Add an apple\n"
+    + _START
+    + _FAST
+    + "steps:\n"
+    + _CATALOGUE
+    + _ADD
+    + """    post:
+      - expect:
+          - text: {css: "#basket li", equals: apple}
+          - text: {css: "#count", equals: "Basket: 1"}
+""",
+    # Adds without checking: a click that does nothing goes unnoticed.
+    "weak": "name: Weak\ntask: Add an apple\n" + _START + _FAST + "steps:\n" + _ADD,
+    # A fallback adds with the other button: a missing Add button is walked around.
+    "healing": "name: Healing\ntask: Add an apple\n"
+    + _START
+    + _FAST
+    + "steps:\n"
+    + _ADD
+    + """    post:
+      - expect: {text: {css: "#count", equals: "Basket: 1"}}
+    fallback:
+      - do: [{fill: {css: "#item", value: apple}}, {click: {css: "#add2"}}]
+""",
+    # Fails clean (the page says 3 products): listed, and no mutants.
+    "failing": "name: Failing\ntask: Read the catalogue\n"
+    + _START
+    + _FAST
+    + """steps:
+  - action: Read the catalogue
+    do: []
+    post:
+      - expect: {text: {css: "#catalogue", equals: 9 products in the catalogue}}
+""",
+}
+OPERATORS = "element_removed,click_ignored,number_off_by_one,request_500,banner"
+
+
+def mutate(folder: Path, *args: str, pytest_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *args]
+    if pytest_args:
+        cmd += ["--", *pytest_args]
+    return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def mutation_run(
+    tmp_path_factory: pytest.TempPathFactory, pages_url: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("mutate")
+    for name, text in WORKFLOWS.items():
+        (folder / f"{name}.reuseit.yaml").write_text(text, encoding="utf-8")
+    proc = mutate(
+        folder,
+        ".",
+        "--operators",
+        OPERATORS,
+        "--break-at",
+        "95",
+        pytest_args=("--base-url", pages_url, "--reuseit-llm", "off", "-n", "2"),
+    )
+    report = folder / "reuseit-output" / "mutation.json"
+    assert report.exists(), proc.stdout + proc.stderr
+    return proc, json.loads(report.read_text(encoding="utf-8"))
+
+
+def _mutants(report: dict[str, Any], file: str, operator: str | None = None) -> list[dict[str, Any]]:
+    return [
+        m
+        for m in report["reuseit"]["mutants"]
+        if m["target"]["file"].endswith(file) and (operator is None or m["operator"] == operator)
+    ]
+
+
+def test_summary_line_progress_and_exit_status(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    proc, report = mutation_run
+    last = proc.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"mutation score \d+\.\d% \(\d+ killed, \d+ survived, \d+ broken, \d+ timeout\); "
+        r"false alarms \d+ of \d+ benign; \d+ mutants in \d+m\d\ds",
+        last,
+    ), last
+    assert last == report["reuseit"]["summary_line"]
+    assert re.search(r"mutants: \d+/\d+ done, \d+m\d\ds", proc.stdout), "no progress line"
+    # The weak workflow's survivor keeps the score under 95: --break-at fails the command.
+    assert report["reuseit"]["summary"]["survived"] >= 1
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+
+
+def test_checked_steps_kill_their_mutants_at_the_step(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    _, report = mutation_run
+    strong = _mutants(report, "strong.reuseit.yaml")
+    by_op = {m["operator"]: [x for x in strong if x["operator"] == m["operator"]] for m in strong}
+    assert set(by_op) >= {"element_removed", "click_ignored", "number_off_by_one", "request_500", "banner"}
+    breaking = [m for m in strong if m["kind"] == "breaking"]
+    assert breaking and all(m["outcome"] == "killed" for m in breaking), [
+        (m["id"], m["operator"], m["outcome"], m["run"]) for m in breaking
+    ]
+    # Each failed where its target is used: the catalogue's at step 1, the basket's at step 2.
+    assert all(m["localised"] for m in breaking), [(m["operator"], m["target"], m["run"]) for m in breaking]
+    click = by_op["click_ignored"][0]
+    assert click["target"]["step"] == 2 and click["run"]["failed_step"] == 2
+    assert click["run"]["status"] == "failed"  # an assertion about the page, not a broken run
+    catalogue = next(m for m in by_op["number_off_by_one"] if "#catalogue" in m["target"]["locator"])
+    assert "4 products" in catalogue["run"]["message"], catalogue["run"]
+    request = by_op["request_500"][0]
+    assert request["target"]["locator"] == "GET /mutation/items.json" and request["run"]["failed_step"] == 1
+
+
+def test_an_unchecked_click_survives_with_a_suggested_check(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    proc, report = mutation_run
+    (click,) = _mutants(report, "weak.reuseit.yaml", "click_ignored")
+    assert click["outcome"] == "survived"
+    # Derived from the clean run: the click made "apple" appear.
+    assert "expect: {visible: {text: apple}}" in click["suggestion"], click["suggestion"]
+    assert "SURVIVED" in proc.stdout and "expect: {visible: {text: apple}}" in proc.stdout
+
+
+def test_a_fallback_that_walks_around_a_regression_is_listed(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    proc, report = mutation_run
+    removed = [
+        m
+        for m in _mutants(report, "healing.reuseit.yaml", "element_removed")
+        if "#add" == m["target"]["locator"].split("=")[-1].strip("'")
+    ]
+    assert removed, _mutants(report, "healing.reuseit.yaml", "element_removed")
+    assert removed[0]["outcome"] == "healed around" and removed[0]["run"]["status"] == "recovered"
+    assert "HEALED AROUND A REGRESSION" in proc.stdout
+    assert report["reuseit"]["summary"]["healed_around"] >= 1
+
+
+def test_benign_banner_passes_and_a_failing_workflow_gets_no_mutants(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    proc, report = mutation_run
+    banners = [m for m in report["reuseit"]["mutants"] if m["operator"] == "banner"]
+    assert banners and all(m["outcome"] == "clean" for m in banners), banners
+    assert report["reuseit"]["summary"]["false_alarms"] == 0
+    assert [r["nodeid"] for r in report["reuseit"]["not_clean"]] == ["failing.reuseit.yaml::failing[default]"]
+    assert not _mutants(report, "failing.reuseit.yaml")
+    assert "NOT CLEAN failing.reuseit.yaml::failing[default]" in proc.stdout
+
+
+def test_report_is_in_strykers_schema(mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]]) -> None:
+    _, report = mutation_run
+    assert report["schemaVersion"] == "2" and report["thresholds"]["break"] == 95
+    strong = next(v for k, v in report["files"].items() if k.endswith("strong.reuseit.yaml"))
+    assert strong["source"].startswith("name: Strong")
+    lines = strong["source"].splitlines()
+    for m in strong["mutants"]:
+        assert m["status"] in ("Killed", "Survived", "Timeout", "RuntimeError", "Ignored")
+        line = m["location"]["start"]["line"]
+        assert 1 <= line <= len(lines)
+    # A click's mutant sits at its op's line.
+    click = next(m for m in strong["mutants"] if m["mutatorName"] == "click_ignored")
+    assert "click:" in lines[click["location"]["start"]["line"] - 1]
+    # Benign mutants are not Stryker mutants: they are in the report's own part only.
+    assert all(m["mutatorName"] != "banner" for f in report["files"].values() for m in f["mutants"])
+
+
+def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str) -> None:
+    (tmp_path / "strong.reuseit.yaml").write_text(WORKFLOWS["strong"], encoding="utf-8")
+    proc = mutate(tmp_path, ".", "--operators", "no_such_operator", pytest_args=("--base-url", pages_url))
+    assert proc.returncode == 2 and "unknown operator(s): no_such_operator" in proc.stderr, proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = mutate(empty, ".")
+    assert proc.returncode == 2 and "no workflows selected" in proc.stderr, proc.stderr
+    # A site that is down: nothing passes clean, so there is nothing to mutate.
+    proc = mutate(tmp_path, ".", pytest_args=("--base-url", "http://127.0.0.1:9", "--reuseit-llm", "off"))
+    assert proc.returncode == 2 and "no workflow passed clean (broken): is the site up?" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
