@@ -163,7 +163,7 @@ def test_a_fallback_that_walks_around_a_regression_is_listed(
     removed = [
         m
         for m in _mutants(report, "healing.reuseit.yaml", "element_removed")
-        if "#add" == m["target"]["locator"].split("=")[-1].strip("'")
+        if m["target"]["locator"].split("=")[-1].strip("'") == "#add"
     ]
     assert removed, _mutants(report, "healing.reuseit.yaml", "element_removed")
     assert removed[0]["outcome"] == "healed around" and removed[0]["run"]["status"] == "recovered"
