@@ -43,18 +43,31 @@ WORKFLOWS = {
           - text: {css: "#basket li", equals: apple}
           - text: {css: "#count", equals: "Basket: 1"}
 """,
-    # Adds without checking: a click that does nothing goes unnoticed.
-    "weak": "name: Weak\ntask: Add an apple\n" + _START + _FAST + "steps:\n" + _ADD,
-    # A fallback adds with the other button: a missing Add button is walked around.
-    "healing": "name: Healing\ntask: Add an apple\n"
+    # Adds and opens the help without checking either: its faults go unnoticed, unless another
+    # workflow that uses the same element notices them (the Add button: "strong" does).
+    "basic": "name: Basic\ntask: Add an apple, open the help\n"
     + _START
     + _FAST
     + "steps:\n"
     + _ADD
-    + """    post:
+    + """  - action: Open the help
+    do:
+      - click: {css: "#help"}
+""",
+    # Adds with the second button; a fallback adds with the first: a broken second button is
+    # walked around.
+    "healing": "name: Healing\ntask: Add an apple\n"
+    + _START
+    + _FAST
+    + """steps:
+  - action: Add an apple
+    do:
+      - fill: {css: "#item", value: apple}
+      - click: {css: "#add2"}
+    post:
       - expect: {text: {css: "#count", equals: "Basket: 1"}}
     fallback:
-      - do: [{fill: {css: "#item", value: apple}}, {click: {css: "#add2"}}]
+      - do: [{fill: {css: "#item", value: apple}}, {click: {css: "#add"}}]
 """,
     # Fails clean (the page says 3 products): listed, and no mutants.
     "failing": "name: Failing\ntask: Read the catalogue\n"
@@ -118,7 +131,7 @@ def test_summary_line_progress_and_exit_status(
     ), last
     assert last == report["reuseit"]["summary_line"]
     assert re.search(r"mutants: \d+/\d+ done, \d+m\d\ds", proc.stdout), "no progress line"
-    # The weak workflow's survivor keeps the score under 95: --break-at fails the command.
+    # The basic workflow's survivor keeps the score under 95: --break-at fails the command.
     assert report["reuseit"]["summary"]["survived"] >= 1
     assert proc.returncode == 1, proc.stdout + proc.stderr
 
@@ -149,11 +162,30 @@ def test_an_unchecked_click_survives_with_a_suggested_check(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
     proc, report = mutation_run
-    (click,) = _mutants(report, "weak.reuseit.yaml", "click_ignored")
-    assert click["outcome"] == "survived"
-    # Derived from the clean run: the click made "apple" appear.
-    assert "expect: {visible: {text: apple}}" in click["suggestion"], click["suggestion"]
-    assert "SURVIVED" in proc.stdout and "expect: {visible: {text: apple}}" in proc.stdout
+    (help_click,) = [
+        m for m in _mutants(report, "basic.reuseit.yaml", "click_ignored") if "#help" in m["target"]["locator"]
+    ]
+    assert help_click["outcome"] == "survived" and help_click["target"]["step"] == 2
+    # Derived from the clean run: the click led to help.html.
+    assert 'expect: {url: {contains: "/mutation/help.html"}}' in help_click["suggestion"], help_click["suggestion"]
+    assert "SURVIVED" in proc.stdout and 'expect: {url: {contains: "/mutation/help.html"}}' in proc.stdout
+
+
+def test_a_survivor_is_tried_against_the_next_workflow_that_uses_it(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    _, report = mutation_run
+    # The Add button: "basic" uses it first and checks nothing; "strong" checks the basket.
+    (add,) = [
+        m
+        for m in report["reuseit"]["mutants"]
+        if m["operator"] == "click_ignored" and m["target"]["locator"] == "css='#add'"
+    ]
+    assert [(r["nodeid"], r["outcome"]) for r in add["runs"]] == [
+        ("basic.reuseit.yaml::basic[default]@" + add["id"], "survived"),
+        ("strong.reuseit.yaml::strong[default]@" + add["id"], "killed"),
+    ]
+    assert add["outcome"] == "killed" and add["target"]["file"] == "strong.reuseit.yaml" and add["localised"]
 
 
 def test_a_fallback_that_walks_around_a_regression_is_listed(
@@ -163,7 +195,7 @@ def test_a_fallback_that_walks_around_a_regression_is_listed(
     removed = [
         m
         for m in _mutants(report, "healing.reuseit.yaml", "element_removed")
-        if m["target"]["locator"].split("=")[-1].strip("'") == "#add"
+        if m["target"]["locator"] == "css='#add2'"
     ]
     assert removed, _mutants(report, "healing.reuseit.yaml", "element_removed")
     assert removed[0]["outcome"] == "healed around" and removed[0]["run"]["status"] == "recovered"

@@ -47,9 +47,9 @@ class Target:
         """What two targets share when they are one thing (one element reached by two steps)."""
         css = self.detail.get("css")
         if css:
-            return f"element {css}"
+            return f"element {self.detail.get('page', '')} {css}"
         if self.what == "request":
-            return f"request {self.locator}"
+            return f"request {self.detail.get('host', '')} {self.locator}"
         return f"{self.what} {self.step} {self.phase} {self.index} {self.expect_index} {self.key} {self.locator}"
 
     def to_json(self) -> dict[str, Any]:
@@ -103,7 +103,9 @@ _TEXT_KEYS = ("text", "value", "title")
 
 
 def _op_target(t: OpTouch) -> Target:
-    return Target("op", t.step, t.line, t.locator, index=t.index, key=t.op, detail={**t.element, "loc": t.loc})
+    return Target(
+        "op", t.step, t.line, t.locator, index=t.index, key=t.op, detail={**t.element, "loc": t.loc, "page": t.page}
+    )
 
 
 def _check_target(t: CheckTouch, **detail: Any) -> Target:
@@ -116,7 +118,7 @@ def _check_target(t: CheckTouch, **detail: Any) -> Target:
         phase=t.phase,
         expect_index=t.expect_index,
         key=t.key,
-        detail={**t.element, "text": t.text, "expected": t.expected, "loc": t.loc, **detail},
+        detail={**t.element, "text": t.text, "expected": t.expected, "loc": t.loc, "page": t.page, **detail},
     )
 
 

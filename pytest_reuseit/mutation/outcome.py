@@ -23,6 +23,7 @@ class MutantResult:
     outcome: str
     verdict: dict[str, Any] = field(default_factory=dict)  # the run's: status, failed_step, message, ...
     localised: bool | None = None  # killed: did it fail at the step that touches the target?
+    tries: list[dict[str, Any]] = field(default_factory=list)  # every run tried against it, in order
 
     @property
     def status(self) -> str:
@@ -50,6 +51,28 @@ def judge(mutant: Mutant, verdict: dict[str, Any] | None, time_limit: float) -> 
     if status in ("recovered", "healed"):
         return MutantResult(mutant, "healed around" if verdict.get("applied", False) else "not applied", verdict)
     return MutantResult(mutant, "timeout" if timed_out else "broken", verdict)
+
+
+# When a mutant was tried against several runs, the outcome that says most: a kill by any of them,
+# then a pass (with the fault in, so no check noticed), then no verdict.
+_PRIORITY = (
+    "killed",
+    "healed around",
+    "survived",
+    "clean",
+    "false alarm",
+    "timeout",
+    "broken",
+    "not applied",
+    "not run",
+)
+
+
+def combine(tries: list[MutantResult]) -> MutantResult:
+    """One mutant tried against several covering runs (see plan.py)."""
+    best = min(tries, key=lambda r: _PRIORITY.index(r.outcome))
+    best.tries = [{"nodeid": r.mutant.nodeid, "outcome": r.outcome, **r.verdict} for r in tries]
+    return best
 
 
 def _localised(mutant: Mutant, verdict: dict[str, Any]) -> bool:

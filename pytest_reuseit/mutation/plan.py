@@ -1,9 +1,12 @@
 """Mutants from clean runs: each operator on each target a clean run touched, one run each.
 
-One thing (an element, a request) reached by several steps or variations of a file is one mutant,
-placed where it is first used and run against the first clean run that used it: a mutant is
-killed when one run fails, and running every covering variation would multiply the cost for the
-same answer on most sites. Benign mutants go once per workflow file.
+One thing (an element of a page, a request) is one mutant, however many steps, variations and
+workflow files reach it: the same fault of the same site. It is tried against the first clean run
+that used it; if that run does not fail, against the first run of the next file that used it, and
+so on (``covering``), as Stryker tries a mutant's covering tests until one kills it. Variations
+of one file are not tried in turn: they take the same steps, and multiplying runs for the same
+answer would multiply the cost. Benign mutants go once per workflow file (each file's own pages
+and locators meet the change).
 """
 
 from __future__ import annotations
@@ -24,8 +27,16 @@ class Mutant:
     operator: str
     kind: Kind
     file: str
-    nodeid: str  # the run it is tried against
+    nodeid: str  # the run it is tried against (this round's)
     target: Target
+    # Every file's first run that touched it, with the target as that file has it (its step and
+    # line), in order; the first is (nodeid, target).
+    covering: tuple[tuple[str, str, Target], ...] = ()  # (file, nodeid, target)
+
+    def against(self, n: int) -> Mutant:
+        """The same mutant, tried against its ``n``-th covering run."""
+        file, nodeid, target = self.covering[n]
+        return Mutant(self.id, self.operator, self.kind, file, nodeid, target, self.covering)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -34,12 +45,21 @@ class Mutant:
             "kind": self.kind,
             "file": self.file,
             "nodeid": self.nodeid,
+            "covering": [{"file": f, "nodeid": n, "target": t.to_json()} for f, n, t in self.covering],
             "target": self.target.to_json(),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Mutant:
-        return cls(data["id"], data["operator"], data["kind"], data["file"], data["nodeid"], Target(**data["target"]))
+        return cls(
+            data["id"],
+            data["operator"],
+            data["kind"],
+            data["file"],
+            data["nodeid"],
+            Target(**data["target"]),
+            tuple((c["file"], c["nodeid"], Target(**c["target"])) for c in data.get("covering", ())),
+        )
 
 
 def make(runs: list[RunTouches], names: tuple[str, ...], max_mutants: int = 0) -> list[Mutant]:
@@ -50,18 +70,25 @@ def make(runs: list[RunTouches], names: tuple[str, ...], max_mutants: int = 0) -
     per_operator: list[list[Mutant]] = []
     for name in names:
         op = operators.get(name)
-        seen: set[tuple[str, str]] = set()
-        found: list[Mutant] = []
+        found: dict[tuple[str, str], Mutant] = {}
+        covering: dict[tuple[str, str], dict[str, tuple[str, str, Target]]] = {}  # key -> file -> first run
         for run in runs:
             for target in op.targets(run):
-                key = (run.file, "page" if op.kind == "benign" else target.same_thing())
-                if key in seen:
-                    continue
-                seen.add(key)
-                found.append(Mutant("", name, op.kind, run.file, run.nodeid, target))
-        per_operator.append(found)
+                key = ("page", run.file) if op.kind == "benign" else ("", target.same_thing())
+                covering.setdefault(key, {}).setdefault(run.file, (run.file, run.nodeid, target))
+                if key not in found:
+                    found[key] = Mutant("", name, op.kind, run.file, run.nodeid, target)
+        per_operator.append(
+            [
+                Mutant(m.id, m.operator, m.kind, m.file, m.nodeid, m.target, tuple(covering[key].values()))
+                for key, m in found.items()
+            ]
+        )
     chosen = _sample(per_operator, max_mutants) if max_mutants else [m for ms in per_operator for m in ms]
-    return [Mutant(f"m{n}", m.operator, m.kind, m.file, m.nodeid, m.target) for n, m in enumerate(chosen, start=1)]
+    return [
+        Mutant(f"m{n}", m.operator, m.kind, m.file, m.nodeid, m.target, m.covering)
+        for n, m in enumerate(chosen, start=1)
+    ]
 
 
 def _sample(groups: list[list[Mutant]], limit: int) -> list[Mutant]:

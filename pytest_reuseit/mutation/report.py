@@ -145,6 +145,7 @@ def _record(r: MutantResult, run: RunTouches | None) -> dict[str, Any]:
             "locator": t.locator,
         },
         "run": {"nodeid": r.mutant.nodeid, **r.verdict},
+        "runs": r.tries,
     }
     if r.localised is not None:
         out["localised"] = r.localised
@@ -187,7 +188,7 @@ def build(
                 "status": _STRYKER_STATUS[r.outcome],
                 "statusReason": str(r.verdict.get("message", "")) or r.outcome,
                 "killedBy": [r.mutant.nodeid] if r.outcome == "killed" else [],
-                "coveredBy": [r.mutant.nodeid],
+                "coveredBy": [nodeid for _, nodeid, _ in r.mutant.covering] or [r.mutant.nodeid],
             }
         )
     return {

@@ -8,6 +8,7 @@ Its output goes to a log file; the terminal gets a progress line while it runs.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -18,6 +19,10 @@ from typing import Any
 
 from ..errors import ReuseitError
 from . import outcome, plan, report, touches
+
+# A survivor is tried against the next workflow file that uses its target, up to this many runs in
+# all: most mutants are killed by their first run, and each round is one more pytest session.
+MAX_ROUNDS = 3
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -113,9 +118,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     work = opts.root / opts.work
     clean_dir, mutant_dir = work / "clean", work / "mutants"
     for folder in (clean_dir, mutant_dir):
-        if folder.exists():
-            for f in folder.glob("*.json"):
-                f.unlink()
+        shutil.rmtree(folder, ignore_errors=True)  # a result of an earlier run would be read as this one's
     base = _pytest_args(opts)
 
     total = _collected(opts.root, [*opts.paths, *[a for a in base[len(opts.paths) :] if a != "-q"]])
@@ -152,23 +155,38 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         raise UsageError(f"the clean session made no mutants (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
     mutants = plan.load(plan_file)
     say(f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)")
-    if mutants:
+    durations = {r.nodeid: r.duration for r in clean}
+    tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
+    pending = mutants
+    for round_ in range(MAX_ROUNDS):
+        if not pending:
+            break
+        results_dir = mutant_dir / f"round{round_ + 1}"
+        round_plan = work / f"plan-round{round_ + 1}.json"
+        plan.save(pending, round_plan)
+        label = (
+            "mutants" if round_ == 0 else f"survivors, against the next workflow that uses them (round {round_ + 1})"
+        )
         _run_pytest(
-            [*base, "--reuseit-mutation-plan", str(plan_file), "--reuseit-mutation-results", str(mutant_dir)],
-            work / "mutants.log",
+            [*base, "--reuseit-mutation-plan", str(round_plan), "--reuseit-mutation-results", str(results_dir)],
+            work / f"mutants-round{round_ + 1}.log",
             opts.root,
-            lambda: len(list(mutant_dir.glob("*.json"))),
-            len(mutants),
-            "mutants",
+            lambda folder=results_dir: len(list(folder.glob("*.json"))),  # type: ignore[misc]
+            len(pending),
+            label,
             say,
         )
-    durations = {r.nodeid: r.duration for r in clean}
-    results = []
-    for m in mutants:
-        path = mutant_dir / f"{m.id}.json"
-        verdict = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-        limit = max(60.0, 10 * durations.get(m.nodeid, 0.0) + 30.0)
-        results.append(outcome.judge(m, verdict, limit))
+        again = []
+        for m in pending:
+            path = results_dir / f"{m.id}.json"
+            verdict = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+            limit = max(60.0, 10 * durations.get(m.nodeid, 0.0) + 30.0)
+            tried = outcome.judge(m, verdict, limit)
+            tries[m.id].append(tried)
+            if tried.outcome in ("survived", "healed around", "not applied") and round_ + 1 < len(m.covering):
+                again.append(m.against(round_ + 1))
+        pending = again
+    results = [outcome.combine(tries[m.id]) for m in mutants]
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)
     if opts.break_at is not None:

@@ -78,6 +78,7 @@ class OpTouch:
     line: int
     element: dict[str, Any] = field(default_factory=dict)  # FINGERPRINT's answer; {} when unknown
     loc: dict[str, Any] = field(default_factory=dict)  # the LOC as the file writes it
+    page: str = ""  # the page's address without its query: where the element is
 
 
 @dataclass
@@ -93,6 +94,7 @@ class CheckTouch:
     text: str = ""  # what the element (or the title) showed once the step passed
     element: dict[str, Any] = field(default_factory=dict)
     loc: dict[str, Any] = field(default_factory=dict)  # the LOC as the file writes it
+    page: str = ""
 
 
 @dataclass
@@ -170,6 +172,13 @@ def _matcher(arg: Any) -> str:
     return ""
 
 
+def _address(page: Page) -> str:
+    """Where an element lives: the page's address without query or fragment (one element of one
+    page reached by several workflows is one thing to break)."""
+    u = urlsplit(page.url)
+    return f"{u.scheme}://{u.netloc}{u.path}"
+
+
 def _page_text(page: Page) -> str:
     try:
         return str(page.evaluate("() => document.body ? document.body.innerText : ''"))[:_TEXT_CHARS]
@@ -214,6 +223,7 @@ class Recorder:
         if isinstance(arg, Locator):
             touch.loc = arg.plain().model_dump(exclude_none=True, mode="json")
             touch.element = self._fingerprint(locate(arg.plain()))
+            touch.page = _address(page)
         self.run.ops.append(touch)
 
     def before_check(self, page: Page, step: int | None, phase: str, index: int, check: Check, locate: Locate) -> None:
@@ -278,8 +288,11 @@ class Recorder:
         try:
             loc = self._locate(arg.plain())
             target = loc.last if touch.key == "count" else loc.first
+            if touch.key == "hidden" or target.count() == 0:
+                return  # nothing shown to change: no wait for an element that is meant to be absent
             touch.element = self._fingerprint(target)
             touch.text = str(touch.element.get("text", "")) if touch.element else ""
+            touch.page = _address(page)
         except PlaywrightError:
             pass
 
