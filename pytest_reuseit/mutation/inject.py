@@ -29,7 +29,11 @@ class Injector:
     def start(self, page: Page) -> None:
         start = self.operator.start
         if start is not None:
-            self.applied = operators.apply_safely(self.mutant.id, lambda: start(page, self.target))
+            operators.apply_safely(self.mutant.id, lambda: start(page, self.target, self._hit))
+
+    def _hit(self) -> None:
+        """The fault took effect (a route answered for it, a script was installed)."""
+        self.applied = True
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
         t, on_op = self.target, self.operator.on_op

@@ -59,14 +59,15 @@ class Target:
 @dataclass(frozen=True)
 class Operator:
     """``targets`` picks what it can change in a clean run; ``start`` runs when the mutant's run
-    opens its page (routes, init scripts); ``on_op`` just before the target op, with the element;
+    opens its page (routes, init scripts) and calls its last argument when the fault takes effect
+    (a route that answered; a script installed); ``on_op`` just before the target op, with the element;
     ``on_check`` just before the target check, with its element (None for url and title)."""
 
     name: str
     kind: Kind
     description: str
     targets: Callable[[RunTouches], list[Target]]
-    start: Callable[[Page, Target], None] | None = None
+    start: Callable[[Page, Target, Callable[[], None]], None] | None = None
     on_op: Callable[[PwLocator, Target, float], None] | None = None
     on_check: Callable[[Page, PwLocator | None, Target, float], None] | None = None
 
@@ -176,6 +177,8 @@ def _requests(json_only: bool = False) -> Callable[[RunTouches], list[Target]]:
             u = urlsplit(r.url)
             if u.netloc != start.netloc or (json_only and not r.json) or r.status >= 400:
                 continue
+            if u.path == start.path:
+                continue  # the start page itself: a fault there breaks the run before any step
             out.append(
                 Target(
                     "request",
@@ -289,18 +292,22 @@ def _remove_checked(page: Page, loc: PwLocator | None, target: Target, timeout_m
         loc.first.evaluate(_REMOVE, timeout=timeout_ms)
 
 
-def _route(answer: Literal["500", "empty", "never"]) -> Callable[[Page, Target], None]:
-    def start(page: Page, target: Target) -> None:
-        host, path, method = target.detail["host"], target.detail["path"], target.detail["method"]
+def _route(answer: Literal["500", "empty", "never"]) -> Callable[[Page, Target, Callable[[], None]], None]:
+    def start(page: Page, target: Target, hit: Callable[[], None]) -> None:
+        # The host without its port: a site started per pytest session listens on a new port.
+        host = urlsplit(f"//{target.detail['host']}").hostname
+        path, method = target.detail["path"], target.detail["method"]
 
         def matches(url: str) -> bool:
             u = urlsplit(url)
-            return u.netloc == host and u.path == path
+            return u.hostname == host and u.path == path
 
         def handle(route: Route) -> None:
             if route.request.method != method:
                 route.fallback()
-            elif answer == "500":
+                return
+            hit()
+            if answer == "500":
                 route.fulfill(status=500, content_type="text/plain", body="Internal Server Error")
             elif answer == "empty":
                 route.fulfill(status=200, content_type="application/json", body="[]")
@@ -311,9 +318,10 @@ def _route(answer: Literal["500", "empty", "never"]) -> Callable[[Page, Target],
     return start
 
 
-def _init_script(script: str) -> Callable[[Page, Target], None]:
-    def start(page: Page, target: Target) -> None:
+def _init_script(script: str) -> Callable[[Page, Target, Callable[[], None]], None]:
+    def start(page: Page, target: Target, hit: Callable[[], None]) -> None:
         page.context.add_init_script(script)
+        hit()
 
     return start
 
@@ -375,9 +383,10 @@ _SLOW = """(() => {
 })();"""
 
 
-def _reorder(page: Page, target: Target) -> None:
+def _reorder(page: Page, target: Target, hit: Callable[[], None]) -> None:
     touched = target.detail.get("touched", [])
     page.context.add_init_script(_REORDER.format(touched=json.dumps(touched)))
+    hit()
 
 
 def _page_touched(run: RunTouches) -> list[Target]:
