@@ -16,7 +16,7 @@ import pytest
 
 # pytest puts this folder on sys.path for its conftest (no __init__.py here), so the servers'
 # package imports by its own name.
-from appservers import started
+from appservers import running, started
 from appservers.fixtures import admin_url, datasette_url, todomvc_url  # noqa: F401 - fixtures
 
 # The admin site is ours to start, so its superuser's password can be anything: a CI secret when
@@ -28,3 +28,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     # Which applications this process started, and how long each took to come up.
     for site in started():
         terminalreporter.write_line(f"apps: {{{site.name}}} = {site.url} (started in {site.seconds:.2f} s)")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_admin_rows() -> None:
+    """Every workflow meets the admin site's seed rows, however often it runs in one session (a
+    second run of the delete workflow would find nothing to delete): mutation testing runs each
+    workflow many times, and -n or -k may change the order."""
+    site = running("admin_url")
+    if site is not None and hasattr(site, "reset"):
+        site.reset()

@@ -53,6 +53,12 @@ def server(name: str) -> Server:
         return _running[name]
 
 
+def running(name: str) -> Server | None:
+    """The server for ``name`` if this process has started it."""
+    with _lock:
+        return _running.get(name)
+
+
 def stop(name: str) -> None:
     with _lock:
         site = _running.pop(name, None)

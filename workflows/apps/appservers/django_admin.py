@@ -61,6 +61,18 @@ class DjangoAdmin:
             raise AdminSiteError(f"the admin site did not start within {timeout:.0f} s: {detail}")
         return line.split()[1].rstrip("/")
 
+    def reset(self, timeout: float = 10.0) -> None:
+        """Put the seed rows back (see serve.py): what earlier runs added, changed or deleted is gone."""
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write("reset\n")
+        self._proc.stdin.flush()
+        answer: list[str] = []
+        reader = threading.Thread(target=lambda: answer.append(self._proc.stdout.readline()), daemon=True)  # type: ignore[union-attr]
+        reader.start()
+        reader.join(timeout)
+        if not answer or answer[0].strip() != "RESET":
+            raise AdminSiteError(f"the admin site did not reset its database within {timeout:.0f} s")
+
     def close(self) -> None:
         proc = self._proc
         if proc.poll() is None:

@@ -2,6 +2,10 @@
 
     ADMIN_PASSWORD=... python serve.py [--port 0]
 
+A line ``reset`` on stdin puts the catalogue back to its seed rows (what workflows added, changed
+or deleted is gone; users and login sessions stay) and answers ``RESET`` on stdout: a workflow run
+as often as mutation testing runs it meets the same rows every time.
+
 Creates a fresh SQLite database in a temporary folder, migrates it, adds the superuser ``admin``
 (password from ``ADMIN_PASSWORD``) and the seed rows the example workflows start from, then prints
 ``READY http://127.0.0.1:PORT`` on stdout. Django runs with ``DEBUG = False``; its static files are
@@ -18,6 +22,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -48,14 +53,41 @@ def prepare(password: str) -> None:
     call_command("migrate", verbosity=0, interactive=False)
 
     from django.contrib.auth.models import User
-    from library.models import Book, Chapter, Publisher
 
     User.objects.create_superuser("admin", "admin@example.com", password)
+    seed()
+
+
+def seed() -> None:
+    """The catalogue's seed rows, in place of whatever it holds."""
+    from django.db import transaction
+    from library.models import Book, Chapter, Publisher
+
+    with transaction.atomic():
+        Chapter.objects.all().delete()
+        Book.objects.all().delete()
+        Publisher.objects.all().delete()
+        _seed_rows(Book, Chapter, Publisher)
+
+
+def _seed_rows(Book: Any, Chapter: Any, Publisher: Any) -> None:  # noqa: N803 - the models
     pubs = {name: Publisher.objects.create(name=name, city=city) for name, city in PUBLISHERS}
     for title, pub, date in BOOKS:
         book = Book.objects.create(title=title, publisher=pubs[pub], published=datetime.date.fromisoformat(date))
         for n, chapter in enumerate(CHAPTERS.get(title, []), start=1):
             Chapter.objects.create(book=book, number=n, title=chapter)
+
+
+def _commands(httpd: object) -> None:
+    """``reset`` lines until stdin closes, then shut the server down."""
+    from django.db import connection
+
+    for line in sys.stdin:
+        if line.strip() == "reset":
+            seed()
+            connection.close()  # this thread's; the server's threads have their own
+            print("RESET", flush=True)
+    httpd.shutdown()  # type: ignore[attr-defined]
 
 
 def serve(port: int) -> None:
@@ -73,7 +105,7 @@ def serve(port: int) -> None:
     host, bound = httpd.server_address[:2]
     # The parent reads this line to learn the port; stdin closing means the parent is gone.
     print(f"READY http://{host}:{bound}", flush=True)
-    threading.Thread(target=lambda: (sys.stdin.read(), httpd.shutdown()), daemon=True).start()
+    threading.Thread(target=_commands, args=(httpd,), daemon=True).start()
     httpd.serve_forever()
     httpd.server_close()
 
