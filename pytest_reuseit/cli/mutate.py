@@ -28,6 +28,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--max-mutants", type=int, default=0, help="at most this many mutants, sampled evenly over operators and files"
     )
+    p.add_argument(
+        "--plan-only", action="store_true", help="run the workflows clean and list the mutants, without running them"
+    )
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
 
@@ -50,6 +53,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         break_at=args.break_at,
         report=Path(args.report),
         max_mutants=args.max_mutants,
+        plan_only=args.plan_only,
     )
     try:
         result = run(opts, say=lambda line: print(line, flush=True))

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ class MutateOptions:
     break_at: float | None = None
     report: Path = Path("reuseit-output/mutation.json")
     max_mutants: int = 0
+    plan_only: bool = False  # stop after the clean runs: list the mutants, run none
     work: Path = Path("reuseit-output/mutation")
     root: Path = Path(".")
     thresholds: dict[str, int] = field(default_factory=lambda: {"high": 80, "low": 60})
@@ -155,7 +157,33 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         raise UsageError(f"the clean session made no mutants (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
     mutants = plan.load(plan_file)
     say(f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)")
+    if opts.plan_only:
+        for name, count in Counter(m.operator for m in mutants).items():
+            say(f"  {name}: {count}")
+        mutants = []
     durations = {r.nodeid: r.duration for r in clean}
+    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say)
+    summary = outcome.summarise(results, time.monotonic() - started)
+    thresholds = dict(opts.thresholds)
+    if opts.break_at is not None:
+        thresholds["break"] = int(opts.break_at)
+    rep = report.build(results, summary, clean, opts.root, not_clean=not_clean, thresholds=thresholds)
+    report.write(rep, opts.root / opts.report)
+    broke = opts.break_at is not None and (summary.score is None or summary.score < opts.break_at)
+    return MutateResult(summary, results, rep, 1 if broke else 0)
+
+
+def _try_mutants(
+    mutants: list[plan.Mutant],
+    durations: dict[str, float],
+    base: list[str],
+    work: Path,
+    mutant_dir: Path,
+    root: Path,
+    say: Say,
+) -> list[outcome.MutantResult]:
+    """Round 1 tries every mutant against its first covering run; each later round tries the
+    survivors against the next file's run (see plan.py), in one pytest session per round."""
     tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
     pending = mutants
     for round_ in range(MAX_ROUNDS):
@@ -170,7 +198,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         _run_pytest(
             [*base, "--reuseit-mutation-plan", str(round_plan), "--reuseit-mutation-results", str(results_dir)],
             work / f"mutants-round{round_ + 1}.log",
-            opts.root,
+            root,
             lambda folder=results_dir: len(list(folder.glob("*.json"))),  # type: ignore[misc]
             len(pending),
             label,
@@ -186,12 +214,4 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
             if tried.outcome in ("survived", "healed around", "not applied") and round_ + 1 < len(m.covering):
                 again.append(m.against(round_ + 1))
         pending = again
-    results = [outcome.combine(tries[m.id]) for m in mutants]
-    summary = outcome.summarise(results, time.monotonic() - started)
-    thresholds = dict(opts.thresholds)
-    if opts.break_at is not None:
-        thresholds["break"] = int(opts.break_at)
-    rep = report.build(results, summary, clean, opts.root, not_clean=not_clean, thresholds=thresholds)
-    report.write(rep, opts.root / opts.report)
-    broke = opts.break_at is not None and (summary.score is None or summary.score < opts.break_at)
-    return MutateResult(summary, results, rep, 1 if broke else 0)
+    return [outcome.combine(tries[m.id]) for m in mutants]
