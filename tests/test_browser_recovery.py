@@ -103,6 +103,9 @@ def text_of(page, css: str) -> str:  # type: ignore[no-untyped-def]
 
 
 STATUS_LOADED = {"expect": {"text": {"css": "#status", "equals": "loaded"}}}
+# A fallback that only repeats the step's action: the way to ask for a second action.
+REDO = {"do": [{"wait": 1}], "redo": True}
+REDONE = "do: wait 1 then redo the action"
 NEVER = {"expect": {"text": {"css": "#status", "equals": "never"}}}
 
 
@@ -178,7 +181,10 @@ def test_fallbacks_are_used_in_order_and_cycle(page, fence, pages_url) -> None: 
 
 
 @pytest.mark.slow
-def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+def test_without_fallbacks_the_action_is_done_once(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    # No fallback, no second action: the check waits (check_timeout) and the step fails with what
+    # the page showed after the workflow's own action; the click that would have made it pass is
+    # not repeated (it could have placed an order).
     steps = [
         {
             "action": "Press the flaky button",
@@ -187,13 +193,33 @@ def test_without_fallbacks_an_attempt_redoes_the_action(page, fence, pages_url) 
         }
     ]
     result = run(page, fence, pages_url, workflow(steps))
-    assert result.status == "passed" and result.label == "recovered"
+    assert (result.status, result.failed_step, result.failed_phase) == ("failed", 1, "post")
     (step,) = result.steps
-    assert step.status == "recovered"
-    (att,) = step.attempts
-    assert att.fallback == "redo the action" and att.ok
-    assert [(a.by, a.description) for a in att.actions] == [("do", "click selector='#flaky'")]
+    assert step.attempts == []
+    assert events(page) == ["flaky1"]
+    assert result.message.startswith("post check failed: text css='#flaky-out' equals='done': expected text of")
+    assert result.analysis is not None
+    assert "no recovery attempt: no fallback declared" in result.analysis.what
+    assert "no fallback declared" in result.analysis.guidance[0]
+
+
+@pytest.mark.slow
+def test_a_fallback_with_redo_repeats_the_action_and_one_without_does_not(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    check = {"expect": {"text": {"css": "#flaky-out", "equals": "done"}}}
+    steps = [{"action": "Press the flaky button", "do": [{"click": "#flaky"}], "post": [check], "fallback": [REDO]}]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "passed" and result.label == "recovered"
+    (att,) = result.steps[0].attempts
+    assert att.fallback == REDONE and att.ok
+    assert [(a.by, a.description) for a in att.actions] == [("fallback", "wait 1"), ("do", "click selector='#flaky'")]
     assert events(page) == ["flaky1", "flaky2"]
+
+    steps[0]["fallback"] = [{"do": [{"wait": 1}]}]  # no redo: the click is not repeated
+    steps[0]["retries"] = 2
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed"
+    assert [a.fallback for a in result.steps[0].attempts] == ["do: wait 1", "do: wait 1"]
+    assert events(page) == ["flaky1"]
 
 
 @pytest.mark.slow
@@ -254,7 +280,13 @@ def test_click_intercepted_by_overlay_without_fallback_is_a_popup_failure(page, 
 def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [
         {"action": "Press A", "do": [{"click": "#fa"}]},
-        {"action": "Load the data", "do": [{"click": "#load"}], "post": [STATUS_LOADED], "retries": 2},
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [STATUS_LOADED],
+            "retries": 2,
+            "fallback": [REDO],
+        },
         {"action": "Never reached", "do": [{"click": "#fb"}]},
     ]
     text = workflow(steps)
@@ -266,10 +298,7 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
         "post check failed: text css='#status' equals='loaded': expected text of css='#status' to equal 'loaded'; actual: 'idle'"
     )
     step = result.steps[1]
-    assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [
-        (1, "redo the action", False),
-        (2, "redo the action", False),
-    ]
+    assert [(a.number, a.fallback, a.ok) for a in step.attempts] == [(1, REDONE, False), (2, REDONE, False)]
     for att in step.attempts:
         assert att.screenshot is not None and att.screenshot.data[:2] == b"\xff\xd8"  # a JPEG per attempt
         assert [v.ok for v in att.verdicts] == [False]
@@ -280,7 +309,7 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
     assert analysis.category == "wrong_element_or_value"
     assert analysis.where.startswith(f"recovery.reuseit.yaml:{step.line} step 2 (Load the data), phase post")
     assert "'idle'" in analysis.why
-    assert "attempt 1 (post): redo the action -> did not recover" in analysis.what
+    assert f"attempt 1 (post): {REDONE} -> did not recover" in analysis.what
     assert "attempt 2 (post)" in analysis.what
     assert analysis.guidance and all(isinstance(g, str) and g for g in analysis.guidance)
     assert events(page) == ["A", "load", "load", "load"]
@@ -288,21 +317,22 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
 
 @pytest.mark.slow
 def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and attempt n
-    # waits 0.5 n s before judging again (0.8 s each): a later attempt sees it (typically the second).
+    # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and each
+    # attempt's fallback waits 0.5 s before judging again (0.8 s each): a later attempt sees it.
     steps = [
         {
             "action": "Press A once the late element is there",
             "pre": [{"expect": {"visible": "#late"}}],
             "do": [{"click": "#fa"}],
             "retries": 6,
+            "fallback": [{"do": [{"wait": 500}]}],
         }
     ]
     result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=2500"))
     assert result.status == "passed" and result.label == "recovered", result.message
     step = result.steps[0]
     assert step.pre[0].ok is False and step.pre[0].actual == "no element matches"
-    assert all(a.phase == "pre" and a.fallback == "wait, then judge again" for a in step.attempts)
+    assert all(a.phase == "pre" and a.fallback == "do: wait 500" for a in step.attempts)
     assert step.attempts[-1].ok and not any(a.ok for a in step.attempts[:-1])
     assert events(page) == ["A"]  # the action ran once, after the pre check held
 
@@ -326,6 +356,7 @@ def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # typ
             "do": [{"click": "#load"}],
             "post": [NEVER],
             "retries": 20,
+            "fallback": [REDO],
             "step_timeout": 1.2,
             "check_timeout": 0.4,
         }
@@ -427,8 +458,8 @@ def test_healing_that_fails_leaves_the_step_failed(page, fence, pages_url) -> No
     assert result.status == "failed" and result.failed_phase == "action"
     assert result.healing == [] and not result.healed
     assert "#gone-button" in result.message
-    assert len(agent.calls) == 2  # the action, then its redo in the one attempt
-    assert events(page) == ["A", "A"]
+    assert len(agent.calls) == 1  # healing the action; no fallback, so no second action
+    assert events(page) == ["A"]
 
 
 @pytest.mark.slow
@@ -541,6 +572,8 @@ steps:
       - click: {{role: button, name: Send}}
     post:
       - expect: {{text: {{css: "#echo", equals: "nothing"}}}}
+    fallback:
+      - do: [{{wait: 1}}]
 """,
         "echo.reuseit.yaml",
     )
@@ -575,7 +608,12 @@ def test_the_default_trace_starts_at_the_first_retry_and_is_kept_for_a_failure(
     rt = make_runtime(trace=default("trace"), llm="off")
     steps = [
         {"action": "Press A", "do": [{"click": "#fa"}]},
-        {"action": "Press B", "do": [{"click": "#fb"}], "post": [{"expect": {"text": {"css": "#out", "equals": "C"}}}]},
+        {
+            "action": "Press B",
+            "do": [{"click": "#fb"}],
+            "post": [{"expect": {"text": {"css": "#out", "equals": "C"}}}],
+            "fallback": [REDO],
+        },
     ]
     failed = rt.run(parse(workflow(steps, settings=TRACED), "t.reuseit.yaml"), None, "failed")
     assert (failed.status, failed.failed_step, len(failed.steps[1].attempts)) == ("failed", 2, 1)
@@ -589,7 +627,7 @@ def test_the_default_trace_starts_at_the_first_retry_and_is_kept_for_a_failure(
     at_once = rt.run(parse(workflow(steps, settings={**TRACED, "retries": 0}), "t.reuseit.yaml"), None, "at-once")
     assert at_once.status == "failed" and at_once.trace is None
     assert "trace: not kept (it is recorded from a run's first retry and this run made none; " in failure_text(at_once)
-    assert "no attempt was made (retries: 0)" in failure_text(at_once)
+    assert "no attempt was made (no fallback declared, or retries: 0)" in failure_text(at_once)
     # A run that never got past its start has nothing a trace would show: no word of one.
     typing = [{"action": "Type the code", "do": [{"fill": {"css": "#code-in", "value": "{secret.REUSEIT_NEVER_SET}"}}]}]
     never = rt.run(parse(workflow(typing, settings=TRACED), "t.reuseit.yaml"), None, "never")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = pytest.mark.browser
 
 _FAST = "settings: {retries: 1, check_timeout: 1, action_timeout: 1}\n"
 _START = 'start_url: "{base_url}/mutation/shop.html"\n'
@@ -119,6 +119,7 @@ def _mutants(report: dict[str, Any], file: str, operator: str | None = None) -> 
     ]
 
 
+@pytest.mark.slow
 def test_summary_line_progress_and_exit_status(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -136,6 +137,7 @@ def test_summary_line_progress_and_exit_status(
     assert proc.returncode == 1, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_checked_steps_kill_their_mutants_at_the_step(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -158,6 +160,7 @@ def test_checked_steps_kill_their_mutants_at_the_step(
     assert request["target"]["locator"] == "GET /mutation/items.json" and request["run"]["failed_step"] == 1
 
 
+@pytest.mark.slow
 def test_an_unchecked_click_survives_with_a_suggested_check(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -171,6 +174,7 @@ def test_an_unchecked_click_survives_with_a_suggested_check(
     assert "SURVIVED" in proc.stdout and 'expect: {url: {contains: "/mutation/help.html"}}' in proc.stdout
 
 
+@pytest.mark.slow
 def test_a_survivor_is_tried_against_the_next_workflow_that_uses_it(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -188,6 +192,7 @@ def test_a_survivor_is_tried_against_the_next_workflow_that_uses_it(
     assert add["outcome"] == "killed" and add["target"]["file"] == "strong.reuseit.yaml" and add["localised"]
 
 
+@pytest.mark.slow
 def test_a_fallback_that_walks_around_a_regression_is_listed(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -203,6 +208,7 @@ def test_a_fallback_that_walks_around_a_regression_is_listed(
     assert report["reuseit"]["summary"]["healed_around"] >= 1
 
 
+@pytest.mark.slow
 def test_benign_banner_passes_and_a_failing_workflow_gets_no_mutants(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -215,6 +221,7 @@ def test_benign_banner_passes_and_a_failing_workflow_gets_no_mutants(
     assert "NOT CLEAN failing.reuseit.yaml::failing[default]" in proc.stdout
 
 
+@pytest.mark.slow
 def test_report_is_in_strykers_schema(mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]]) -> None:
     _, report = mutation_run
     assert report["schemaVersion"] == "2" and report["thresholds"]["break"] == 95
@@ -232,6 +239,7 @@ def test_report_is_in_strykers_schema(mutation_run: tuple[subprocess.CompletedPr
     assert all(m["mutatorName"] != "banner" for f in report["files"].values() for m in f["mutants"])
 
 
+@pytest.mark.slow
 def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str) -> None:
     (tmp_path / "strong.reuseit.yaml").write_text(WORKFLOWS["strong"], encoding="utf-8")
     proc = mutate(tmp_path, ".", "--operators", "no_such_operator", pytest_args=("--base-url", pages_url))

@@ -107,6 +107,9 @@ steps:
     post:
       - check: The page says goodbye
         expect: {text: {css: "#out", equals: goodbye}}
+    fallback:
+      - do: [{wait: 1}]
+        redo: true
 """
 
 RECOVER_WF = """\
@@ -650,7 +653,7 @@ def test_failed_post_check_explains_itself(mixed: Session) -> None:
     assert "check: The page says goodbye  (line 10)" in text
     assert re.search(r"expected: text of css='#out' to equal 'goodbye'", text)
     assert re.search(r"actual:\s+'clicked'", text)
-    assert "1. [post] redo the action -> did not recover" in text
+    assert "1. [post] do: wait 1 then redo the action -> did not recover" in text
     assert "challenge analysis [wrong_element_or_value]" in text
     assert "where: b_fail.reuseit.yaml:6 step 1 (Press Go), phase post" in text
     # The summary names it too, with its category.

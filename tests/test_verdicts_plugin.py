@@ -154,7 +154,9 @@ def test_wrong_password_is_failed_even_when_the_model_cuts_the_recovery_short(
     monkeypatch.setenv("VERDICT_PW", WRONG_PW)
     # The redo cannot find the form (a wrong password removes it), healing asks the model: it is down.
     fake_llm.add_rule(None, None, FakeLLM.error(503, "the model is overloaded"))
-    pytester.path.joinpath("login.reuseit.yaml").write_text(LOGIN_WF)
+    # A fallback that logs in again (redo): the attempt the model then cuts short.
+    redo = "    fallback:\n      - do: [{wait: 1}]\n        redo: true\n"
+    pytester.path.joinpath("login.reuseit.yaml").write_text(LOGIN_WF + redo)
     result = run(pytester, pages_url)
     result.assert_outcomes(failed=1)
     out = result.stdout.str()
@@ -231,6 +233,8 @@ steps:
     do: [{wait: 1}]
     post:
       - expect: {text: {css: "#status", equals: signed in}}
+    fallback:
+      - do: [{wait: 1}]  # one attempt: the trace is recorded from the first retry
 """
 
 

@@ -36,6 +36,11 @@ def _what(result: RunResult, step: StepResult | None) -> str:
     lines = [f"Step {step.index} ({step.action}):"]
     for rec in step.actions:
         lines.append(f"  - {_record(rec)}")
+    if not step.attempts and step.status == "failed":
+        lines.append(
+            "  - no recovery attempt: no fallback declared (or retries: 0), so the action was done once "
+            "(repeating an action may place an order or send a message twice)"
+        )
     for att in step.attempts:
         outcome = "recovered" if att.ok else "did not recover"
         lines.append(
@@ -211,7 +216,8 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analy
     guidance = [
         f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots."
         if tried
-        else f"Step {step.index}'s {phase} check failed and no attempt was made (retries: 0).",
+        else f"Step {step.index}'s {phase} check failed and no attempt was made (no fallback declared, or "
+        "retries: 0): add a fallback if the page may need help, with redo: true only if the action is safe to repeat.",
     ]
     if category == "page_not_ready":
         guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")

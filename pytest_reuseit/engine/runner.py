@@ -338,7 +338,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
     if step.pre:
         sr.pre, ok = _judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), step)
         if not ok and not _recover(ctx, i, step, sr, "pre", _first_failure(sr.pre), deadline):
-            return _fail(sr, "pre", f"pre check failed: {_first_failure_text(sr, 'pre')}")
+            return _fail(sr, "pre", f"pre check failed: {_failure_text(sr, 'pre')}")
     sr.action_started = time.time()
     sr.before = _shot(ctx, f"step {sr.index} before action", always=False)
     err = _probed_action(ctx, i, step, sr)
@@ -351,7 +351,7 @@ def _step(ctx: _Ctx, i: int, step: Step, sr: StepResult) -> None:
     if step.post:
         sr.post, ok = _judge_all(ctx, step.post, "post", ("steps", i, "post"), step)
         if not ok and not _recover(ctx, i, step, sr, "post", _first_failure(sr.post), deadline):
-            return _fail(sr, "post", f"post check failed: {_first_failure_text(sr, 'post')}")
+            return _fail(sr, "post", f"post check failed: {_failure_text(sr, 'post')}")
     for ex in step.extract:
         try:
             value = extract_value(ex, _op_ctx(ctx, step))
@@ -396,14 +396,15 @@ def _first_failure(verdicts: list[Verdict]) -> str:
     return f"{bad.check}: {_why(bad)}" if bad else ""
 
 
-def _first_failure_text(sr: StepResult, phase: str) -> str:
-    # After recovery the latest judgement is the one that matters.
-    for att in reversed(sr.attempts):
-        if att.phase == phase and att.verdicts:
-            text = _first_failure(att.verdicts)
-            if text:
-                return text
-    return _first_failure(sr.pre if phase == "pre" else sr.post)
+def _failure_text(sr: StepResult, phase: str) -> str:
+    """What the page showed right after the workflow's own action first (the failure the site
+    made), then what the last attempt saw, when it saw something else."""
+    first = _first_failure(sr.pre if phase == "pre" else sr.post)
+    attempts = [att for att in sr.attempts if att.phase == phase]
+    last = next((t for att in reversed(attempts) if att.verdicts and (t := _first_failure(att.verdicts))), "")
+    if last and last != first:
+        return f"{first}; after {len(attempts)} attempt(s): {last}"
+    return first
 
 
 def _why(v: Verdict) -> str:
@@ -557,15 +558,22 @@ def _redo(ctx: _Ctx, i: int, step: Step, sr: StepResult, att: Attempt) -> bool:
 
 
 def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason: str, deadline: float) -> bool:
-    """Up to ``retries`` attempts; attempt n uses fallback n (cycling). True once the phase holds."""
+    """Up to ``retries`` attempts; attempt n uses fallback n (cycling). True once the phase holds.
+
+    No fallback, no second action: a step without fallbacks makes no attempt. Its check has
+    already waited up to ``check_timeout`` (a DOM assertion auto-waits, words are judged again
+    when the page changes), and repeating the action could place an order or send a message again,
+    and would change what the failure shows."""
+    if not step.fallback:
+        return False
     retries, _, step_timeout, _ = _settings(ctx, step)
     for n in range(1, retries + 1):
         if time.monotonic() > deadline:
             sr.attempts.append(Attempt(n, phase, "(none)", note=f"step_timeout of {step_timeout:g}s reached"))
             return False
         ctx.retrying()
-        fb: Fallback | None = step.fallback[(n - 1) % len(step.fallback)] if step.fallback else None
-        att = Attempt(n, phase, ctx.values.render(fb.describe()) if fb else _default_attempt(phase))
+        fb = step.fallback[(n - 1) % len(step.fallback)]
+        att = Attempt(n, phase, ctx.values.render(fb.describe()))
         att.started = time.time()
         sr.attempts.append(att)
         try:
@@ -609,21 +617,11 @@ def _cut_short(ctx: _Ctx, att: Attempt | None, exc: BrokenRun) -> None:
     log.info("%s", ctx.values.mask(note))
 
 
-def _default_attempt(phase: Phase) -> str:
-    return "wait, then judge again" if phase == "pre" else "redo the action"
-
-
 def _attempt(
-    ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fallback | None, att: Attempt, reason: str
+    ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, fb: Fallback, att: Attempt, reason: str
 ) -> bool:
     """Carry out one attempt; True when everything it tried went through."""
     try:
-        if fb is None:
-            if phase == "pre":
-                # The action has not happened yet: redoing it is not defined, waiting is.
-                ctx.page.wait_for_timeout(500 * att.number)
-                return True
-            return _redo(ctx, i, step, sr, att)
         if fb.agent is not None:
             agent = ctx.models.agent
             if agent is None:

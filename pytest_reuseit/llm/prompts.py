@@ -99,7 +99,8 @@ GUIDE_SYSTEM = (
     '- something that must be true before or after an action ("make sure <condition> before/after '
     '<action>"): add a pre or post check, worded as a condition that can be seen on the page\n'
     '- a way to recover or another way to do the action ("you can click <element> to <action>"): add a '
-    "fallback, worded 'Retry <action> by <what to do>'\n"
+    "fallback, worded 'Retry <action> by <what to do>' (the runner never repeats an action without a fallback; "
+    "do not add one that repeats an order, a payment or a message)\n"
     "- an action that is ambiguous or wrong: replace the step's action wording (field action)\n"
     "- replace an existing check or fallback (operation replace, index = its 0-based position in that list) "
     "only when the guidance says it is wrong; otherwise add.\n"

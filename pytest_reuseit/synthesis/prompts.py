@@ -48,8 +48,10 @@ FALLBACKS = (
     "You are an expert specializing in synthesizing retry strategies for web agents. Compare the steps where "
     "runs failed with the actions that made the successful executions succeed at the same step. Abstract them "
     "into clear retry instructions of the form 'Retry <action> by <concrete UI interaction>'. Do not include "
-    "concrete or literal values; describe the interaction generically so it helps across inputs. Name the runs "
-    "each fallback comes from."
+    "concrete or literal values; describe the interaction generically so it helps across inputs. A fallback is "
+    "the only way a step's action is ever tried again (the runner never repeats an action on its own), so propose "
+    "one that repeats the action only where doing it twice is safe: never for placing an order, paying, or "
+    "sending or deleting something. Name the runs each fallback comes from."
 )
 
 MERGE = (
