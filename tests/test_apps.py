@@ -143,11 +143,12 @@ def test_wrong_admin_password_fails_login_and_breaks_the_runs_that_need_its_sess
 @pytest.mark.slow
 @needs_todomvc
 def test_todomvc_workflows_pass_and_start_no_admin_site(pytester: pytest.Pytester) -> None:
-    files = ["create-three-todos", "new-todo", "editing", "persistence", "routing"]
+    files = ["create-three-todos", "new-todo", "editing", "persistence", "routing", "reload-by-script"]
     result = run(pytester, *(str(TODOMVC / f"{name}.reuseit.yaml") for name in files))
     out = result.stdout.str() + result.stderr.str()
-    assert counts(result) == {"passed": 5, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
-    result.assert_outcomes(passed=5)
+    # reload-by-script: two variations, the page reloaded by location.reload() and by location.href.
+    assert counts(result) == {"passed": 7, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
+    result.assert_outcomes(passed=7)
     # An application starts only for the tests that ask for its fixture: only TodoMVC here.
     assert list(started_apps(result)) == ["todomvc_url"], out
 

@@ -341,7 +341,11 @@ def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
 
 @registry.handles("eval")
 def _eval(ctx: OpContext, arg: str) -> None:
-    run_script(ctx.page, ctx.reveal(arg), ctx.action_timeout_ms)  # a returned Promise is awaited
+    page = ctx.page
+    run_script(page, ctx.reveal(arg), ctx.action_timeout_ms)  # a returned Promise is awaited
+    # A script that navigated (location.reload(), form.submit()): the next op and check meet the
+    # new page once it has loaded, as after a click that follows a link.
+    until_loaded(page, ctx.action_timeout_ms)
 
 
 @registry.handles("extract")

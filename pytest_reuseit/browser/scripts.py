@@ -8,6 +8,11 @@ an expression whose value is a function is called, a returned promise is awaited
 Content-Security-Policy does not stop it. Several statements (which do not fit in an expression)
 are run by the page's eval with the same limit, or, on a page whose policy forbids eval, by
 Playwright's evaluate as before, without one.
+
+A script that navigates (``location.reload()``, ``form.submit()``, ``location.href = ...``) takes
+its page's JavaScript world with it before its value comes back: like Playwright's ``evaluate`` of
+such a script, its value is None and the caller then deals with the new page. That is the
+harness losing its handle, never the site's doing.
 """
 
 from __future__ import annotations
@@ -29,15 +34,27 @@ _STATEMENTS = (
 )
 
 
+# What Playwright says when the page's JavaScript world went away under a call: a navigation.
+_NAVIGATED = ("Execution context was destroyed", "because of a navigation", "Frame was detached", "frame was detached")
+
+
+def navigated(exc: BaseException) -> bool:
+    """Whether a Playwright error only says the page navigated while a script of ours ran."""
+    return any(words in str(exc) for words in _NAVIGATED)
+
+
 def run_script(page: Page, expression: str, timeout_ms: float) -> Any:
-    """The value of ``expression`` in ``page`` (None for undefined); Playwright's TimeoutError after
-    ``timeout_ms``, its Error when the expression does not compile or throws."""
+    """The value of ``expression`` in ``page`` (None for undefined, and when the script navigated
+    the page away); Playwright's TimeoutError after ``timeout_ms``, its Error when the expression
+    does not compile or throws."""
     text = expression.strip().rstrip(";").rstrip()
     try:
         return _value(page, _PREDICATE.format(expression=text), timeout_ms)
     except PlaywrightTimeout:
         raise
     except PlaywrightError as exc:
+        if navigated(exc):
+            return None
         if "SyntaxError" not in str(exc):
             raise
     try:
@@ -45,10 +62,17 @@ def run_script(page: Page, expression: str, timeout_ms: float) -> Any:
     except PlaywrightTimeout:
         raise
     except PlaywrightError as exc:
+        if navigated(exc):
+            return None
         if "EvalError" not in str(exc) and "unsafe-eval" not in str(exc):
             raise
     # Statements on a page that forbids eval: Playwright's evaluate runs them, without a limit.
-    return page.evaluate(expression)
+    try:
+        return page.evaluate(expression)
+    except PlaywrightError as exc:
+        if navigated(exc):
+            return None
+        raise
 
 
 def _value(page: Page, predicate: str, timeout_ms: float) -> Any:
