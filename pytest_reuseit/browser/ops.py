@@ -14,6 +14,7 @@ import json
 import logging
 import re
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from urllib.parse import urldefrag, urljoin
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
@@ -60,7 +61,7 @@ _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
 
 class OpFailed(ReuseitError):
     """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http |
-    no_page | no_download | page_closed | stuck."""
+    no_page | no_download | no_state | page_closed | stuck."""
 
     def __init__(self, op: str, reason: str, kind: str) -> None:
         super().__init__(f"{op}: {reason}")
@@ -269,8 +270,42 @@ def _element_op(method: str) -> registry.Handler:
     return handler
 
 
-for _name in ("click", "dblclick", "hover", "check", "uncheck", "focus"):
+for _name in ("click", "dblclick", "hover", "focus"):
     registry.attach(_name, _element_op(_name))
+
+
+def _tick(checked: bool) -> registry.Handler:
+    """check / uncheck. Playwright clicks, then fails at once when the state did not change, but a
+    controlled checkbox (React, Vue) shows its new state only when the app re-renders, after a
+    timer or a request: a person sees it ticked a moment later. So the click is followed by a wait
+    for the state, up to the op's timeout, and only a state that never comes fails the op."""
+    word = "checked" if checked else "unchecked"
+
+    def handler(ctx: OpContext, arg: Locator) -> None:
+        loc = resolve(ctx.page, arg, ctx.render)
+        started = time.monotonic()
+        try:
+            loc.set_checked(checked, timeout=ctx.action_timeout_ms)
+            return
+        except PlaywrightError as exc:
+            if "did not change its state" not in str(exc):
+                raise
+        left = max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1)
+        try:
+            expect(loc).to_be_checked(checked=checked, timeout=left)
+        except AssertionError:
+            what = ctx.render(describe_op(ctx.op)) if ctx.op is not None else f"{'check' if checked else 'uncheck'}"
+            raise OpFailed(
+                what,
+                f"the checkbox was clicked but did not become {word} within {ctx.action_timeout_ms / 1000:g}s",
+                "no_state",
+            ) from None
+
+    return handler
+
+
+registry.attach("check", _tick(True))
+registry.attach("uncheck", _tick(False))
 
 
 @registry.handles("fill")

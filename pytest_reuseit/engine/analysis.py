@@ -162,6 +162,12 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
             "shows the file as a page, check that page (expect text or url) instead of downloading; if an export "
             "takes longer, raise action_timeout."
         ]
+    if "the checkbox was clicked but did not become" in error:
+        return "action_incomplete", [
+            f"The click of step {step.index} went through but the checkbox never showed the new state. If the "
+            "app takes longer to re-render it (a slow request), raise action_timeout; otherwise the site ignores "
+            "the click: a product defect."
+        ]
     if "no new page opened" in error:
         return "action_incomplete", [
             f"The action of step {step.index} went through but no pop-up window or tab opened. If the site now "
