@@ -9,6 +9,7 @@ without pytest, :func:`default` gives one as text.
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 from collections.abc import Callable
@@ -137,7 +138,17 @@ def add_options(parser: pytest.Parser) -> None:
         )
         parser.addini(f"reuseit_{name}", help_text, default=None)
     for name, help_text in BOOL_OPTIONS.items():
-        group.addoption("--reuseit-" + name, dest=f"reuseit_{name}", action="store_true", default=None, help=help_text)
+        flag = "--reuseit-" + name.replace("_", "-")
+        group.addoption(flag, dest=f"reuseit_{name}", action="store_true", default=None, help=help_text)
+        if flag != "--reuseit-" + name:
+            # The spelling of earlier releases keeps working, with a deprecation warning (see _flag).
+            group.addoption(
+                "--reuseit-" + name,
+                dest=f"reuseit_{name}_old",
+                action="store_true",
+                default=None,
+                help=argparse.SUPPRESS,
+            )
         parser.addini(f"reuseit_{name}", help_text, type="bool", default=None)
     group.addoption(
         "--reuseit-param",
@@ -231,6 +242,13 @@ _FALSE = ("", "0", "false", "no", "off")
 
 def _flag(config: pytest.Config, name: str) -> bool:
     if config.getoption(f"reuseit_{name}", None):
+        return True
+    if config.getoption(f"reuseit_{name}_old", None):
+        new = "--reuseit-" + name.replace("_", "-")
+        config.issue_config_time_warning(
+            pytest.PytestDeprecationWarning(f"--reuseit-{name} is deprecated: write {new} (as every other option)"),
+            stacklevel=2,
+        )
         return True
     try:
         if config.getini(f"reuseit_{name}"):
