@@ -206,16 +206,6 @@ class WorkflowFile(pytest.File):
                 item.add_marker(mark_from_spec(spec))
             item.request_fixtures()
             items.append(item)
-        for item in items[:1]:
-            # Every variation requests the same fixtures: naming the missing ones once is enough.
-            missing = item.missing_fixtures()
-            if missing:
-                where = loaded.source.where("usefixtures")
-                raise self.CollectError(
-                    f"{where}: usefixtures: unknown fixture{'s' if len(missing) > 1 else ''} "
-                    f"{', '.join(repr(m) for m in missing)} (not defined in a conftest.py or plugin visible from "
-                    f"{_display_path(self.config, self.path)}); 'pytest --fixtures' lists the available ones"
-                )
         yield from items
 
 
@@ -250,7 +240,23 @@ class WorkflowItem(pytest.Item):
         return [name for name in self.fixturenames if name not in known and name != "request"]
 
     def setup(self) -> None:
+        missing = self.missing_fixtures()
+        if missing:
+            # As pytest errors a Python test that asks for an unknown fixture: this item errors at
+            # setup, and the rest of the session runs (a collection error would stop it all).
+            pytest.fail(self._unknown_fixture_message(missing), pytrace=False)
         self._request._fillfixtures()
+
+    def _unknown_fixture_message(self, missing: list[str]) -> str:
+        where = self.loaded.source.where("usefixtures")
+        available = _visible_fixtures(self)
+        names = ", ".join(repr(m) for m in missing)
+        return (
+            f"{where}: usefixtures: fixture {names} not found (not defined in a conftest.py or plugin visible "
+            f"from {_display_path(self.config, self.path)})\n"
+            f"  available fixtures: {', '.join(available)}\n"
+            f"  use 'pytest --fixtures {_display_path(self.config, self.path)}' for help on them"
+        )
 
     def fixture_values(self) -> dict[str, object]:
         return {name: self.funcargs[name] for name in self.loaded.workflow.usefixtures}
@@ -305,6 +311,17 @@ class WorkflowItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
+
+
+def _visible_fixtures(item: pytest.Item) -> list[str]:
+    """The fixture names a test at ``item`` can ask for, as pytest lists them for a missing one.
+    pytest has no public API for it: its fixture manager's tables (their shape changed in pytest 9)."""
+    fm = item.session._fixturemanager
+    if hasattr(fm, "_get_all_fixture_defs_for_node"):  # pytest 9
+        names = {d.argname for d in fm._get_all_fixture_defs_for_node(item)}
+    else:  # pytest 8
+        names = {n for n in getattr(fm, "_arg2fixturedefs", {}) if fm.getfixturedefs(n, item)}
+    return sorted(n for n in names if not n.startswith("_"))
 
 
 def unjudged_reason(count: int) -> str:

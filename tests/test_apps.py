@@ -116,6 +116,16 @@ def test_admin_workflows_pass_and_never_show_the_password(pytester: pytest.Pytes
 
 
 @pytest.mark.slow
+def test_a_used_files_fixture_and_session_come_with_its_steps(pytester: pytest.Pytester, admin_password: str) -> None:
+    # seed-book-publisher.reuseit.yaml declares neither seed_book nor a session: both come with the
+    # steps of common/find-seed-book.reuseit.yaml, which types {seed_book.title}.
+    result = run(pytester, str(ADMIN / "seed-book-publisher.reuseit.yaml"))
+    out = result.stdout.str() + result.stderr.str()
+    assert counts(result) == {"passed": 1, "recovered": 0, "healed": 0, "failed": 0, "broken": 0}, out
+    result.assert_outcomes(passed=1)
+
+
+@pytest.mark.slow
 def test_wrong_admin_password_fails_login_and_breaks_the_runs_that_need_its_session(
     pytester: pytest.Pytester, admin_password: str
 ) -> None:

@@ -7,6 +7,7 @@ real Chromium against the tiny page of test_plugin.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -81,14 +82,24 @@ def test_a_fixture_value_that_breaks_the_check_fails_the_run(pytester: pytest.Py
     assert "other-hi-" in output_of(result)
 
 
-def test_unknown_fixture_is_a_collection_error_naming_it_and_the_file(pytester: pytest.Pytester) -> None:
+@pytest.mark.slow
+def test_unknown_fixture_errors_that_file_only_and_the_session_runs(pytester: pytest.Pytester, tiny_site: str) -> None:
+    """As pytest errors a Python test asking for an unknown fixture: that file's items error at setup,
+    naming the file, the line and the fixtures available; every other file runs."""
     pytester.makeconftest(FIXTURE_CONFTEST)
     write(pytester, "sub/seeded.reuseit.yaml", FIXTURE_WF.replace("[seeded, greeting]", "[seeded, greeting, db_ready]"))
-    result = pytester.runpytest_inprocess("--collect-only", "-p", "no:cacheprovider")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
+    write(pytester, "fine.reuseit.yaml", FIXTURE_WF)
+    collected = pytester.runpytest_inprocess("--collect-only", "-q", "-p", "no:cacheprovider")
+    assert collected.ret == pytest.ExitCode.OK, output_of(collected)
+    result = run_sub(pytester, tiny_site)
+    result.assert_outcomes(passed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = output_of(result)
-    assert "sub/seeded.reuseit.yaml:4: usefixtures: unknown fixture 'db_ready'" in out
-    assert "Traceback" not in out
+    assert "ERROR at setup of Types what the fixtures seeded [default]" in out
+    assert "sub/seeded.reuseit.yaml:4: usefixtures: fixture 'db_ready' not found" in out
+    assert re.search(r"available fixtures: .*\bgreeting\b.*\bseeded\b", out), out
+    assert "use 'pytest --fixtures sub/seeded.reuseit.yaml' for help on them" in out
+    assert "Traceback" not in out and "Interrupted" not in out
 
 
 def test_fixture_placeholders_are_validated_at_load(pytester: pytest.Pytester) -> None:

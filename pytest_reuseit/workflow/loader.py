@@ -673,12 +673,21 @@ def _remap(source: Source, old: int, new: int, into: dict[tuple[str | int, ...],
 
 def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: Any) -> LoadedWorkflow:
     """Replace every ``use`` step by the used workflow's steps (params filled), keeping where each
-    step was written; load the ``session`` workflow."""
+    step was written; load the ``session`` workflow.
+
+    A used file brings what its steps need to run: its ``usefixtures`` (after the workflow's own,
+    in the order of the use steps, each once) and its ``session`` when the workflow has none. Its
+    ``marks`` stay its own: a skip or an xfail says something about that file's test, not about
+    every workflow that reuses its steps."""
     wf, source = loaded.workflow, loaded.source
     raw_steps = data.get("steps") or []
     steps: list[Step] = []
     raws: list[Any] = []
     origins: list[StepOrigin] = []
+    fixtures: list[str] = list(wf.usefixtures)
+    session = None
+    if wf.session is not None:
+        session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
     lines = {k: v for k, v in source.lines.items() if not (k and k[0] == "steps")}
     for i, step in enumerate(wf.steps):
         if step.use is None:
@@ -688,6 +697,8 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             origins.append(StepOrigin(source.path))
             continue
         used = _load_other(step.use, loaded.folder, source, ("steps", i, "use"), chain, **kw)
+        fixtures.extend(f for f in used.workflow.usefixtures if f not in fixtures)
+        session = _carried_session(session, used, source, i)
         values: dict[str, object] = {**used.workflow.params, **(step.params or {})}
         for j, raw in enumerate(used.raw_steps):
             filled = _fill(raw, values)
@@ -698,10 +709,11 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             group = step.use if not inner.group else f"{step.use} › {inner.group}"
             group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
             origins.append(StepOrigin(inner.file, group, group_id))
-    session = None
-    if wf.session is not None:
-        session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
-    expanded = wf.model_copy(update={"steps": tuple(steps)}) if any(s.use for s in wf.steps) else wf
+    expanded = (
+        wf.model_copy(update={"steps": tuple(steps), "usefixtures": tuple(fixtures)})
+        if any(s.use for s in wf.steps)
+        else wf
+    )
     return LoadedWorkflow(
         expanded,
         Source(source.path, lines),
@@ -711,6 +723,28 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
         tuple(raws),
         environment=loaded.environment,
     )
+
+
+def _carried_session(
+    session: LoadedWorkflow | None, used: LoadedWorkflow, source: Source, index: int
+) -> LoadedWorkflow | None:
+    """The session a workflow starts from once it uses ``used``: its own, or the used file's; two
+    different ones cannot both be the browser's starting state, so that is a load error."""
+    if used.session is None:
+        return session
+    if session is None:
+        return used.session
+    if session.source.path != used.session.source.path:
+        where = source.where("steps", index, "use")
+        raise WorkflowFormatError(
+            source.path,
+            [
+                f"{where}: steps[{index}].use: {used.source.path} starts from the session of "
+                f"{used.session.source.path}, but this workflow starts from {session.source.path}; "
+                "a run has one starting session: use the same one in both files"
+            ],
+        )
+    return session
 
 
 def parse(

@@ -38,3 +38,9 @@ def _fresh_admin_rows() -> None:
     site = running("admin_url")
     if site is not None and hasattr(site, "reset"):
         site.reset()
+
+
+@pytest.fixture
+def seed_book() -> dict[str, str]:
+    """A book of the admin site's seed rows (adminsite/serve.py), for the workflows that find it."""
+    return {"title": "Dune", "publisher": "Penguin"}
