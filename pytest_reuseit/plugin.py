@@ -273,7 +273,7 @@ class WorkflowItem(pytest.Item):
             probe=self.stash.get(PROBE, None),
         )
         self.stash[RESULT] = result
-        allure_adapter.after_run(result)
+        allure_adapter.after_run(result, runtime.settings.attach_max)
         self.ihook.pytest_reuseit_run_end(item=self, result=hookspecs.RunEnd(result))
         if runtime.settings.learn and result.label in ("recovered", "healed"):
             # Opt-in: new rules change the agent's prompt, so a recorded cache would stop matching.

@@ -85,6 +85,12 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "image_detail": ("the 'detail' of images sent to the model", ("auto", "low", "high"), "auto"),
     "page_text": ("characters of page text sent with each model check (0: none)", None, str(_RUN.page_text_chars)),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
+    "attach_max": (
+        "MB: the largest file (download, trace) attached to the Allure report whole; a larger one is listed by "
+        "name, size and path (the report embeds what it is given)",
+        None,
+        "1",
+    ),
 }
 BOOL_OPTIONS: dict[str, str] = {
     "strict": "fail runs that needed recovery or healing, and model checks that were not judged",
@@ -110,6 +116,7 @@ class ReuseitSettings:
     jpeg_quality: int
     image_detail: str
     page_text: int
+    attach_max: float  # MB
     llm_timeout: float
     llm_budget: float
     llm_retries: int
@@ -194,6 +201,7 @@ _BOUNDS: dict[str, tuple[float, bool]] = {
     "page_text": (0, True),
     "llm_retries": (0, True),
     "jpeg_quality": (1, True),
+    "attach_max": (0, True),
 }
 
 
@@ -225,7 +233,7 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
             raise ReuseitError(f"reuseit_{name} = {value!r} is not one of: {', '.join(choices)}")
         text[name] = value
     out: dict[str, Any] = dict(text)
-    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost"):
+    for name in ("slow_mo", "llm_timeout", "llm_budget", "llm_backoff", "max_cost", "attach_max"):
         out[name] = _number(name, text[name])
     for name in ("screenshot_width", "page_text", "llm_retries"):
         out[name] = int(_number(name, text[name]))

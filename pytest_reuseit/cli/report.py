@@ -78,6 +78,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     page = trends.update(results, output, history)
     index = output / "index.html"
     print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
+    # What the report weighs: a big one is slow to open and to keep as a CI artifact.
+    report_bytes = sum(p.stat().st_size for p in output.rglob("*") if p.is_file() and "history" not in p.parts)
+    print(f"report size: {report_bytes / 1_000_000:.1f} MB ({'index.html' if not args.multi_file else 'the folder'})")
     print(f"trends: {page.resolve()}  (model cost, calls, recovered and healed runs per workflow)")
     return 0
 

@@ -12,6 +12,7 @@ import functools
 import html
 import json
 import logging
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -335,8 +336,9 @@ def _top_steps(result: RunResult) -> None:
             _verdicts(result.outcome)
 
 
-def after_run(result: RunResult) -> None:
-    """Steps, attachments and analysis of the finished run."""
+def after_run(result: RunResult, attach_max: float = 1.0) -> None:
+    """Steps, attachments and analysis of the finished run. Files over ``attach_max`` MB are listed,
+    not embedded: a 200 MB export would double in allure-results and again in the HTML report."""
     if not active():
         return
     try:
@@ -369,9 +371,9 @@ def after_run(result: RunResult) -> None:
                 attachment_type=allure.attachment_type.JSON,
             )
         for d in result.downloads:
-            allure.attach.file(d.path, name=f"download: {d.name}", extension=d.name.rsplit(".", 1)[-1])
+            _attach_file(d.path, f"download: {d.name}", d.name.rsplit(".", 1)[-1], attach_max)
         if result.trace:
-            allure.attach.file(result.trace, name="playwright trace", extension="zip")
+            _attach_file(result.trace, "playwright trace", "zip", attach_max)
         elif result.trace_withheld:
             allure.attach(
                 f"No Playwright trace was kept: {result.trace_withheld}.\n",
@@ -380,6 +382,32 @@ def after_run(result: RunResult) -> None:
             )
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
         log.warning("could not write the Allure steps: %s", exc)
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
+
+
+def _attach_file(path: str, name: str, extension: str, limit_mb: float) -> None:
+    """Attach the file whole up to ``limit_mb``; past it, a line naming it, its size and where it is."""
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        allure.attach(f"{name}: cannot read {path}: {exc}\n", name=name, attachment_type=allure.attachment_type.TEXT)
+        return
+    if size <= limit_mb * 1_000_000:
+        allure.attach.file(path, name=name, extension=extension)
+        return
+    allure.attach(
+        f"{name}: {_size(size)}, over the {limit_mb:g} MB attached whole (--reuseit-attach-max); not embedded.\n"
+        f"The file: {path}\n",
+        name=f"{name} ({_size(size)}, not attached)",
+        attachment_type=allure.attachment_type.TEXT,
+    )
 
 
 def finish(result: RunResult | None) -> None:

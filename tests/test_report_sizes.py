@@ -1,0 +1,119 @@
+"""Big downloads stay out of the report (issue: a 200 MB export left 201 MB in allure-results).
+
+A download up to --reuseit-attach-max (1 MB by default) is attached whole; a larger one is listed
+by name, size and path. Through a real pytest session with --alluredir, on a site served on
+127.0.0.1 that sends a 5 MB export and a small one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+
+import pytest
+
+from tests.support.serve import Served
+
+pytestmark = pytest.mark.browser
+
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Exports</title></head><body>
+<a href="big.csv" download>Export all</a> <a href="small.csv" download>Export one</a>
+</body></html>"""
+WORKFLOW = """\
+name: Exports
+task: Download both exports
+start_url: "{base_url}/exports.html"
+settings: {action_timeout: 20}
+steps:
+  - action: Download the small export
+    do:
+      - download: {role: link, name: Export one}
+    post:
+      - expect: {download: {name: {equals: small.csv}, contains: "id,name"}}
+  - action: Download the big export
+    do:
+      - download: {role: link, name: Export all}
+    post:
+      - expect: {download: {name: {equals: big.csv}}}
+"""
+BIG = 5_000_000
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+
+@pytest.fixture(scope="module")
+def export_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("exports")
+    (folder / "exports.html").write_text(PAGE)
+    (folder / "small.csv").write_text("id,name\n1,apple\n")
+    row = "1,a fairly long product name for the export,12.50\n"
+    (folder / "big.csv").write_text("id,name,price\n" + row * (BIG // len(row) + 1))
+    with Served(functools.partial(_Quiet, directory=str(folder))) as served:
+        yield served.url
+
+
+def _results(path: Path) -> tuple[int, list[dict[str, object]]]:
+    files = [p for p in path.rglob("*") if p.is_file()]
+    tests = [json.loads(p.read_text()) for p in files if p.name.endswith("-result.json")]
+    return sum(p.stat().st_size for p in files), tests
+
+
+def _attachments(test: dict[str, object]) -> list[dict[str, str]]:
+    found: list[dict[str, str]] = []
+    stack: list[object] = [test]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            found.extend(node.get("attachments", []) or [])  # type: ignore[arg-type]
+            stack.extend(node.get("steps", []) or [])  # type: ignore[arg-type]
+    return found
+
+
+@pytest.mark.slow
+def test_a_big_download_is_listed_and_a_small_one_attached(pytester: pytest.Pytester, export_site: str) -> None:
+    pytester.path.joinpath("exports.reuseit.yaml").write_text(WORKFLOW)
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "--base-url", export_site, "--reuseit-llm", "off", "--alluredir", "allure"
+    )
+    result.assert_outcomes(passed=1)
+    size, (test,) = _results(pytester.path / "allure")
+    # The run folder keeps the 5 MB file; the report does not copy it.
+    assert size < 1_000_000, f"allure-results holds {size} bytes"
+    by_name = {a["name"]: a for a in _attachments(test)}
+    small = by_name["download: small.csv"]
+    assert (pytester.path / "allure" / small["source"]).read_text() == "id,name\n1,apple\n"
+    (listed,) = [a for name, a in by_name.items() if name.startswith("download: big.csv (")]
+    assert listed["name"] == "download: big.csv (5.0 MB, not attached)"
+    text = (pytester.path / "allure" / listed["source"]).read_text()
+    assert "over the 1 MB attached whole (--reuseit-attach-max)" in text and "big.csv" in text.splitlines()[1]
+    kept = Path(text.splitlines()[1].split("The file: ", 1)[1])
+    assert kept.is_file() and kept.stat().st_size >= BIG
+
+    # A higher limit attaches it whole.
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        export_site,
+        "--reuseit-llm",
+        "off",
+        "--alluredir",
+        "allure2",
+        "--reuseit-attach-max",
+        "10",
+    )
+    result.assert_outcomes(passed=1)
+    size, _ = _results(pytester.path / "allure2")
+    assert size > BIG
+
+
+def test_a_bad_limit_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", "--reuseit-attach-max", "-1")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "reuseit_attach_max: expected a number 0 or more, got '-1'" in result.stderr.str()
