@@ -149,7 +149,8 @@ def _submits(run: RunTouches) -> list[Target]:
 def _numbers(run: RunTouches) -> list[Target]:
     out = []
     for c in run.checks:
-        if c.key == "count" or (c.key in _TEXT_KEYS and re.search(r"\d", c.text)):
+        # A count needs an element to add one more of; a text, a number to change.
+        if (c.key == "count" and c.element) or (c.key in _TEXT_KEYS and re.search(r"\d", c.text)):
             out.append(_check_target(c))
     return out
 
