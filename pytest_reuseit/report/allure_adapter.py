@@ -425,4 +425,8 @@ def finish(result: RunResult | None) -> None:
     if result.label in ("recovered", "healed") and test.status == "passed":
         test.statusDetails = StatusDetails(flaky=True, message=recovery_message(result))
     elif result.status in ("failed", "broken") and test.statusDetails is not None:
-        test.statusDetails.message = status_message(result)
+        # An expected failure (xfail) keeps allure-pytest's "XFAIL <reason>" first: the reader sees
+        # it is the known defect, then what the run found.
+        known = test.statusDetails.message or ""
+        prefix = known.splitlines()[0] + "\n\n" if known.startswith("XFAIL") else ""
+        test.statusDetails.message = prefix + status_message(result)
