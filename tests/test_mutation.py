@@ -104,11 +104,15 @@ def mutation_run(
         OPERATORS,
         "--break-at",
         "95",
+        "--alluredir",
+        "allure-mutants",
         pytest_args=("--base-url", pages_url, "--reuseit-llm", "off", "-n", "2"),
     )
     report = folder / "reuseit-output" / "mutation.json"
     assert report.exists(), proc.stdout + proc.stderr
-    return proc, json.loads(report.read_text(encoding="utf-8"))
+    data = json.loads(report.read_text(encoding="utf-8"))
+    data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
+    return proc, data
 
 
 def _mutants(report: dict[str, Any], file: str, operator: str | None = None) -> list[dict[str, Any]]:
@@ -252,3 +256,23 @@ def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str)
     proc = mutate(tmp_path, ".", pytest_args=("--base-url", "http://127.0.0.1:9", "--reuseit-llm", "off"))
     assert proc.returncode == 2 and "no workflow passed clean (broken): is the site up?" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_each_mutant_is_an_allure_result_a_reader_finds(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
+    proc, report = mutation_run
+    results = report["allure"]
+    assert len(results) == len(report["reuseit"]["mutants"])
+    assert all({"name": "parentSuite", "value": "mutation testing"} in r["labels"] for r in results)
+    by_outcome = {m["id"]: m["outcome"] for m in report["reuseit"]["mutants"]}
+    for r in results:
+        (mutant,) = [p["value"] for p in r["parameters"] if p["name"] == "mutant"]
+        expected = {"killed": "passed", "clean": "passed", "survived": "failed", "healed around": "failed"}
+        assert r["status"] == expected.get(by_outcome[mutant], r["status"])
+    survivor = next(
+        r for r in results if r["statusDetails"]["message"].startswith("survived:") and "#help" in r["name"]
+    )
+    assert 'expect: {url: {contains: "/mutation/help.html"}}' in survivor["statusDetails"]["message"]
+    assert "allure: " in proc.stdout

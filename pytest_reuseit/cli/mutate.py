@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..mutation import operators, report
+from ..mutation import allure_out, operators, report
 from ..mutation.session import MutateOptions, UsageError, run
 
 
@@ -27,6 +27,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--report", default="reuseit-output/mutation.json", help="the JSON report (Stryker's schema)")
     p.add_argument(
         "--max-mutants", type=int, default=0, help="at most this many mutants, sampled evenly over operators and files"
+    )
+    p.add_argument(
+        "--alluredir", default="", help="also write one Allure result per mutant here (suite 'mutation testing')"
     )
     p.add_argument(
         "--plan-only", action="store_true", help="run the workflows clean and list the mutants, without running them"
@@ -66,5 +69,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
     for line in report.details(result.report):
         print(line)
     print(f"report: {args.report}")
+    if args.alluredir:
+        count = allure_out.write(result.report, Path(args.alluredir))
+        print(f"allure: {count} mutant result(s) in {args.alluredir} (reuseit report --results {args.alluredir})")
     print(result.summary.line())
     return result.exit_code

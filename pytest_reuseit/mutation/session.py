@@ -27,6 +27,9 @@ MAX_ROUNDS = 3
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
+# Options whose value follows them, dropped with it: a mutant's run fails on purpose, so its pytest
+# results are no report of the suite (the command writes the mutants' own with --alluredir).
+_DROPPED_WITH_VALUE = ("--maxfail", "--alluredir", "--junitxml", "--junit-xml")
 
 
 class UsageError(ReuseitError):
@@ -65,8 +68,8 @@ def _pytest_args(opts: MutateOptions) -> list[str]:
         if skip:
             skip = False
             continue
-        if a in _STOPPERS or a.startswith("--maxfail"):
-            skip = a == "--maxfail"
+        if a in _STOPPERS or a.startswith(_DROPPED_WITH_VALUE):
+            skip = a in _DROPPED_WITH_VALUE  # the value is the next argument (not --opt=value)
             continue
         args.append(a)
     return [*opts.paths, *args, "-p", "pytest_reuseit.mutate_plugin", "-p", "no:cacheprovider", "-q"]
