@@ -329,6 +329,10 @@ class Recorder:
         request: Request = response.request
         if request.resource_type not in ("document", "xhr", "fetch"):
             return
+        if request.redirected_from is not None:
+            # The browser follows a redirect itself: a route never sees the second request, so no
+            # fault could be placed on it (the first one, a POST answered 302, is a target).
+            return
         try:
             kind = response.headers.get("content-type", "")
         except PlaywrightError:
