@@ -134,7 +134,14 @@ def _removable(run: RunTouches) -> list[Target]:
 
 
 def _links(run: RunTouches) -> list[Target]:
-    return [t for t in _ops(run, ("click",)) if t.detail.get("tag") == "a" and t.detail.get("href")]
+    """Links that lead somewhere by their address: one whose click a script handles (href "#",
+    "javascript:") does the same wherever its address points, so changing it breaks nothing."""
+    out = []
+    for t in _ops(run, ("click",)):
+        href = str(t.detail.get("href", ""))
+        if t.detail.get("tag") == "a" and href and href != "#" and not href.startswith("javascript:"):
+            out.append(t)
+    return out
 
 
 def _submits(run: RunTouches) -> list[Target]:
@@ -147,11 +154,15 @@ def _submits(run: RunTouches) -> list[Target]:
 
 
 def _numbers(run: RunTouches) -> list[Target]:
+    """A count with an element to add one more of; a text with a number: the one the check expects
+    where it names one (a check that reads part of a text is about that part), else the first."""
     out = []
     for c in run.checks:
-        # A count needs an element to add one more of; a text, a number to change.
-        if (c.key == "count" and c.element) or (c.key in _TEXT_KEYS and re.search(r"\d", c.text)):
+        if c.key == "count" and c.element:
             out.append(_check_target(c))
+        elif c.key in _TEXT_KEYS and re.search(r"\d", c.text):
+            wanted = [n for n in re.findall(r"\d+", c.expected) if n in c.text]
+            out.append(_check_target(c, word=wanted[0] if wanted else ""))
     return out
 
 
@@ -212,7 +223,13 @@ _NO_POINTER = "e => e.style.setProperty('pointer-events', 'none', 'important')"
 _SWALLOW = """(e, types) => {
   if (e.__reuseitSwallow) return;
   e.__reuseitSwallow = true;
-  const stop = ev => { if (ev.target instanceof Node && e.contains(ev.target)) { ev.stopImmediatePropagation(); ev.preventDefault(); } };
+  // A form control keeps its value: what was typed or chosen is undone, as if never received.
+  const kept = 'value' in e ? e.value : null;
+  const stop = ev => {
+    if (!(ev.target instanceof Node && e.contains(ev.target))) return;
+    ev.stopImmediatePropagation(); ev.preventDefault();
+    if (kept !== null && (ev.type === 'input' || ev.type === 'change') && e.value !== kept) e.value = kept;
+  };
   for (const t of types) window.addEventListener(t, stop, true);
 }"""
 _CLICK_EVENTS = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]
@@ -221,7 +238,7 @@ _INPUT_EVENTS = ["keydown", "keypress", "keyup", "beforeinput", "input", "change
 _TEXT = """(e, [mode, word]) => {
   const change = s => {
     if (mode === 'number') {
-      const m = s.match(/\\d+/);
+      const m = word ? s.match(new RegExp('(?<!\\\\d)' + word + '(?!\\\\d)')) : s.match(/\\d+/);
       return m ? s.slice(0, m.index) + String(Number(m[0]) + 1) + s.slice(m.index + m[0].length) : null;
     }
     const i = s.indexOf(word);

@@ -11,6 +11,7 @@ and locators meet the change).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,10 +107,13 @@ def _sample(groups: list[list[Mutant]], limit: int) -> list[Mutant]:
 
 
 def _interleave_files(group: list[Mutant]) -> list[Mutant]:
+    """One mutant of each file in turn; the files in an order fixed by their names' hash, so that a
+    cap samples every site and folder rather than the first ones alphabetically (and the same
+    selection gives the same sample every time)."""
     by_file: dict[str, list[Mutant]] = {}
     for m in group:
         by_file.setdefault(m.file, []).append(m)
-    lists = list(by_file.values())
+    lists = [by_file[f] for f in sorted(by_file, key=lambda f: hashlib.sha1(f.encode()).hexdigest())]
     out: list[Mutant] = []
     for depth in range(max((len(x) for x in lists), default=0)):
         out.extend(x[depth] for x in lists if depth < len(x))

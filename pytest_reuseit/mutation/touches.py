@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 # A short description of an element, computed in the page: enough to tell two targets apart
 # (a CSS path), to know what an operator can do with it (tag, href, form) and to suggest a check.
-FINGERPRINT = """e => {
+FINGERPRINT = r"""e => {
   const path = [];
   for (let n = e; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
     let part = n.localName;
@@ -36,7 +36,8 @@ FINGERPRINT = """e => {
     if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
     path.unshift(part);
   }
-  const text = (e.innerText || e.value || e.getAttribute('aria-label') || '').trim();
+  // textContent, as the DOM assertions read it (innerText would carry CSS text-transform).
+  const text = (e.textContent || e.value || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
   return {tag: e.localName, css: path.join(' > '), href: e.getAttribute('href') || '',
           form: !!(e.form || e.closest('form')), type: e.getAttribute('type') || '', text: text.slice(0, 200)};
 }"""
