@@ -80,10 +80,15 @@ def _file_name(nodeid: str) -> str:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("reuseit_mutation_record"):
+        # Only workflow runs have anything to mutate: Python tests and invalid files are left out.
+        others = [item for item in items if not isinstance(item, WorkflowItem)]
+        if others:
+            config.hook.pytest_deselected(items=others)
+            items[:] = [item for item in items if isinstance(item, WorkflowItem)]
         for item in items:
-            if isinstance(item, WorkflowItem):
-                run = RunTouches(item.nodeid, item.loaded.source.path, item.variation)
-                item.stash[PROBE] = Recorder(item.loaded, run)
+            assert isinstance(item, WorkflowItem)
+            run = RunTouches(item.nodeid, item.loaded.source.path, item.variation)
+            item.stash[PROBE] = Recorder(item.loaded, run)
         return
     plan = config.getoption("reuseit_mutation_plan")
     if not plan:

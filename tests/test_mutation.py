@@ -97,6 +97,9 @@ def mutation_run(
     folder = tmp_path_factory.mktemp("mutate")
     for name, text in WORKFLOWS.items():
         (folder / f"{name}.reuseit.yaml").write_text(text, encoding="utf-8")
+    # A Python test beside them: no workflow, so no clean run and no mutants (and its failure is
+    # no "not clean" run).
+    (folder / "test_plain.py").write_text("def test_python():\n    assert False\n", encoding="utf-8")
     proc = mutate(
         folder,
         ".",
@@ -221,6 +224,7 @@ def test_benign_banner_passes_and_a_failing_workflow_gets_no_mutants(
     assert banners and all(m["outcome"] == "clean" for m in banners), banners
     assert report["reuseit"]["summary"]["false_alarms"] == 0
     assert [r["nodeid"] for r in report["reuseit"]["not_clean"]] == ["failing.reuseit.yaml::failing[default]"]
+    assert "clean runs: 4 workflow run(s)" in proc.stdout  # the Python test is not one
     assert not _mutants(report, "failing.reuseit.yaml")
     assert "NOT CLEAN failing.reuseit.yaml::failing[default]" in proc.stdout
 

@@ -126,7 +126,9 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         shutil.rmtree(folder, ignore_errors=True)  # a result of an earlier run would be read as this one's
     base = _pytest_args(opts)
 
-    total = _collected(opts.root, [*opts.paths, *[a for a in base[len(opts.paths) :] if a != "-q"]])
+    # Collected as the clean session will be: workflow runs only (the plugin leaves Python tests out).
+    counting = [*opts.paths, *[a for a in base[len(opts.paths) :] if a != "-q"]]
+    total = _collected(opts.root, [*counting, "--reuseit-mutation-record", str(work / "count")])
     if total == 0:
         raise UsageError(f"no workflows selected by {' '.join(opts.paths) or '.'} (pytest collected no workflow runs)")
     say(f"clean runs: {total} workflow run(s)")
