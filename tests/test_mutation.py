@@ -280,3 +280,30 @@ def test_each_mutant_is_an_allure_result_a_reader_finds(
     )
     assert 'expect: {url: {contains: "/mutation/help.html"}}' in survivor["statusDetails"]["message"]
     assert "allure: " in proc.stdout
+
+
+@pytest.mark.slow
+def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages_url: str, fake_llm_env: Any) -> None:
+    """The plumbing with the model double: a words-only check is judged on the mutant's page, and a
+    click that does nothing leaves a page on which the model finds the condition not met."""
+    from tests.test_model_guards import shows
+
+    fake_llm_env.add_rule("condition_check", "The basket holds one apple", shows("Basket: 1"))
+    post = "    post:\n      - The basket holds one apple\n"
+    (tmp_path / "words.reuseit.yaml").write_text(
+        "name: Words\ntask: Add an apple\n" + _START + _FAST + "steps:\n" + _ADD + post, encoding="utf-8"
+    )
+    proc = mutate(
+        tmp_path,
+        ".",
+        "--operators",
+        "click_ignored",
+        pytest_args=("--base-url", pages_url, "--reuseit-llm", "live", "--reuseit-llm-retries", "0"),
+    )
+    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    (mutant,) = report["reuseit"]["mutants"]
+    assert mutant["outcome"] == "killed", (mutant, proc.stdout[-2000:])
+    assert mutant["run"]["failed_phase"] == "post" and mutant["localised"]
+    assert "The basket holds one apple" in mutant["run"]["message"]
+    # The clean run was judged met on the real page, the mutant's not met: two judgements at least.
+    assert fake_llm_env.calls("condition_check") >= 2
