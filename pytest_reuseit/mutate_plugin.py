@@ -6,7 +6,7 @@ Two modes, one per pytest session the command starts:
   and its verdict go to ``DIR`` (one JSON file per run).
 - ``--reuseit-mutation-plan FILE --reuseit-mutation-results DIR``: the collected runs are replaced
   by one item per mutant (``search[original]@m12``), each run with its fault injected; each
-  verdict goes to ``DIR/<mutant id>.json``. The usual options (``-n``, ``--base-url``, ...) apply.
+  verdict goes to ``DIR/<mutant id>.<attempt>.json``. The usual options (``-n``, ``--base-url``, ...) apply.
 """
 
 from __future__ import annotations
@@ -139,6 +139,6 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
             "ended": time.time(),
         }
         folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f"{probe.mutant.id}.tmp"
+        tmp = folder / f"{probe.mutant.try_id}.tmp"
         tmp.write_text(json.dumps(verdict), encoding="utf-8")
-        tmp.replace(folder / f"{probe.mutant.id}.json")
+        tmp.replace(folder / f"{probe.mutant.try_id}.json")

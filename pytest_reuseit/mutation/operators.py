@@ -45,11 +45,14 @@ class Target:
 
     def same_thing(self) -> str:
         """What two targets share when they are one thing (one element reached by two steps)."""
+        # Without the port: each pytest process (each xdist worker) may serve a local site on its own.
         css = self.detail.get("css")
         if css:
-            return f"element {self.detail.get('page', '')} {css}"
+            page = urlsplit(str(self.detail.get("page", "")))
+            return f"element {page.hostname}{page.path} {css}"
         if self.what == "request":  # ids in the path are one endpoint (see _route)
-            return f"request {self.detail.get('host', '')} {re.sub(r'[0-9]+', 'N', self.locator)}"
+            host = urlsplit(f"//{self.detail.get('host', '')}").hostname
+            return f"request {host} {re.sub(r'[0-9]+', 'N', self.locator)}"
         return f"{self.what} {self.step} {self.phase} {self.index} {self.expect_index} {self.key} {self.locator}"
 
     def to_json(self) -> dict[str, Any]:

@@ -33,11 +33,16 @@ class Mutant:
     # Every file's first run that touched it, with the target as that file has it (its step and
     # line), in order; the first is (nodeid, target).
     covering: tuple[tuple[str, str, Target], ...] = ()  # (file, nodeid, target)
+    attempt: int = 0  # which covering run this try is against (its verdict file is <id>.<attempt>.json)
 
     def against(self, n: int) -> Mutant:
         """The same mutant, tried against its ``n``-th covering run."""
         file, nodeid, target = self.covering[n]
-        return Mutant(self.id, self.operator, self.kind, file, nodeid, target, self.covering)
+        return Mutant(self.id, self.operator, self.kind, file, nodeid, target, self.covering, n)
+
+    @property
+    def try_id(self) -> str:
+        return f"{self.id}.{self.attempt}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,6 +52,7 @@ class Mutant:
             "file": self.file,
             "nodeid": self.nodeid,
             "covering": [{"file": f, "nodeid": n, "target": t.to_json()} for f, n, t in self.covering],
+            "attempt": self.attempt,
             "target": self.target.to_json(),
         }
 
@@ -60,6 +66,7 @@ class Mutant:
             data["nodeid"],
             Target(**data["target"]),
             tuple((c["file"], c["nodeid"], Target(**c["target"])) for c in data.get("covering", ())),
+            int(data.get("attempt", 0)),
         )
 
 

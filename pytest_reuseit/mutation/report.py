@@ -94,6 +94,13 @@ def suggestion(result: MutantResult, run: RunTouches | None) -> str:
         return (
             f"nothing checks where {where} leads; add under its post:\n  - expect: {{url: {{contains: {_flow(part)}}}}}"
         )
+    if t.what == "request" and state.step == 0:
+        # Made while the start page loaded: what it brought was there before the first action, so
+        # the text that appeared after it says nothing about this request.
+        return (
+            f"nothing checks what {t.locator} brings to the start page; add a check of what it shows "
+            f"(a heading, a list, a count) under the pre checks of {where}"
+        )
     lines = _new_lines(state.text_before, state.text_after)
     if lines:
         line = _pick_line(lines, state.action, about_action=t.what == "op")

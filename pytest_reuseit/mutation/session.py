@@ -21,10 +21,6 @@ from typing import Any
 from ..errors import ReuseitError
 from . import outcome, plan, report, touches
 
-# A survivor is tried against the next workflow file that uses its target, up to this many runs in
-# all: most mutants are killed by their first run, and each round is one more pytest session.
-MAX_ROUNDS = 3
-
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
 # Options whose value follows them, dropped with it: a mutant's run fails on purpose, so its pytest
@@ -187,36 +183,35 @@ def _try_mutants(
     root: Path,
     say: Say,
 ) -> list[outcome.MutantResult]:
-    """Round 1 tries every mutant against its first covering run; each later round tries the
-    survivors against the next file's run (see plan.py), in one pytest session per round."""
+    """Round 1 tries every mutant against its first covering run; round 2 tries each survivor
+    against every other file's run that touched its target, all at once (see plan.py): two pytest
+    sessions at most, and a mutant any workflow catches is killed."""
     tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
     pending = mutants
-    for round_ in range(MAX_ROUNDS):
+    for round_ in (1, 2):
         if not pending:
             break
-        results_dir = mutant_dir / f"round{round_ + 1}"
-        round_plan = work / f"plan-round{round_ + 1}.json"
+        results_dir = mutant_dir / f"round{round_}"
+        round_plan = work / f"plan-round{round_}.json"
         plan.save(pending, round_plan)
-        label = (
-            "mutants" if round_ == 0 else f"survivors, against the next workflow that uses them (round {round_ + 1})"
-        )
+        label = "mutants" if round_ == 1 else "survivors, against every other workflow that uses them"
         _run_pytest(
             [*base, "--reuseit-mutation-plan", str(round_plan), "--reuseit-mutation-results", str(results_dir)],
-            work / f"mutants-round{round_ + 1}.log",
+            work / f"mutants-round{round_}.log",
             root,
             lambda folder=results_dir: len(list(folder.glob("*.json"))),  # type: ignore[misc]
             len(pending),
             label,
             say,
         )
-        again = []
+        again: list[plan.Mutant] = []
         for m in pending:
-            path = results_dir / f"{m.id}.json"
+            path = results_dir / f"{m.try_id}.json"
             verdict = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
             limit = max(60.0, 10 * durations.get(m.nodeid, 0.0) + 30.0)
             tried = outcome.judge(m, verdict, limit)
             tries[m.id].append(tried)
-            if tried.outcome in ("survived", "healed around", "not applied") and round_ + 1 < len(m.covering):
-                again.append(m.against(round_ + 1))
+            if round_ == 1 and tried.outcome in ("survived", "healed around", "not applied"):
+                again.extend(m.against(n) for n in range(1, len(m.covering)))
         pending = again
     return [outcome.combine(tries[m.id]) for m in mutants]
