@@ -361,10 +361,13 @@ _BANNER = _ON_READY.format(
   bar.id = 'reuseit-banner';
   bar.setAttribute('role', 'region');
   bar.setAttribute('aria-label', 'Cookie notice');
-  bar.style.cssText = 'position:fixed;left:0;right:0;bottom:0;z-index:2147483000;padding:8px 16px;background:#222;color:#fff;font:14px sans-serif;display:flex;gap:12px;align-items:center';
+  // A notice, not a modal: the page beneath it still takes clicks (only its own button does
+  // not), as a cookie bar that does not block the page. Pictures and text show it.
+  bar.style.cssText = 'position:fixed;left:0;right:0;bottom:0;z-index:2147483000;padding:8px 16px;background:#222;color:#fff;font:14px sans-serif;display:flex;gap:12px;align-items:center;pointer-events:none';
   bar.textContent = 'This site uses cookies to remember your preferences. ';
   const ok = document.createElement('button');
   ok.textContent = 'Dismiss';
+  ok.style.pointerEvents = 'auto';
   ok.addEventListener('click', () => bar.remove());
   bar.appendChild(ok);
   document.body.appendChild(bar);
@@ -499,7 +502,7 @@ for _op in (
     Operator(
         "banner",
         "benign",
-        "a dismissible cookie notice over the bottom of the page",
+        "a dismissible cookie notice over the bottom of the page (the page beneath still takes clicks)",
         _page,
         start=_init_script(_BANNER),
     ),
