@@ -473,7 +473,8 @@ def test_cdp_runs_in_a_context_of_its_own_and_leaves_the_browser_running(cdp_chr
         local_before = set(browser_processes())
         result = rt.run(workflow(PRESS_A, start="{base_url}/recovery.html"), "cdp")
         assert result.status == "passed", result.message
-        assert set(browser_processes()) == local_before  # nothing launched here
+        # Nothing launched here (a browser of an earlier test in this worker may have exited meanwhile).
+        assert not set(browser_processes()) - local_before
         browser = rt.call(rt.runtime.session.browser)
         # The browser's own default context (other clients may be using it) was not touched: the run
         # opened its page in a context it created and closed.
