@@ -248,14 +248,24 @@ class WorkflowItem(pytest.Item):
         self._request._fillfixtures()
 
     def _unknown_fixture_message(self, missing: list[str]) -> str:
-        where = self.loaded.source.where("usefixtures")
-        available = _visible_fixtures(self)
-        names = ", ".join(repr(m) for m in missing)
-        return (
-            f"{where}: usefixtures: fixture {names} not found (not defined in a conftest.py or plugin visible "
-            f"from {_display_path(self.config, self.path)})\n"
-            f"  available fixtures: {', '.join(available)}\n"
-            f"  use 'pytest --fixtures {_display_path(self.config, self.path)}' for help on them"
+        shown = _display_path(self.config, self.path)
+        # A name may come with a used or session file: each is named where it was written.
+        by_where: dict[str, list[str]] = {}
+        for name in missing:
+            by_where.setdefault(self.loaded.fixture_where(name), []).append(name)
+        lines = []
+        for where, names in by_where.items():
+            carried = "" if where.rsplit(":", 1)[0] == self.loaded.source.path else ", which uses that file"
+            lines.append(
+                f"{where}: usefixtures: fixture {', '.join(repr(n) for n in names)} not found (not defined in a "
+                f"conftest.py or plugin visible from {shown}{carried})"
+            )
+        return "\n".join(
+            [
+                *lines,
+                f"  available fixtures: {', '.join(_visible_fixtures(self))}",
+                f"  use 'pytest --fixtures {shown}' for help on them",
+            ]
         )
 
     def fixture_values(self) -> dict[str, object]:

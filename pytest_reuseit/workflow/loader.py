@@ -95,6 +95,19 @@ class LoadedWorkflow:
 
     # Every {env.X} / {secret.X} with where it is written ("file:line: path"), for `reuseit validate`.
     environment: tuple[tuple[str, str], ...] = ()
+    # Each name of ``workflow.usefixtures`` with the "file:line" of the usefixtures that asked for it
+    # first: a carried one was written in a used or session file, and an unknown one is named there.
+    fixture_origins: tuple[tuple[str, str], ...] = ()
+
+    def fixture_where(self, name: str) -> str:
+        """The "file:line" of the ``usefixtures`` that asked for fixture ``name``."""
+        return dict(self.fixture_origins).get(name) or self.source.where("usefixtures")
+
+    @property
+    def real_path(self) -> str:
+        """The file's resolved path: two names of one file (``../login.reuseit.yaml`` from a
+        subfolder, ``login.reuseit.yaml`` from beside it) are the same file."""
+        return str((Path(self.folder) / Path(self.source.path).name).resolve())
 
     def unset_variables(self, environ: Mapping[str, str]) -> list[str]:
         """One problem per {env.X} / {secret.X} that ``environ`` does not provide (or a secret too short)."""
@@ -676,15 +689,18 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
     step was written; load the ``session`` workflow.
 
     A used file brings what its steps need to run: its ``usefixtures`` (after the workflow's own,
-    in the order of the use steps, each once) and its ``session`` when the workflow has none. Its
-    ``marks`` stay its own: a skip or an xfail says something about that file's test, not about
-    every workflow that reuses its steps."""
+    in the order of the use steps, each once; a used file's list already holds what its own used
+    files brought, so the order is depth first) and its ``session`` when the workflow has none. The
+    session workflow's ``usefixtures`` come last: it runs with the values of the first item that
+    needs it, so every such item must request them. Its ``marks`` stay its own: a skip or an xfail
+    says something about that file's test, not about every workflow that reuses its steps."""
     wf, source = loaded.workflow, loaded.source
     raw_steps = data.get("steps") or []
     steps: list[Step] = []
     raws: list[Any] = []
     origins: list[StepOrigin] = []
-    fixtures: list[str] = list(wf.usefixtures)
+    own_where = source.where("usefixtures")
+    fixtures: dict[str, str] = {name: own_where for name in wf.usefixtures}
     session = None
     if wf.session is not None:
         session = _load_other(wf.session.from_, loaded.folder, source, ("session", "from"), chain, **kw)
@@ -697,7 +713,7 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             origins.append(StepOrigin(source.path))
             continue
         used = _load_other(step.use, loaded.folder, source, ("steps", i, "use"), chain, **kw)
-        fixtures.extend(f for f in used.workflow.usefixtures if f not in fixtures)
+        _carry_fixtures(fixtures, used)
         session = _carried_session(session, used, source, i)
         values: dict[str, object] = {**used.workflow.params, **(step.params or {})}
         for j, raw in enumerate(used.raw_steps):
@@ -709,20 +725,29 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             group = step.use if not inner.group else f"{step.use} › {inner.group}"
             group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
             origins.append(StepOrigin(inner.file, group, group_id))
-    expanded = (
-        wf.model_copy(update={"steps": tuple(steps), "usefixtures": tuple(fixtures)})
-        if any(s.use for s in wf.steps)
-        else wf
-    )
+    if session is not None:
+        _carry_fixtures(fixtures, session)
+    update: dict[str, Any] = {}
+    if any(s.use for s in wf.steps):
+        update["steps"] = tuple(steps)
+    if tuple(fixtures) != wf.usefixtures:
+        update["usefixtures"] = tuple(fixtures)
     return LoadedWorkflow(
-        expanded,
+        wf.model_copy(update=update) if update else wf,
         Source(source.path, lines),
         loaded.folder,
         tuple(origins),
         session,
         tuple(raws),
         environment=loaded.environment,
+        fixture_origins=tuple(fixtures.items()),
     )
+
+
+def _carry_fixtures(fixtures: dict[str, str], other: LoadedWorkflow) -> None:
+    """Add the fixtures ``other`` (a used or session workflow) asks for, each once, with where it does."""
+    for name in other.workflow.usefixtures:
+        fixtures.setdefault(name, other.fixture_where(name))
 
 
 def _carried_session(
@@ -734,7 +759,7 @@ def _carried_session(
         return session
     if session is None:
         return used.session
-    if session.source.path != used.session.source.path:
+    if session.real_path != used.session.real_path:
         where = source.where("steps", index, "use")
         raise WorkflowFormatError(
             source.path,
