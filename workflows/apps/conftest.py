@@ -44,3 +44,10 @@ def _fresh_admin_rows() -> None:
 def seed_book() -> dict[str, str]:
     """A book of the admin site's seed rows (adminsite/serve.py), for the workflows that find it."""
     return {"title": "Dune", "publisher": "Penguin"}
+
+
+@pytest.fixture
+def admin_user() -> dict[str, str]:
+    """The superuser the admin site creates (adminsite/serve.py), for the workflows that log in as
+    it. Its password is not here: workflows type it as {secret.ADMIN_PASSWORD}, which reports mask."""
+    return {"username": "admin", "email": "admin@example.com"}
