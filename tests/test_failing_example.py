@@ -40,6 +40,12 @@ def test_known_defect_is_xfailed_with_its_analysis_in_allure(pytester: pytest.Py
         assert part in page, part
     shots = [a for st in _walk(data["steps"]) for a in st.get("attachments", []) if a["type"] == "image/jpg"]
     assert shots, "the failed check's screenshot is in the report"
+    # Allure folds a skipped test's trace and attachments away but shows its description open:
+    # the analysis is written there too.
+    description = data["descriptionHtml"]
+    for part in ("Challenge analysis [wrong_element_or_value]", "Where:", "Why:", "$4999.00", "What to change:"):
+        assert part in description, part
+    assert "otherwise this is a product defect" in description
 
 
 @pytest.mark.slow

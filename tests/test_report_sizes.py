@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
@@ -94,6 +97,19 @@ def test_a_big_download_is_listed_and_a_small_one_attached(pytester: pytest.Pyte
     assert "over the 1 MB attached whole (--reuseit-attach-max)" in text and "big.csv" in text.splitlines()[1]
     kept = Path(text.splitlines()[1].split("The file: ", 1)[1])
     assert kept.is_file() and kept.stat().st_size >= BIG
+    if shutil.which("allure"):
+        # `reuseit report` says what the single-file report weighs; it stays small too.
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "allure", "--output", "rep"],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        index = pytester.path / "rep" / "index.html"
+        assert f"rep/index.html: {index.stat().st_size / 1_000_000:.1f} MB" in proc.stdout.splitlines(), proc.stdout
+        assert index.stat().st_size < 3_000_000
 
     # A higher limit attaches it whole.
     result = pytester.runpytest(
@@ -117,3 +133,46 @@ def test_a_bad_limit_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> No
     result = pytester.runpytest("-p", "no:cacheprovider", "--reuseit-attach-max", "-1")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "reuseit_attach_max: expected a number 0 or more, got '-1'" in result.stderr.str()
+
+
+FAILING = """\
+name: Price
+task: Read a price that is wrong
+start_url: "{base_url}/exports.html"
+settings: {check_timeout: 1}
+steps:
+  - action: Read the export link
+    do: []
+    post:
+      - expect: {text: {role: link, name: Export all, equals: Export nothing}}
+    fallback:
+      - do: [reload]
+"""
+
+
+@pytest.mark.slow
+def test_a_trace_over_the_limit_is_named_by_its_path(pytester: pytest.Pytester, export_site: str) -> None:
+    """A failed run's trace (tens of KB) over a limit of 5 KB: listed with its path, not embedded;
+    every other attachment is bounded the same way (the analysis page with its screenshots too)."""
+    pytester.path.joinpath("price.reuseit.yaml").write_text(FAILING)
+    args = ["-p", "no:cacheprovider", "--base-url", export_site, "--reuseit-llm", "off", "--alluredir", "allure"]
+    result = pytester.runpytest(*args, "--reuseit-trace", "on", "--reuseit-attach-max", "0.005")
+    result.assert_outcomes(failed=1)
+    _, (test,) = _results(pytester.path / "allure")
+    by_name = {a["name"]: a for a in _attachments(test)}
+    assert not [a for a in by_name.values() if a["source"].endswith(".zip")], by_name
+    (listed,) = [a for name, a in by_name.items() if name.startswith("playwright trace (")]
+    text = (pytester.path / "allure" / listed["source"]).read_text()
+    kept = Path(text.splitlines()[1].split("The file: ", 1)[1])
+    assert kept.name == "trace.zip" and kept.is_file() and kept.stat().st_size > 5_000
+    for a in by_name.values():
+        assert (pytester.path / "allure" / a["source"]).stat().st_size <= 5_000, a["name"]
+    # The screenshots over the limit are named with their files in the run folder, and the analysis
+    # page lists them instead of embedding them.
+    shots = [a for name, a in by_name.items() if name.startswith("post check failed") and "not attached" in name]
+    assert len(shots) == 4, by_name.keys()
+    for a in shots:
+        kept = Path((pytester.path / "allure" / a["source"]).read_text().split("The file: ", 1)[1].strip())
+        assert kept.suffix == ".jpg" and kept.is_file()
+    page = by_name["challenge analysis [wrong_element_or_value]"]
+    assert "<img" not in (pytester.path / "allure" / page["source"]).read_text()

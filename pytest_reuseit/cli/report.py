@@ -78,9 +78,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     page = trends.update(results, output, history)
     index = output / "index.html"
     print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
-    # What the report weighs: a big one is slow to open and to keep as a CI artifact.
-    report_bytes = sum(p.stat().st_size for p in output.rglob("*") if p.is_file() and "history" not in p.parts)
-    print(f"report size: {report_bytes / 1_000_000:.1f} MB ({'index.html' if not args.multi_file else 'the folder'})")
+    # What the report weighs: a big one is slow to open and to keep as a CI artifact. The history
+    # kept beside it for the next run is no part of what a reader opens.
+    weighed = output if args.multi_file else index
+    files = [weighed] if weighed.is_file() else [p for p in output.rglob("*") if p.is_file()]
+    report_bytes = sum(p.stat().st_size for p in files if "history" not in p.relative_to(output).parts)
+    print(f"{weighed}{'/' if args.multi_file else ''}: {report_bytes / 1_000_000:.1f} MB")
     print(f"trends: {page.resolve()}  (model cost, calls, recovered and healed runs per workflow)")
     return 0
 

@@ -15,6 +15,7 @@ import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from ..engine.result import ActionRecord, Attempt, RunResult, Screenshot, StepResult, Verdict
@@ -23,6 +24,10 @@ from ..workflow.loader import LoadedWorkflow
 log = logging.getLogger(__name__)
 
 USAGE_ATTACHMENT = "model usage (json)"
+
+# Bytes one attachment may have (--reuseit-attach-max), for the run being written: after_run sets
+# it, and every attachment made while the run's steps are replayed is bounded by it.
+_LIMIT: ContextVar[float] = ContextVar("reuseit_attach_limit", default=1_000_000)
 
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
@@ -79,7 +84,27 @@ def _attach_shot(shot: Screenshot | None) -> None:
         return
     kind = allure.attachment_type.JPG if shot.mime == "image/jpeg" else allure.attachment_type.PNG
     name = shot.label + (" [regions masked]" if shot.masked else "")
-    allure.attach(shot.data, name=name, attachment_type=kind)
+    _attach(shot.data, name, kind, where=shot.path)
+
+
+def _attach(body: str | bytes, name: str, kind: Any, *, where: str | None = None) -> None:
+    """Attach ``body`` whole up to the limit; past it, a line naming it, its size and where it is
+    kept (``where``; a screenshot's file exists only when the run's artifacts were written)."""
+    size = len(body.encode() if isinstance(body, str) else body)
+    if size <= _LIMIT.get():
+        allure.attach(body, name=name, attachment_type=kind)
+        return
+    _listed(name, size, _LIMIT.get(), f"The file: {where}" if where else "Not kept on disk (see --reuseit-artifacts).")
+
+
+def _listed(name: str, size: int, limit: float, kept: str) -> None:
+    """What stands for an attachment over the limit: its name, size and where it is kept."""
+    allure.attach(
+        f"{name}: {_size(size)}, over the {limit / 1_000_000:g} MB attached whole (--reuseit-attach-max); "
+        f"not embedded.\n{kept}\n",
+        name=f"{name} ({_size(size)}, not attached)",
+        attachment_type=allure.attachment_type.TEXT,
+    )
 
 
 def _masked(reasons: list[str]) -> None:
@@ -116,7 +141,26 @@ def _description(result: RunResult) -> str:
     more = f"<p>({missing} more step(s) not reached)</p>" if missing > 0 else ""
     return (
         f"<p><b>Task:</b> {html.escape(result.task)}</p><p><b>Steps:</b></p><ol>{steps}</ol>{more}"
-        f"<p><code>{html.escape(result.file)}</code></p>"
+        f"<p><code>{html.escape(result.file)}</code></p>{_analysis_summary(result)}"
+    )
+
+
+def _analysis_summary(result: RunResult) -> str:
+    """The challenge analysis in words, for the description: Allure shows the description open on
+    the test's page whatever its status, while the status trace of a skipped (xfailed) test and
+    the attachments are folded away."""
+    a = result.analysis
+    if a is None:
+        return ""
+    esc = html.escape
+    guidance = "".join(f"<li>{esc(g)}</li>" for g in a.guidance)
+    return (
+        f"<p><b>Challenge analysis [{esc(a.category)}]</b> "
+        f"({'written by the model' if a.source == 'model' else 'observed by the runner'})</p>"
+        f"<p><b>Where:</b> {esc(a.where)}</p><p><b>Why:</b> {esc(a.why)}</p>"
+        f"<p><b>What was tried:</b></p><pre style='white-space:pre-wrap'>{esc(a.what)}</pre>"
+        f"<p><b>What to change:</b></p><ul>{guidance}</ul>"
+        "<p>The screenshots: the attachment <i>challenge analysis</i> below, and each step's own.</p>"
     )
 
 
@@ -241,7 +285,7 @@ def _usage(result: RunResult) -> None:
     allure.dynamic.parameter("model calls", str(summary["calls"]), excluded=True)
     allure.dynamic.parameter("model tokens", str(summary["tokens"]), excluded=True)
     allure.dynamic.parameter("model cost", f"${summary['cost_usd']:.4f}", excluded=True)
-    allure.attach(json.dumps(summary, indent=2), name=USAGE_ATTACHMENT, attachment_type=allure.attachment_type.JSON)
+    _attach(json.dumps(summary, indent=2), USAGE_ATTACHMENT, allure.attachment_type.JSON)
 
 
 def _steps_grouped(steps: list[StepResult], page: str) -> None:
@@ -264,19 +308,25 @@ def _steps_grouped(steps: list[StepResult], page: str) -> None:
         i = j
 
 
-def analysis_html(result: RunResult) -> str:
-    """A readable page: where / why / what / guidance, with the attempts' screenshots."""
+def analysis_html(result: RunResult, limit: float = float("inf")) -> str:
+    """A readable page: where / why / what / guidance, with the attempts' screenshots. A page over
+    ``limit`` bytes names the screenshots (and their files) instead of embedding them."""
     a = result.analysis
     assert a is not None
     esc = html.escape
     import base64  # noqa: PLC0415 - only needed here
 
+    last = [s for s in result.screenshots()[-6:] if s.data]
     shots = "".join(
         f"<figure><img src='data:{s.mime};base64,{base64.b64encode(s.data).decode()}' style='max-width:100%;border:1px solid #ccc'>"
         f"<figcaption>{esc(s.label)}</figcaption></figure>"
-        for s in result.screenshots()[-6:]
-        if s.data
+        for s in last
     )
+    if sum(len(s.data) for s in last) * 4 / 3 > limit:
+        shots = "<p>Together over --reuseit-attach-max, so not embedded here: each is in its step.</p><ul>" + "".join(
+            f"<li>{esc(s.label)}" + (f": <code>{esc(s.path)}</code>" if s.path else "") + "</li>" for s in last
+        )
+        shots += "</ul>"
     guidance = "".join(f"<li>{esc(g)}</li>" for g in a.guidance)
     return (
         "<!doctype html><meta charset='utf-8'><title>Challenge analysis</title>"
@@ -341,6 +391,7 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
     not embedded: a 200 MB export would double in allure-results and again in the HTML report."""
     if not active():
         return
+    token = _LIMIT.set(attach_max * 1_000_000)
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
@@ -352,36 +403,39 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
             from .text import recovered_text  # noqa: PLC0415
 
             note = "\n".join(f"- {line}" for line in recovered_text(result))
-            allure.attach(
+            _attach(
                 f"This run passed only after {result.label.replace('ed', 'ing')}:\n{note}\n",
-                name=f"{result.label}: what was recovered",
-                attachment_type=allure.attachment_type.TEXT,
+                f"{result.label}: what was recovered",
+                allure.attachment_type.TEXT,
             )
         if result.not_judged:
             allure.dynamic.tag("not-judged")
         if result.analysis is not None:
-            allure.attach(
-                analysis_html(result),
-                name=f"challenge analysis [{result.analysis.category}]",
-                attachment_type=allure.attachment_type.HTML,
+            _attach(
+                analysis_html(result, _LIMIT.get()),
+                f"challenge analysis [{result.analysis.category}]",
+                allure.attachment_type.HTML,
             )
-            allure.attach(
+            _attach(
                 json.dumps(result.to_dict()["analysis"], indent=2),
-                name="challenge analysis (json)",
-                attachment_type=allure.attachment_type.JSON,
+                "challenge analysis (json)",
+                allure.attachment_type.JSON,
+                where=os.path.join(result.artifacts_dir, "result.json") if result.artifacts_dir else None,
             )
         for d in result.downloads:
             _attach_file(d.path, f"download: {d.name}", d.name.rsplit(".", 1)[-1], attach_max)
         if result.trace:
             _attach_file(result.trace, "playwright trace", "zip", attach_max)
         elif result.trace_withheld:
-            allure.attach(
+            _attach(
                 f"No Playwright trace was kept: {result.trace_withheld}.\n",
-                name="playwright trace withheld",
-                attachment_type=allure.attachment_type.TEXT,
+                "playwright trace withheld",
+                allure.attachment_type.TEXT,
             )
     except Exception as exc:  # noqa: BLE001 - a report problem must never change the test's verdict
         log.warning("could not write the Allure steps: %s", exc)
+    finally:
+        _LIMIT.reset(token)
 
 
 def _size(n: float) -> str:
@@ -402,12 +456,7 @@ def _attach_file(path: str, name: str, extension: str, limit_mb: float) -> None:
     if size <= limit_mb * 1_000_000:
         allure.attach.file(path, name=name, extension=extension)
         return
-    allure.attach(
-        f"{name}: {_size(size)}, over the {limit_mb:g} MB attached whole (--reuseit-attach-max); not embedded.\n"
-        f"The file: {path}\n",
-        name=f"{name} ({_size(size)}, not attached)",
-        attachment_type=allure.attachment_type.TEXT,
-    )
+    _listed(name, size, limit_mb * 1_000_000, f"The file: {path}")
 
 
 def finish(result: RunResult | None) -> None:
