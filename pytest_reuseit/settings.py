@@ -86,8 +86,8 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "page_text": ("characters of page text sent with each model check (0: none)", None, str(_RUN.page_text_chars)),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
     "attach_max": (
-        "MB: the largest file (download, trace) attached to the Allure report whole; a larger one is listed by "
-        "name, size and path (the report embeds what it is given)",
+        "MB: the largest attachment (download, trace, screenshot, analysis page) put in the Allure report whole; "
+        "a larger one is listed by name, size and path (the report embeds what it is given)",
         None,
         "1",
     ),
