@@ -37,3 +37,15 @@ def test_help_lists_only_the_kebab_case_spelling(pytester: pytest.Pytester) -> N
     assert "--reuseit-agent-marks" in out and "--reuseit-agent_marks" not in out
     flags = [word.split("=")[0].rstrip(",") for word in out.split() if word.startswith("--reuseit-")]
     assert flags and all("_" not in flag for flag in flags), [f for f in flags if "_" in f]
+
+
+def test_agent_marks_from_the_ini_and_the_environment(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ini key and the environment variable were already spelled like the others' and stay."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makeini("[pytest]\nreuseit_agent_marks = true\n")
+    assert "AGENT_MARKS True" in pytester.runpytest("-p", "no:cacheprovider", "-s").stdout.str()
+    pytester.makeini("[pytest]\n")
+    monkeypatch.setenv("REUSEIT_AGENT_MARKS", "1")
+    assert "AGENT_MARKS True" in pytester.runpytest("-p", "no:cacheprovider", "-s").stdout.str()
