@@ -176,3 +176,40 @@ def test_a_trace_over_the_limit_is_named_by_its_path(pytester: pytest.Pytester, 
         assert kept.suffix == ".jpg" and kept.is_file()
     page = by_name["challenge analysis [wrong_element_or_value]"]
     assert "<img" not in (pytester.path / "allure" / page["source"]).read_text()
+
+
+STEPS = """\
+name: Two looks
+task: Look at the exports page twice
+start_url: "{base_url}/exports.html"
+steps:
+  - action: Look at the page
+    do: [{wait: 50}]
+  - action: Look at it again
+    do: [{wait: 50}]
+"""
+
+
+@pytest.mark.slow
+def test_a_picture_the_run_already_attached_is_named_not_attached_again(
+    pytester: pytest.Pytester, export_site: str
+) -> None:
+    """With screenshots before and after every step, a page that does not change gives one picture
+    four times: it is attached once, and the other places name it."""
+    pytester.path.joinpath("looks.reuseit.yaml").write_text(STEPS)
+    args = ["-p", "no:cacheprovider", "--base-url", export_site, "--reuseit-llm", "off", "--alluredir", "allure"]
+    pytester.runpytest(*args, "--reuseit-screenshots", "steps").assert_outcomes(passed=1)
+    _, (test,) = _results(pytester.path / "allure")
+    pictures = [a for a in _attachments(test) if a["source"].endswith(".jpg")]
+    assert len(pictures) == 1, pictures
+    titles = [st["name"] for st in _walk(test)]
+    again = [t for t in titles if t.endswith(f": the same picture as '{pictures[0]['name']}'")]
+    assert len(again) == 3, titles
+
+
+def _walk(node: dict[str, object]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for st in node.get("steps", []) or []:  # type: ignore[attr-defined]
+        out.append(st)
+        out.extend(_walk(st))
+    return out

@@ -34,6 +34,10 @@ steps:
       - expect:
           - js: "location.search === '{lands}' && document.getElementById('where').textContent !== 'marked'"
           - text: {css: "#where", equals: "loaded {lands}"}
+          # The script ran once: the start page, then the one it led to. (It ran as a polled
+          # predicate, which Playwright runs again in each new document: a reload repeated until
+          # one came back in time, a form submitted again and again.)
+          - text: {css: "#loads", equals: "2"}
 """
 
 

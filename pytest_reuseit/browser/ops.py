@@ -45,7 +45,7 @@ from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
-from .scripts import STUCK, close_if_stuck, run_script
+from .scripts import STUCK, close_if_stuck, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
@@ -377,10 +377,16 @@ def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
 @registry.handles("eval")
 def _eval(ctx: OpContext, arg: str) -> None:
     page = ctx.page
-    run_script(page, ctx.reveal(arg), ctx.action_timeout_ms)  # a returned Promise is awaited
-    # A script that navigated (location.reload(), form.submit()): the next op and check meet the
-    # new page once it has loaded, as after a click that follows a link.
-    until_loaded(page, ctx.action_timeout_ms)
+    started = time.monotonic()
+    # Its value is not used: not brought back (nothing to lose when the page goes). A returned
+    # Promise is awaited.
+    ran = run_once(page, ctx.reveal(arg), ctx.action_timeout_ms, keep_value=False, watch=True)
+    if ran.navigated:
+        # A script that navigates (location.reload(), form.submit(), location.href = ...) is done
+        # as a click on a link is: the next op and check meet the new page once it has loaded.
+        left = max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1)
+        wait_for_next_document(page, ran, left)
+    until_loaded(page, max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1))
 
 
 @registry.handles("extract")
@@ -481,8 +487,8 @@ def _went_instead(page: Page, before: str) -> str:
         return ""
     try:
         kind = str(run_script(page, "document.contentType", 1_000) or "")
-    except (PlaywrightError, PlaywrightTimeout):
-        kind = ""
+    except (PlaywrightError, PlaywrightTimeout, BrokenRun):
+        kind = ""  # only a better message was at stake
     if kind and "html" not in kind:
         return f": the click opened {page.url} as a page ({kind}): the site shows the file instead of sending it"
     return f": the click went to {page.url} instead"
@@ -490,6 +496,32 @@ def _went_instead(page: Page, before: str) -> str:
 
 def _safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:120] or "download"
+
+
+# How many times an extract expression is run again when its page navigates under it.
+_EXTRACT_TRIES = 3
+
+
+def _script_value(page: Page, expression: str, timeout_ms: float, what: str) -> Any:
+    """The value of an extract expression. When the page's document goes while it runs (a
+    navigation the last action started that lands now, or the expression's own) the value is
+    lost with it: it is read again from the new page once that has loaded, within the timeout."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    for _ in range(_EXTRACT_TRIES):
+        ran = run_once(page, expression, max((deadline - time.monotonic()) * 1000, 1))
+        if not ran.lost:
+            return ran.value
+        wait_for_next_document(page, ran, max((deadline - time.monotonic()) * 1000, 1))
+        until_loaded(page, max((deadline - time.monotonic()) * 1000, 1))
+        if time.monotonic() >= deadline:
+            break
+    raise OpFailed(
+        what,
+        f"the page navigated away while the expression ran ({page.url}), every time it was read: nothing was "
+        "read. An extract expression must read the page, not leave it; if the page is still loading, wait for "
+        "it first (a post check on the new page)",
+        "script",
+    )
 
 
 def extract_value(ex: Extract, ctx: OpContext) -> str:
@@ -526,7 +558,7 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ex.value is not None:
         return resolve(page, ex.value, ctx.render).input_value(timeout=t)
     if ex.js is not None:
-        result: Any = run_script(page, ctx.reveal(ex.js), t)  # a returned Promise is awaited
+        result: Any = _script_value(page, ctx.reveal(ex.js), t, f"extract {ex.into}")
         if result is None:
             raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
         return result if isinstance(result, str) else json.dumps(result)

@@ -2,40 +2,110 @@
 
 Playwright's ``evaluate`` has no timeout: an endless loop or a promise that never settles would
 hang the run, and the session with it. ``wait_for_function`` does time out, in Playwright's driver,
-even while the page's renderer is stuck, so the expression runs as its predicate, once: the
-predicate always returns an object (truthy), holding the expression's value. Like ``evaluate``,
-an expression whose value is a function is called, a returned promise is awaited, and the page's
+even while the page's renderer is stuck, so the expression runs as its predicate: the predicate
+always returns an object (truthy), holding the expression's value. Like ``evaluate``, an
+expression whose value is a function is called, a returned promise is awaited, and the page's
 Content-Security-Policy does not stop it. Several statements (which do not fit in an expression)
 are run by the page's eval with the same limit, or, on a page whose policy forbids eval, by
 Playwright's evaluate as before, without one.
 
 A script that navigates (``location.reload()``, ``form.submit()``, ``location.href = ...``) takes
-its page's JavaScript world with it before its value comes back: like Playwright's ``evaluate`` of
-such a script, its value is None and the caller then deals with the new page. That is the
-harness losing its handle, never the site's doing.
+its page's JavaScript world with it. ``wait_for_function`` then runs its predicate again in the
+new document: the script would run again on every page it loads (a reload repeated until one
+returned in time, a form submitted a dozen times). So each document is stamped first and the
+predicate runs the script only in the stamped one; in any other it reports that the page left.
+Like Playwright's ``evaluate`` of such a script, its value is then lost (None), and the caller
+deals with the new page. That is the harness losing its handle, never the site's doing: the
+script's own errors are caught in the page and come back as :class:`ScriptError`, so any other
+error is ours (the browser gone, or a :class:`~pytest_reuseit.errors.BrokenRun`).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-_PREDICATE = (
-    "async () => {{ let v = ({expression}\n); if (typeof v === 'function') v = v(); return {{ v: await v }}; }}"
+from ..errors import BrokenRun
+
+# A property of the page's window naming its document (not enumerable, not writable: the page's
+# own code neither sees nor replaces it). A new document has none.
+_KEY = "__reuseitDocument"
+_STAMP = (
+    f"(token) => {{ if (!Object.prototype.hasOwnProperty.call(window, '{_KEY}')) "
+    f"Object.defineProperty(window, '{_KEY}', {{value: token}}); return window['{_KEY}']; }}"
 )
+_LEFT = f"(token) => window['{_KEY}'] !== token"
+
+# The predicate around the workflow's script. ``a.watch``: note a navigation to another document
+# that the script starts (the Navigation API's navigate event, fired as it starts; a form's
+# submission starts in a task of its own, hence one turn of the event loop before returning) and
+# that the page did not cancel or keep in the document (a router's intercept leaves a transition).
+_HEAD = f"""async (a) => {{
+  if (window['{_KEY}'] !== a.doc) return {{left: true}};
+  const nav = window.navigation, away = [], watch = e => {{ if (!e.destination.sameDocument) away.push(e); }};
+  if (a.watch && nav) nav.addEventListener('navigate', watch);
+  try {{
+    let v = """
+_TAIL = """;
+    if (typeof v === 'function') v = v();
+    v = await v;
+    if (a.watch) await new Promise(r => setTimeout(r, 0));
+    const leaving = away.some(e => !e.defaultPrevented) && !(nav && nav.transition);
+    return {v: a.keep ? v : null, leaving};
+  } catch (e) {
+    let text;
+    try { text = e instanceof Error ? `${e.name}: ${e.message}` : `Error: the script threw ${String(e)}`; }
+    catch { text = 'Error: the script threw a value that cannot be shown'; }
+    return {error: text};
+  } finally {
+    if (a.watch && nav) nav.removeEventListener('navigate', watch);
+  }
+}"""
 # Statements (``a = 1; b()``) do not fit in parentheses: the page's own eval runs them, with the
 # same time limit, unless the page's Content-Security-Policy forbids eval.
-_STATEMENTS = (
-    "async () => {{ let v = (0, eval)({source}); if (typeof v === 'function') v = v(); return {{ v: await v }}; }}"
-)
-
+_EXPRESSION = "(\n{}\n)"
+_STATEMENTS = "(0, eval)({})"
 
 # What Playwright says when the page's JavaScript world went away under a call: a navigation.
-_NAVIGATED = ("Execution context was destroyed", "because of a navigation", "Frame was detached", "frame was detached")
+_NAVIGATED = (
+    "Execution context was destroyed",
+    "because of a navigation",
+    "Frame was detached",
+    "frame was detached",
+    "Cannot find context with specified id",
+    "Promise was collected",
+)
+# The browser, its context or the page gone: callers sort these (classify: the run is broken).
+_GONE = ("Target page, context or browser has been closed", "Target closed", "Browser has been closed", "crashed")
+
+
+class ScriptError(PlaywrightError):
+    """The workflow's script threw (or its promise rejected) in the page: the page's error, as
+    ``Name: message``."""
+
+
+@dataclass(frozen=True)
+class Ran:
+    """One run of a script. ``value``: what it returned (None when lost). ``lost``: the page's
+    document went away before the value came back (the script navigated it, or the page did);
+    ``leaving``: the script started a navigation to another document that has not replaced this
+    one yet. ``document``: the stamp of the document it ran in, to wait for the next one."""
+
+    value: Any = None
+    lost: bool = False
+    leaving: bool = False
+    document: str = ""
+
+    @property
+    def navigated(self) -> bool:
+        return self.lost or self.leaving
 
 
 def navigated(exc: BaseException) -> bool:
@@ -45,43 +115,95 @@ def navigated(exc: BaseException) -> bool:
 
 def run_script(page: Page, expression: str, timeout_ms: float) -> Any:
     """The value of ``expression`` in ``page`` (None for undefined, and when the script navigated
-    the page away); Playwright's TimeoutError after ``timeout_ms``, its Error when the expression
-    does not compile or throws."""
+    the page away); Playwright's TimeoutError after ``timeout_ms``; :class:`ScriptError` when the
+    expression throws, Playwright's Error when it does not compile."""
+    return run_once(page, expression, timeout_ms).value
+
+
+def run_once(page: Page, expression: str, timeout_ms: float, *, keep_value: bool = True, watch: bool = False) -> Ran:
+    """Run ``expression`` once in the page's current document, within ``timeout_ms``.
+    ``keep_value=False``: its value is not brought back (``eval``: nothing to serialize);
+    ``watch``: note a navigation the script starts (:attr:`Ran.leaving`)."""
+    timeout_ms = max(timeout_ms, 1)
+    document = _stamp(page, time.monotonic() + timeout_ms / 1000)
+    # The script gets the whole limit (the stamp takes a few milliseconds, on a page that answers).
+    arg = {"doc": document, "keep": keep_value, "watch": watch}
     text = expression.strip().rstrip(";").rstrip()
     try:
-        return _value(page, _PREDICATE.format(expression=text), timeout_ms)
-    except PlaywrightTimeout:
-        raise
+        return _run(page, _EXPRESSION.format(text), arg, timeout_ms)
     except PlaywrightError as exc:
-        if navigated(exc):
-            return None
-        if "SyntaxError" not in str(exc):
+        # An expression in parentheses that does not compile: statements, or a real syntax error.
+        if isinstance(exc, (PlaywrightTimeout, ScriptError)) or "SyntaxError" not in str(exc):
             raise
     try:
-        return _value(page, _STATEMENTS.format(source=json.dumps(expression)), timeout_ms)
-    except PlaywrightTimeout:
-        raise
-    except PlaywrightError as exc:
-        if navigated(exc):
-            return None
+        return _run(page, _STATEMENTS.format(json.dumps(expression)), arg, timeout_ms)
+    except ScriptError as exc:
         if "EvalError" not in str(exc) and "unsafe-eval" not in str(exc):
             raise
-    # Statements on a page that forbids eval: Playwright's evaluate runs them, without a limit.
+    # Statements on a page that forbids eval: Playwright's evaluate runs them, without a limit
+    # (and, as Playwright does, with the value of a script that navigated lost).
     try:
-        return page.evaluate(expression)
+        return Ran(page.evaluate(expression), document=document)
     except PlaywrightError as exc:
         if navigated(exc):
-            return None
+            return Ran(lost=True, document=document)
         raise
 
 
-def _value(page: Page, predicate: str, timeout_ms: float) -> Any:
-    handle = page.wait_for_function(predicate, timeout=max(timeout_ms, 1))
+def _run(page: Page, body: str, arg: dict[str, Any], timeout_ms: float) -> Ran:
     try:
-        value = handle.json_value()
+        value = _value(page, _HEAD + body + _TAIL, arg, timeout_ms)
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError as exc:
+        if navigated(exc):  # the script's value was on its way back when its document went
+            return Ran(lost=True, document=arg["doc"])
+        if "SyntaxError" in str(exc) or any(words in str(exc) for words in _GONE):
+            raise  # the workflow's script does not compile; the browser went away
+        raise BrokenRun(f"the browser could not run the workflow's script: {str(exc).splitlines()[0]}") from None
+    if not isinstance(value, dict) or value.get("left"):
+        return Ran(lost=True, document=arg["doc"])
+    if "error" in value:
+        raise ScriptError(str(value["error"]))
+    return Ran(value.get("v"), leaving=bool(value.get("leaving")), document=arg["doc"])
+
+
+def _value(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
+    handle = page.wait_for_function(predicate, arg=arg, timeout=timeout_ms)
+    try:
+        return handle.json_value()
     finally:
-        handle.dispose()
-    return value.get("v") if isinstance(value, dict) else None
+        try:
+            handle.dispose()
+        except PlaywrightError:
+            pass  # its document is gone, and the handle with it
+
+
+def _stamp(page: Page, deadline: float) -> str:
+    """The stamp of the page's current document (given one if it has none yet). A document that
+    goes while being stamped is followed by the next one, within the deadline."""
+    token = secrets.token_hex(8)
+    while True:
+        try:
+            return str(_value(page, _STAMP, token, max((deadline - time.monotonic()) * 1000, 1)))
+        except PlaywrightTimeout:
+            raise
+        except PlaywrightError as exc:
+            if not navigated(exc) or time.monotonic() >= deadline:
+                raise
+
+
+def wait_for_next_document(page: Page, ran: Ran, timeout_ms: float) -> bool:
+    """After a script that navigated: wait, up to ``timeout_ms``, until the document it ran in has
+    been replaced (a navigation started but not yet answered still shows the old one). False when
+    none replaced it in time (a navigation the server answered with no page, a download)."""
+    if not ran.document:
+        return False
+    try:
+        page.wait_for_function(_LEFT, arg=ran.document, timeout=max(timeout_ms, 1))
+        return True
+    except PlaywrightError:
+        return False
 
 
 def responsive(page: Page, timeout_ms: float = 1_000) -> bool:

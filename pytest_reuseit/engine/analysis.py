@@ -8,6 +8,7 @@ messages and screenshots; without one, these rules still give the author a place
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
@@ -30,16 +31,32 @@ def _last_verdict(step: StepResult, phase: str) -> Verdict | None:
     return next((v for v in pool if v.ok is False), None)
 
 
-def _what(result: RunResult, step: StepResult | None) -> str:
+def _first_verdict(step: StepResult, phase: str) -> Verdict | None:
+    """What the page showed right after the workflow's own action (before any attempt)."""
+    return next((v for v in (step.pre if phase == "pre" else step.post) if v.ok is False), None)
+
+
+def _no_attempt(step: StepResult, without_fallback: Collection[int] | None) -> str:
+    """Why a failed step made no recovery attempt, as precisely as the caller knows."""
+    if without_fallback is None:
+        return "no fallback declared, or retries: 0"
+    if step.index in without_fallback:
+        return "no fallback declared: the action was not repeated"
+    return "retries: 0"
+
+
+def _what(result: RunResult, step: StepResult | None, without_fallback: Collection[int] | None) -> str:
     if step is None:
         return "Nothing was done: the run stopped before the first step." if not result.steps else ""
     lines = [f"Step {step.index} ({step.action}):"]
     for rec in step.actions:
         lines.append(f"  - {_record(rec)}")
     if not step.attempts and step.status == "failed":
+        # An empty list would read as "nothing was tried, for no reason": say why, and why that is right.
         lines.append(
-            "  - no recovery attempt: no fallback declared (or retries: 0), so the action was done once "
-            "(repeating an action may place an order or send a message twice)"
+            f"  - no recovery attempt ({_no_attempt(step, without_fallback)}): the action was done once "
+            "(repeating it may place an order or send a message twice, and an action that failed may have "
+            "half happened)"
         )
     for att in step.attempts:
         outcome = "recovered" if att.ok else "did not recover"
@@ -58,9 +75,12 @@ def _record(rec: ActionRecord) -> str:
     return line + (f' (agent: "{rec.message}")' if rec.message else "")
 
 
-def observe(result: RunResult) -> Analysis:
-    """Analysis from the recorded run: where, why, what, guidance and a category."""
-    analysis = _observe(result)
+def observe(result: RunResult, without_fallback: Collection[int] | None = None) -> Analysis:
+    """Analysis from the recorded run: where, why, what, guidance and a category.
+
+    ``without_fallback`` holds the (1-based) steps that declare no fallback, when the caller knows
+    the workflow: the analysis then says which of "no fallback" or "retries: 0" made no attempt."""
+    analysis = _observe(result, without_fallback)
     if result.status == "failed" and result.unvisited_pages:
         _window_left_behind(analysis, result)
     return analysis
@@ -86,7 +106,7 @@ def _window_left_behind(analysis: Analysis, result: RunResult) -> None:
             analysis.what += f"\nCurrent page at the end: {lines[-1].page}"
 
 
-def _observe(result: RunResult) -> Analysis:
+def _observe(result: RunResult, without_fallback: Collection[int] | None) -> Analysis:
     step = _failed_step(result)
     phase = result.failed_phase or "start"
     where = (
@@ -94,7 +114,7 @@ def _observe(result: RunResult) -> Analysis:
         if step
         else f"{result.file}:{result.line}, {phase}"
     )
-    what = _what(result, step)
+    what = _what(result, step, without_fallback)
     if result.status == "broken":
         if result.message.startswith("placeholder:"):
             guidance = [
@@ -127,7 +147,7 @@ def _observe(result: RunResult) -> Analysis:
     if phase == "action":
         category, guidance = _action_failure(step)
         return Analysis(where=where, why=step.error, what=what, category=category, guidance=guidance)
-    return _check_failure(step, phase, where, what)
+    return _check_failure(step, phase, where, what, _no_attempt(step, without_fallback))
 
 
 def _outcome(result: RunResult, where: str, what: str) -> Analysis:
@@ -213,17 +233,27 @@ def _check_category(phase: str, bad: Verdict | None) -> Category:
     return "action_incomplete"
 
 
-def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analysis:
+def _check_failure(step: StepResult, phase: str, where: str, what: str, no_attempt: str) -> Analysis:
     """A pre or post check still failed after the step's attempts."""
     bad = _last_verdict(step, phase)
-    why = f"The {phase} check '{bad.check}' did not hold: {_verdict_why(bad)}" if bad else step.error
-    category = _check_category(phase, bad)
+    first = _first_verdict(step, phase)
     tried = len(step.attempts)
+    # The site's own answer first (the attempts' actions may have changed the page since), then the
+    # last attempt's when it saw something else.
+    shown = first or bad
+    why = f"The {phase} check '{shown.check}' did not hold: {_verdict_why(shown)}" if shown else step.error
+    if shown is not None and bad is not None and _verdict_why(bad) != _verdict_why(shown):
+        why += f"; after {tried} attempt(s): {_verdict_why(bad)}"
+    category = _check_category(phase, bad)
     guidance = [
         f"Step {step.index}'s {phase} check still failed after {tried} attempt(s); look at the attempt screenshots."
         if tried
-        else f"Step {step.index}'s {phase} check failed and no attempt was made (no fallback declared, or "
-        "retries: 0): add a fallback if the page may need help, with redo: true only if the action is safe to repeat.",
+        else f"Step {step.index}'s {phase} check failed and no attempt was made ({no_attempt})"
+        + (
+            ": add a fallback if the page may need help, with redo: true only if the action is safe to do twice."
+            if no_attempt.startswith("no fallback")
+            else "."
+        ),
     ]
     if category == "page_not_ready":
         guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")
@@ -247,7 +277,7 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str) -> Analy
     elif category == "action_incomplete":
         guidance.append(
             f"The action of step {step.index} did not produce its result: add a fallback that performs it another way "
-            "(e.g. click the button instead of pressing Enter), with redo: true."
+            "(e.g. click the button instead of pressing Enter); add redo: true only if the action is safe to do twice."
         )
     else:
         guidance.append("Add a fallback that dismisses what covers the page, with redo: true.")

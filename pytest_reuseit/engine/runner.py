@@ -160,7 +160,8 @@ def execute(
     # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
     _mask_result(ctx)
     if result.status in ("failed", "broken"):
-        observed = observe(result)
+        # Which steps declare no fallback, so the analysis can say why a step made no attempt.
+        observed = observe(result, without_fallback={n + 1 for n, s in enumerate(wf.steps) if not s.fallback})
         result.analysis = observed
         if ctx.models.analyst is not None and result.status == "failed":
             try:

@@ -9,6 +9,7 @@ knowledge of Allure and the tree is the same whether a model was used or not.
 from __future__ import annotations
 
 import functools
+import hashlib
 import html
 import json
 import logging
@@ -28,6 +29,8 @@ USAGE_ATTACHMENT = "model usage (json)"
 # Bytes one attachment may have (--reuseit-attach-max), for the run being written: after_run sets
 # it, and every attachment made while the run's steps are replayed is bounded by it.
 _LIMIT: ContextVar[float] = ContextVar("reuseit_attach_limit", default=1_000_000)
+# The pictures already attached for the run being written: digest -> the first one's name.
+_SHOWN: ContextVar[dict[str, str] | None] = ContextVar("reuseit_shown_pictures", default=None)
 
 try:  # allure-pytest is a dependency, but the plugin must work with it disabled (-p no:allure_pytest)
     import allure
@@ -79,11 +82,25 @@ def _step(
         step.stop = _ms(max(stop, start))
 
 
-def _attach_shot(shot: Screenshot | None) -> None:
+def _attach_shot(shot: Screenshot | None, *, again_at: float = 0.0) -> None:
+    """Attach a screenshot. One taken before or after an action (``again_at``: when) that the run
+    has already attached is named instead: with screenshots before and after every step, a step's
+    "before" is most often the last one's "after" (the main job's results were 17 MB of pictures,
+    10 MB of them different within their run). A check's or attempt's picture is always attached
+    where it was taken, as a reader of that check looks for it. (Pointing a second attachment at
+    the same file is no way out: Allure then shows one name for both.)"""
     if shot is None or not shot.data:
         return
     kind = allure.attachment_type.JPG if shot.mime == "image/jpeg" else allure.attachment_type.PNG
     name = shot.label + (" [regions masked]" if shot.masked else "")
+    shown = _SHOWN.get()
+    digest = hashlib.sha1(shot.data, usedforsecurity=False).hexdigest()
+    if shown is not None and again_at and digest in shown:
+        with _step(f"{name}: the same picture as '{shown[digest]}'", start=again_at, stop=again_at):
+            pass
+        return
+    if shown is not None:
+        shown.setdefault(digest, name)
     _attach(shot.data, name, kind, where=shot.path)
 
 
@@ -229,10 +246,10 @@ def _action_group(s: StepResult) -> None:
     failed = any(not a.ok for a in s.actions) and s.status != "healed"
     title = "action" + (" (healed by the agent)" if s.status == "healed" else "")
     with _step(title, "failed" if failed else "passed", start=s.action_started, stop=s.action_ended):
-        _attach_shot(s.before)
+        _attach_shot(s.before, again_at=s.action_started)
         for rec in s.actions:
             _action(rec)
-        _attach_shot(s.after)
+        _attach_shot(s.after, again_at=s.action_ended)
 
 
 def _workflow_step(s: StepResult, page: str) -> None:
@@ -316,7 +333,9 @@ def analysis_html(result: RunResult, limit: float = float("inf")) -> str:
     esc = html.escape
     import base64  # noqa: PLC0415 - only needed here
 
-    last = [s for s in result.screenshots()[-6:] if s.data]
+    every = [s for s in result.screenshots() if s.data]
+    place = {s.data: i for i, s in enumerate(every)}  # the same picture once, at its last place
+    last = [s for i, s in enumerate(every) if place[s.data] == i][-6:]
     shots = "".join(
         f"<figure><img src='data:{s.mime};base64,{base64.b64encode(s.data).decode()}' style='max-width:100%;border:1px solid #ccc'>"
         f"<figcaption>{esc(s.label)}</figcaption></figure>"
@@ -391,7 +410,7 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
     not embedded: a 200 MB export would double in allure-results and again in the HTML report."""
     if not active():
         return
-    token = _LIMIT.set(attach_max * 1_000_000)
+    token, shown = _LIMIT.set(attach_max * 1_000_000), _SHOWN.set({})
     try:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
@@ -436,6 +455,7 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
         log.warning("could not write the Allure steps: %s", exc)
     finally:
         _LIMIT.reset(token)
+        _SHOWN.reset(shown)
 
 
 def _size(n: float) -> str:
