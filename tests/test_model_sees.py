@@ -228,23 +228,34 @@ steps:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("defer", ["", "frame"])
 def test_the_screenshot_waits_for_the_request_in_flight(
-    make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, slow_site: str
+    make_runtime: Callable[..., Runtime], fake_llm_env: FakeLLM, slow_site: str, defer: str
 ) -> None:
-    """The click starts a 1 s request; the check's picture is taken once it has answered: one call, met."""
+    """The click starts a 1 s request (at once, or after the next frame: nothing is in flight when
+    the click returns, the picture is being taken when it starts); the check's picture is taken
+    once it has answered: one call, met."""
     fake_llm_env.add_rule("condition_check", None, _shows("Orders: 3"))
     rt = make_runtime(llm="live", base_url=slow_site, screenshots="off")
-    result = rt.run(parse(SLOW, "slow.reuseit.yaml"), None, "slow")
+    flow = SLOW.replace("slow.html", f"slow.html?defer={defer}") if defer else SLOW
+    result = rt.run(parse(flow, "slow.reuseit.yaml"), None, "slow")
     assert result.status == "passed", result.message
     assert fake_llm_env.calls("condition_check") == 1
 
 
-def test_the_quiet_period_counts_from_the_last_action(page: Page) -> None:
-    """A capture waits out the quiet period after the run last acted (a request the action started
-    may not be reported yet), not again before every picture of a page nothing has touched since."""
+def test_the_quiet_period_counts_from_the_last_request(page: Page) -> None:
+    """A page that made no request since the run last acted is quiet at once (a request the action
+    started and that was not reported yet shows up while the picture is taken, which is then taken
+    again); one that made a request is quiet the quiet period after it."""
     watch_network(page.context)
     watch = observe._WATCHES[page.context]  # noqa: SLF001 - the watch the captures read
-    watch.acted_at = time.monotonic() - 1  # the last action was a second ago, no request since
-    assert watch.quiet_in() == 0
     acted(page)
+    assert watch.quiet_in() == 0
+    watch.started(object())
+    assert watch.quiet_in() == NetworkWatch.POLL_S  # a request in flight: look again soon
+    request = object()
+    watch.started(request)
+    watch.inflight.clear()  # it answered
     assert 0 < watch.quiet_in() <= NetworkWatch.QUIET_S
+    acted(page)  # the next action: nothing since
+    assert watch.quiet_in() == 0

@@ -67,6 +67,15 @@ _PREPARE_JS = (
     + _PRELUDE
     + """
   const doc = document;
+  const values = a.values.filter(v => v);
+  // Freeze only what moves: a caret in a focused field, a running animation or transition. On a
+  // still page nothing is added, so the screenshot needs no new frame (a changed DOM costs one,
+  // about 16 ms, on every check).
+  const active = doc.activeElement;
+  const caret = !!active && (active.isContentEditable || /^(INPUT|TEXTAREA)$/.test(active.tagName));
+  const moving = doc.getAnimations().some(an => an.effect && an.playbackRate !== 0 && an.playState === 'running');
+  const existing = doc.querySelector(`[${ROOT_ATTR}]`);
+  if (!values.length && !(existing && existing.__reuseit) && !caret && !moving) return 0;
   const root = overlay(doc);
   if (!root.__reuseit) {
     const sheet = new CSSStyleSheet();
@@ -82,7 +91,6 @@ _PREPARE_JS = (
     }
     root.__reuseit = { sheet, resume };
   }
-  const values = a.values.filter(v => v);
   if (!values.length) return 0;
   const has = (s) => typeof s === 'string' && s && values.some(v => s.includes(v));
   const hits = new Set();

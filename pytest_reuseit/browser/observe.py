@@ -127,27 +127,36 @@ class NetworkWatch:
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
         self.last_activity = 0.0
+        # Requests started or ended so far: a capture compares it before and after (see capture_view).
+        self.events = 0
         # When the run last acted on the page (see :func:`acted`); a new context counts as one.
         self.acted_at = time.monotonic()
 
     def started(self, request: Any) -> None:
         self.inflight[id(request)] = self.last_activity = time.monotonic()
+        self.events += 1
 
     def ended(self, request: Any) -> None:
         self.inflight.pop(id(request), None)
         self.last_activity = time.monotonic()
+        self.events += 1
 
     # How often a page with a request in flight is looked at again.
     POLL_S = 0.05
 
     def quiet_in(self) -> float:
-        """Seconds until the page counts as quiet (0: quiet now), i.e. until ``QUIET_S`` has passed
-        both since the last request started or ended and since the run last acted; while a request
-        younger than ``LONG_S`` is in flight, ``POLL_S`` (look again then)."""
+        """Seconds until the page counts as quiet (0: quiet now). While a request younger than
+        ``LONG_S`` is in flight, ``POLL_S`` (look again then). A page that made no request since
+        the run last acted is quiet now: a request the action started and that was not reported yet
+        shows up while the picture is taken, and :func:`capture_view` then takes it again. A page
+        that did make one is quiet ``QUIET_S`` after the last request started or ended (its answer
+        is being rendered)."""
         now = time.monotonic()
         if any(now - t < self.LONG_S for t in self.inflight.values()):
             return self.POLL_S
-        return max(0.0, self.QUIET_S - (now - max(self.last_activity, self.acted_at)))
+        if self.last_activity < self.acted_at:
+            return 0.0
+        return max(0.0, self.QUIET_S - (now - self.last_activity))
 
 
 _WATCHES: weakref.WeakKeyDictionary[BrowserContext, NetworkWatch] = weakref.WeakKeyDictionary()
@@ -189,9 +198,8 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
     try:
         page.wait_for_load_state("load", timeout=timeout_ms)
         watch = _WATCHES.get(page.context)
-        # Watch for at least the quiet period after the last action: a request it started may not
-        # have been reported yet (the events arrive while Playwright waits). Each wait lasts as long
-        # as the page still needs to count as quiet, so the period is not rounded up to a polling step.
+        # Each wait lasts as long as the page still needs to count as quiet (NetworkWatch.quiet_in),
+        # so the period is not rounded up to a polling step.
         while watch is not None and (wait := min(watch.quiet_in(), deadline - time.monotonic())) > 0:
             page.wait_for_timeout(max(1.0, wait * 1000))
         left = max(0.0, deadline - time.monotonic()) * 1000
@@ -242,7 +250,30 @@ def capture_view(
     times), unless ``known`` says the first one is already known (a cached answer was given on this
     very picture and text, which were steady then): a warm rerun takes one picture per look.
     """
-    settle(page, settle_ms)
+    deadline = time.monotonic() + settle_ms / 1000
+    watch = _WATCHES.get(page.context)
+    for _ in range(_STEADY_TRIES):
+        settle(page, max(0.0, deadline - time.monotonic()) * 1000)
+        events = watch.events if watch is not None else 0
+        view = _view(page, quality, max_width, masks, text_chars, steady, known)
+        # The page script calls around the picture (freezing, the text, cleaning up) come back
+        # after any request the page started before them was reported: a request seen now was
+        # started by the last action or while the picture was taken, and the page is about to
+        # change. Settle again (now with the quiet period) and take it again.
+        if watch is None or watch.events == events or time.monotonic() >= deadline:
+            break
+    return view
+
+
+def _view(
+    page: Page,
+    quality: int,
+    max_width: int,
+    masks: ScreenMasks | None,
+    text_chars: int,
+    steady: bool,
+    known: Callable[[View], bool] | None,
+) -> View:
     with painted(page, masks) as reasons:
         image = _screenshot(page, quality, max_width)
         view = View(image, reasons, _text(page, text_chars))
