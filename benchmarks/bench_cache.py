@@ -72,6 +72,27 @@ steps:
 """
 
 
+def per_step_workflow(n: int) -> str:
+    """The layout users write: ``n`` steps, each a one-line action and one check in words after it,
+    on a page that does not change. Each check pays for a whole look (settle, freeze, picture, text)."""
+    steps = "\n".join(
+        f"""  - action: Look at the page ({i + 1} of {n})
+    do:
+      - eval: "0"
+    post:
+      - (check {i + 1} of {n}) the product page of the Trail Hiking Shoes is shown"""
+        for i in range(n)
+    )
+    return f"""name: Benchmark - a model check after each of {n} steps
+task: Look at the product page of the Trail Hiking Shoes, step by step
+start_url: "{{demo_url}}/product.html?id=p2&cookies=never"
+browser: {{viewport: {{width: 1280, height: 800}}, locale: en-US}}
+settings: {{retries: 1, check_timeout: 5, step_timeout: 600}}
+steps:
+{steps}
+"""
+
+
 def run(runtime: Runtime, loaded: Any, run_id: str, *, cache: Path, llm: str = "auto") -> tuple[RunResult, float]:
     from dataclasses import replace
 

@@ -42,6 +42,7 @@ import bench_engine  # noqa: E402
 import bench_explore  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
+from pytest_reuseit.engine.result import RunResult  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
@@ -138,6 +139,94 @@ def row_engine(quick: bool) -> None:
 
 
 def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
+    """Both layouts: ``checks`` checks in one step (one look shared), then one check after each of
+    ``checks`` steps (a look per check), each measured cold, warm and without a model."""
+    row_model_one_step(quick, latency, checks)
+    row_model_per_step(quick, latency, checks)
+
+
+def row_model_per_step(quick: bool, latency: float = 1.0, steps: int = 10) -> None:
+    """One check in words after each of ``steps`` steps. Per round, alternating the order: cold (an
+    empty cache), warm (the same cache), and the same workflow without a model (the actions alone);
+    per check, cached = (warm - off) / N, live = (cold - off - N x L) / N, all from the steps'
+    own durations (start-up and close left out)."""
+    from tests.support.llm_server import FakeLLM
+
+    rounds = 2 if quick else 5
+    saved_env = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    cold: list[float] = []
+    warm: list[float] = []
+    off: list[float] = []
+    with FakeLLM(latency=latency) as fake, tempfile.TemporaryDirectory(prefix="reuseit-run-steps-") as tmp:
+        fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
+        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = fake.base_url, "bench-key"
+        root = Path(tmp)
+        path = root / "per-step.reuseit.yaml"
+        path.write_text(bench_cache.per_step_workflow(steps), encoding="utf-8")
+        loaded = load(path, builtin_names=LocalSites.NAMES)
+        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
+
+        def steps_time(result: RunResult) -> float:
+            return sum(s.duration for s in result.steps)
+
+        try:
+            bench_cache.run(runtime, loaded, "warmup", cache=root / "w")  # browser, site, first model call
+            for r in range(rounds):
+                cache = root / f"cache-{r}"
+                r_off, _ = bench_cache.run(runtime, loaded, f"off-{r}", cache=cache, llm="off")
+                r_cold, _ = bench_cache.run(runtime, loaded, f"cold-{r}", cache=cache)
+                r_warm, _ = bench_cache.run(runtime, loaded, f"warm-{r}", cache=cache)
+                if r_cold.usage.calls != steps or r_warm.usage.calls != 0:
+                    raise SystemExit(
+                        f"per-step model row: expected {steps} calls cold and 0 warm, got "
+                        f"{r_cold.usage.calls} / {r_warm.usage.calls}"
+                    )
+                off.append(steps_time(r_off))
+                cold.append(steps_time(r_cold))
+                warm.append(steps_time(r_warm))
+                log(f"per-step round {r + 1}: off {off[-1]:.3f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.3f} s")
+        finally:
+            runtime.close()
+            for k, v in saved_env.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    hit = [(w - o) / steps * 1000 for w, o in zip(warm, off, strict=True)]
+    live = [(c - o - steps * latency) / steps * 1000 for c, o in zip(cold, off, strict=True)]
+    saved = [(c - o) / (w - o) for c, w, o in zip(cold, warm, off, strict=True)]
+    layout = f"one check after each of {steps} steps"
+    ROWS.append(
+        Row(
+            f"a check answered from the cache, {layout}",
+            "≤ 30 ms",
+            f"{med(hit):.0f} ms",
+            med(hit) <= 30,
+            f"(warm − no model)/{steps}, runs: {listing(hit, '{:.0f}')} ms",
+        )
+    )
+    ROWS.append(
+        Row(
+            f"time a model check adds beyond the model's latency, {layout}",
+            "≤ 100 ms",
+            f"{med(live):.0f} ms",
+            med(live) <= 100,
+            f"(cold − no model − {steps}×{latency:g} s)/{steps}, runs: {listing(live, '{:.0f}')} ms",
+        )
+    )
+    ROWS.append(
+        Row(
+            f"model time saved by a warm cache, {layout} ({latency:g} s latency)",
+            "≥ 30×",
+            f"{med(saved):.0f}×",
+            med(saved) >= 30,
+            f"(cold − no model)/(warm − no model); steps: cold {med(cold):.2f} s, warm {med(warm):.3f} s, "
+            f"no model {med(off):.3f} s; per round {listing(saved, '{:.0f}')}×",
+        )
+    )
+
+
+def row_model_one_step(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     """Cold (every check a model call at ``latency``) then warm (the same cache): per pair."""
     from tests.support.llm_server import FakeLLM
 
@@ -188,7 +277,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     saved = [c / w for c, w in zip(cold, warm, strict=True)]
     ROWS.append(
         Row(
-            "time a model check adds beyond the model's latency",
+            f"time a model check adds beyond the model's latency, {checks} checks in one step",
             "≤ 100 ms",
             f"{med(overhead):.0f} ms",
             med(overhead) <= 100,
@@ -197,7 +286,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     )
     ROWS.append(
         Row(
-            "a check answered from the cache",
+            f"a check answered from the cache, {checks} checks in one step",
             "≤ 30 ms",
             f"{med(hit):.0f} ms",
             med(hit) <= 30,
@@ -206,7 +295,7 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     )
     ROWS.append(
         Row(
-            f"model time saved by a warm cache ({checks} checks, {latency:g} s latency)",
+            f"model time saved by a warm cache, {checks} checks in one step ({latency:g} s latency)",
             "≥ 30×",
             f"{med(saved):.0f}×",
             med(saved) >= 30,

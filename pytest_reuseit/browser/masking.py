@@ -63,10 +63,14 @@ function paintBox(el, color) {
 # Stop what moves (CSS animations and transitions, the caret) so the same page gives the same
 # pixels, and paint every element that shows one of the secret values. One call per frame.
 _PREPARE_JS = (
-    "(a) => {"
+    "async (a) => {"
     + _PRELUDE
     + """
   const doc = document;
+  // Web fonts still loading would change the text's pixels (see observe.settle), waited for here
+  // within a.fontsMs: one call to the page less on every look.
+  if (a.fontsMs > 0 && doc.fonts && doc.fonts.status !== 'loaded')
+    await Promise.race([doc.fonts.ready, new Promise(r => setTimeout(r, a.fontsMs))]);
   const values = a.values.filter(v => v);
   // Freeze only what moves: a caret in a focused field, a running animation or transition. On a
   // still page nothing is added, so the screenshot needs no new frame (a changed DOM costs one,
@@ -75,7 +79,7 @@ _PREPARE_JS = (
   const caret = !!active && (active.isContentEditable || /^(INPUT|TEXTAREA)$/.test(active.tagName));
   const moving = doc.getAnimations().some(an => an.effect && an.playbackRate !== 0 && an.playState === 'running');
   const existing = doc.querySelector(`[${ROOT_ATTR}]`);
-  if (!values.length && !(existing && existing.__reuseit) && !caret && !moving) return 0;
+  if (!values.length && !(existing && existing.__reuseit) && !caret && !moving) return -1;
   const root = overlay(doc);
   if (!root.__reuseit) {
     const sheet = new CSSStyleSheet();
@@ -220,44 +224,61 @@ def _paint(locator: PwLocator, color: str, *, region: bool = False) -> int:
         return 0
 
 
-def _paint_all(page: Page, frames: list[Frame], masks: ScreenMasks | None) -> list[str]:
-    """Freeze every frame and paint what ``masks`` asks for; return why, per region painted."""
+def _paint_all(
+    page: Page, frames: list[Frame], masks: ScreenMasks | None, touched: list[Frame], fonts_ms: float
+) -> list[str]:
+    """Freeze every frame and paint what ``masks`` asks for; return why, per region painted. The
+    frames that something was added to (and must be cleaned) are appended to ``touched``."""
     values = sorted({v for v in (masks.secret_values.values() if masks else ()) if v})
     reasons: list[str] = []
     echoed = 0
     for frame in frames:
+        arg = {"values": values, "color": SECRET_COLOR, "fontsMs": int(fonts_ms) if frame is page.main_frame else 0}
         try:
-            echoed += int(frame.evaluate(_PREPARE_JS, {"values": values, "color": SECRET_COLOR}))
+            n = int(frame.evaluate(_PREPARE_JS, arg))
         except PlaywrightError as exc:  # a frame navigating away: it shows nothing of ours
             log.debug("could not prepare frame %s for the screenshot: %s", frame.url, exc)
+            continue
+        if n >= 0:  # -1: a still frame with nothing to paint was left as it was
+            touched.append(frame)
+            echoed += n
     if masks is None:
         return reasons
+    painted_now = 0
     for sf in masks.secret_fields:
-        if sf.locator.page is page and _paint(sf.locator, SECRET_COLOR):
+        if sf.locator.page is page and (n := _paint(sf.locator, SECRET_COLOR)):
+            painted_now += n
             reasons.append(f"secret: {sf.what}")
     if echoed:
         reasons.append(f"secret: {echoed} element(s) showing a secret's value")
     for loc in masks.regions + masks.step_regions:
-        if _paint(resolve(page, loc, masks.render), REGION_COLOR, region=True):
+        if n := _paint(resolve(page, loc, masks.render), REGION_COLOR, region=True):
+            painted_now += n
             reasons.append(f"mask: {describe(loc, masks.render)}")
+    if painted_now:
+        # A painted box may be in any frame (a field inside an iframe): clean them all.
+        touched[:] = frames
     return reasons
 
 
 @contextmanager
-def painted(page: Page, masks: ScreenMasks | None = None) -> Iterator[list[str]]:
+def painted(page: Page, masks: ScreenMasks | None = None, *, fonts_ms: float = 0) -> Iterator[list[str]]:
     """Within the block, the page is frozen and painted over; yields why each region was painted.
 
     ``masks`` defaults to the ones attached to the page's context; with none, the page is only
-    frozen (animations stopped, caret hidden)."""
+    frozen (animations stopped, caret hidden). ``fonts_ms``: first wait up to that long for the
+    page's web fonts."""
     masks = masks if masks is not None else masks_for(page)
     frames = _frames(page)
+    touched: list[Frame] = []
     try:
-        reasons = _paint_all(page, frames, masks)
+        reasons = _paint_all(page, frames, masks, touched, fonts_ms)
         if masks is not None:
             masks.seen.extend(reasons)
         yield reasons
     finally:
-        for frame in frames:
+        # Only the frames something was added to: on a still page with nothing to paint, none.
+        for frame in touched:
             try:
                 frame.evaluate(_CLEAN_JS)
             except PlaywrightError:

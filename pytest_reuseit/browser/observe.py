@@ -189,7 +189,7 @@ _FONTS_JS = """async (ms) => {
 }"""
 
 
-def settle(page: Page, timeout_ms: float = 5_000) -> None:
+def settle(page: Page, timeout_ms: float = 5_000, *, fonts: bool = True) -> None:
     """Wait (at most ``timeout_ms``) until the page has settled: loaded, no request in flight
     (when the context is watched, see :func:`watch_network`) and its web fonts loaded. An action
     that navigates returns once the new document is committed, and a screenshot taken then shows
@@ -203,7 +203,7 @@ def settle(page: Page, timeout_ms: float = 5_000) -> None:
         while watch is not None and (wait := min(watch.quiet_in(), deadline - time.monotonic())) > 0:
             page.wait_for_timeout(max(1.0, wait * 1000))
         left = max(0.0, deadline - time.monotonic()) * 1000
-        if left:
+        if left and fonts:  # (capture_view has the freeze wait for the fonts, in the same call)
             page.evaluate(_FONTS_JS, int(left))
     except PlaywrightTimeout:
         pass
@@ -253,13 +253,14 @@ def capture_view(
     deadline = time.monotonic() + settle_ms / 1000
     watch = _WATCHES.get(page.context)
     for _ in range(_STEADY_TRIES):
-        settle(page, max(0.0, deadline - time.monotonic()) * 1000)
+        settle(page, max(0.0, deadline - time.monotonic()) * 1000, fonts=False)
         events = watch.events if watch is not None else 0
-        view = _view(page, quality, max_width, masks, text_chars, steady, known)
-        # The page script calls around the picture (freezing, the text, cleaning up) come back
-        # after any request the page started before them was reported: a request seen now was
-        # started by the last action or while the picture was taken, and the page is about to
-        # change. Settle again (now with the quiet period) and take it again.
+        fonts_ms = max(0.0, deadline - time.monotonic()) * 1000
+        view = _view(page, quality, max_width, masks, text_chars, steady, known, fonts_ms)
+        # A call to the page comes back after any request the page started before it was
+        # reported (the freeze before the picture; the text read or the clean-up after it): a
+        # request seen now was started by the last action or while the picture was taken, and the
+        # page is about to change. Settle again (now with the quiet period) and take it again.
         if watch is None or watch.events == events or time.monotonic() >= deadline:
             break
     return view
@@ -273,8 +274,9 @@ def _view(
     text_chars: int,
     steady: bool,
     known: Callable[[View], bool] | None,
+    fonts_ms: float,
 ) -> View:
-    with painted(page, masks) as reasons:
+    with painted(page, masks, fonts_ms=fonts_ms) as reasons:
         image = _screenshot(page, quality, max_width)
         view = View(image, reasons, _text(page, text_chars))
         if not steady or (known is not None and known(view)):
