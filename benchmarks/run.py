@@ -40,6 +40,7 @@ sys.path[:0] = [str(HERE), str(ROOT)]
 import bench_cache  # noqa: E402
 import bench_engine  # noqa: E402
 import bench_explore  # noqa: E402
+import bench_short  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
@@ -430,6 +431,47 @@ def row_xdist(quick: bool) -> None:
     log(f"xdist: {speedup:.2f}x")
 
 
+def row_xdist_short(quick: bool, files: int = 50, rounds: int = 0) -> None:
+    """Many short workflows (bench_short.py): serial vs ``-n 2`` with each ``--dist``, whole pytest
+    processes, alternating; and the ceiling, the same runs hand-written in Playwright in one
+    process vs two at once."""
+    files = 12 if quick else files
+    rounds = rounds or (1 if quick else 2)
+    walls: dict[str, list[float]] = {"serial": [], "load": [], "worksteal": [], "hand 1": [], "hand 2": []}
+    with tempfile.TemporaryDirectory(prefix="reuseit-run-short-") as tmp:
+        out = Path(tmp)
+        suite = bench_short.write_suite(out / "suite", files)
+        base = [str(suite), "--reuseit-llm", "off"]
+        sides = {
+            "serial": lambda: run_pytest(base, out, out / "serial"),
+            "load": lambda: run_pytest([*base, "-n", "2", "--dist", "load"], out, out / "load"),
+            "worksteal": lambda: run_pytest([*base, "-n", "2", "--dist", "worksteal"], out, out / "ws"),
+            "hand 1": lambda: bench_short.handwritten_wall(1, files),
+            "hand 2": lambda: bench_short.handwritten_wall(2, files),
+        }
+        order = list(sides)
+        for r in range(rounds):
+            for name in order if r % 2 == 0 else reversed(order):
+                walls[name].append(sides[name]())
+                log(f"short workflows, round {r + 1}: {name} {walls[name][-1]:.1f} s")
+    best = min(("load", "worksteal"), key=lambda d: med(walls[d]))
+    speedup = med(walls["serial"]) / med(walls[best])
+    ceiling = med(walls["hand 1"]) / med(walls["hand 2"])
+    ROWS.append(
+        Row(
+            f"`-n 2` vs serial on {files} short workflows (2 steps, a DOM check after each; no model)",
+            "≥ 1.5×",
+            f"{speedup:.2f}×",
+            None if quick else speedup >= 1.5,
+            f"whole pytest process: serial {listing(walls['serial'], '{:.1f}')} s; -n 2 --dist load "
+            f"{listing(walls['load'], '{:.1f}')} s, worksteal {listing(walls['worksteal'], '{:.1f}')} s (best: {best}); "
+            f"the same runs hand-written in Playwright, two processes vs one: {ceiling:.2f}× "
+            f"({listing(walls['hand 1'], '{:.1f}')} s vs {listing(walls['hand 2'], '{:.1f}')} s)",
+        )
+    )
+    log(f"short workflows: -n 2 {speedup:.2f}x, hand-written ceiling {ceiling:.2f}x")
+
+
 # --------------------------------------------------------------------------- collection of 500 files
 
 COLLECT_CHILD = r"""
@@ -635,6 +677,7 @@ ROW_FUNCS: dict[str, Callable[[bool], None]] = {
     "model": row_model,
     "explore": row_explore,
     "xdist": row_xdist,
+    "short": row_xdist_short,
     "collect": row_collect,
     "memory": row_memory,
 }
