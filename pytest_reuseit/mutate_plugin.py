@@ -28,6 +28,7 @@ from .mutation.plan import load as load_plan
 from .mutation.plan import save as save_plan
 from .mutation.touches import Recorder, RunTouches, load_all
 from .mutation.touches import save as save_touches
+from .mutation.waits import capped
 from .plugin import PROBE, WorkflowItem
 
 _MUTANT = pytest.StashKey[Mutant]()
@@ -45,6 +46,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--reuseit-mutation-max", type=int, default=0, metavar="N", help="at most N mutants")
     group.addoption("--reuseit-mutation-plan", metavar="FILE", help="run the mutants listed in FILE")
     group.addoption("--reuseit-mutation-results", metavar="DIR", help="write each mutant's verdict into DIR")
+    group.addoption(
+        "--reuseit-mutation-waits",
+        metavar="FILE",
+        help="JSON {nodeid: seconds}: cap each mutant run's action and check timeouts (mutation/waits.py)",
+    )
 
 
 def _operator_names(config: pytest.Config) -> tuple[str, ...]:
@@ -94,21 +100,25 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not plan:
         return
     by_nodeid = {item.nodeid: item for item in items if isinstance(item, WorkflowItem)}
+    waits_file = config.getoption("reuseit_mutation_waits")
+    waits: dict[str, float] = json.loads(Path(waits_file).read_text(encoding="utf-8")) if waits_file else {}
     mutated: list[pytest.Item] = []
     for mutant in load_plan(Path(plan)):
         original = by_nodeid.get(mutant.nodeid)
         if original is None:
             continue  # not selected this time (-k, a changed file): the command reports it as not run
+        cap = waits.get(mutant.nodeid)
+        loaded = original.loaded if cap is None else capped(original.loaded, cap)
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
             name=f"{original.name}@{mutant.id}",
-            loaded=original.loaded,
+            loaded=loaded,
             variation=original.variation,
         )
         for mark in original.own_markers:
             item.add_marker(getattr(pytest.mark, mark.name)(*mark.args, **mark.kwargs))
         item.request_fixtures()
-        item.stash[PROBE] = Injector(original.loaded, mutant)
+        item.stash[PROBE] = Injector(loaded, mutant)
         item.stash[_MUTANT] = mutant
         mutated.append(item)
     items[:] = mutated
@@ -123,6 +133,7 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
         touches.status = run.label
         touches.failed_step = run.failed_step
         touches.duration = run.duration
+        touches.longest_step = max((s.duration for s in run.steps), default=0.0)
         save_touches(touches, folder / _file_name(item.nodeid))
     elif isinstance(probe, Injector):
         folder = Path(item.config.getoption("reuseit_mutation_results"))

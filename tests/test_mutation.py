@@ -307,3 +307,38 @@ def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages
     assert "The basket holds one apple" in mutant["run"]["message"]
     # The clean run was judged met on the real page, the mutant's not met: two judgements at least.
     assert fake_llm_env.calls("condition_check") >= 2
+
+
+PATIENT = (
+    "name: Patient\ntask: Type an apple\n"
+    + _START
+    + """settings: {retries: 0, check_timeout: 4, action_timeout: 4}
+steps:
+  - action: Type an apple
+    do:
+      - fill: {css: "#item", value: apple}
+"""
+)
+
+
+@pytest.mark.slow
+def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path, pages_url: str) -> None:
+    """The clean run found the field at once: the mutant that removed it fails after 3 s (the
+    least cap, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
+    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
+    waited = {}
+    for flag in ((), ("--full-waits",)):
+        proc = mutate(
+            tmp_path,
+            ".",
+            "--operators",
+            "element_removed",
+            *flag,
+            pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
+        )
+        report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+        (mutant,) = report["reuseit"]["mutants"]
+        assert mutant["outcome"] == "killed", proc.stdout + proc.stderr
+        waited[flag] = mutant["run"]["message"]
+    assert "Locator.fill: Timeout 3000ms exceeded" in waited[()], waited
+    assert "Locator.fill: Timeout 4000ms exceeded" in waited[("--full-waits",)], waited

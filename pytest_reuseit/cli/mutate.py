@@ -34,6 +34,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--plan-only", action="store_true", help="run the workflows clean and list the mutants, without running them"
     )
+    p.add_argument(
+        "--full-waits",
+        action="store_true",
+        help="mutant runs wait as long as the workflows say (default: at most max(3 s, 2x the clean run's "
+        "slowest step + 1 s) per element or check, so a killed mutant is known in seconds)",
+    )
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
 
@@ -57,6 +63,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         report=Path(args.report),
         max_mutants=args.max_mutants,
         plan_only=args.plan_only,
+        full_waits=args.full_waits,
     )
     try:
         result = run(opts, say=lambda line: print(line, flush=True))

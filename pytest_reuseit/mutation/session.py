@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReuseitError
-from . import outcome, plan, report, touches
+from . import outcome, plan, report, touches, waits
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -41,6 +41,7 @@ class MutateOptions:
     report: Path = Path("reuseit-output/mutation.json")
     max_mutants: int = 0
     plan_only: bool = False  # stop after the clean runs: list the mutants, run none
+    full_waits: bool = False  # mutant runs keep the workflows' timeouts (else see waits.py)
     work: Path = Path("reuseit-output/mutation")
     root: Path = Path(".")
     thresholds: dict[str, int] = field(default_factory=lambda: {"high": 80, "low": 60})
@@ -163,6 +164,10 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
             say(f"  {name}: {count}")
         mutants = []
     durations = {r.nodeid: r.duration for r in clean}
+    if not opts.full_waits:
+        waits_file = work / "waits.json"
+        waits_file.write_text(json.dumps({r.nodeid: waits.cap_for(r.longest_step) for r in clean}), encoding="utf-8")
+        base = [*base, "--reuseit-mutation-waits", str(waits_file)]
     results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say)
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)

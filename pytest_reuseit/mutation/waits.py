@@ -1,0 +1,48 @@
+"""How long a mutant's run waits for an element or a check: as long as its clean run needed, with a
+margin, never longer than the workflow's own timeouts.
+
+Stryker gives a mutant's tests the clean run's time times a factor plus a constant; a workflow's
+killed mutant otherwise waits out a timeout chosen for a slow day on the real site (10 s for an
+element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
+element in a tenth of a second. So each mutant run's ``action_timeout`` and ``check_timeout``
+(the workflow's and each step's) are capped at ``max(MIN_S, FACTOR x the clean run's slowest
+step + MARGIN_S)``: a page that is just slower (the benign ``slow_responses`` operator delays every
+answer by up to 0.8 s) still passes, a missing element fails in seconds. The clean runs keep the
+workflow's timeouts, and ``reuseit mutate --full-waits`` keeps them for the mutants too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..workflow.loader import LoadedWorkflow
+
+MIN_S = 3.0
+FACTOR = 2.0
+MARGIN_S = 1.0
+
+
+def cap_for(longest_step: float) -> float:
+    """The most a mutant's run waits at once, for a clean run whose slowest step took ``longest_step``."""
+    return max(MIN_S, FACTOR * longest_step + MARGIN_S)
+
+
+def capped(loaded: LoadedWorkflow, cap: float) -> LoadedWorkflow:
+    """``loaded`` with its action and check timeouts (workflow and steps) at most ``cap`` seconds."""
+    wf = loaded.workflow
+    settings = wf.settings.model_copy(
+        update={
+            "action_timeout": min(wf.settings.action_timeout, cap),
+            "check_timeout": min(wf.settings.check_timeout, cap),
+        }
+    )
+    steps = tuple(
+        step.model_copy(
+            update={
+                "action_timeout": None if step.action_timeout is None else min(step.action_timeout, cap),
+                "check_timeout": None if step.check_timeout is None else min(step.check_timeout, cap),
+            }
+        )
+        for step in wf.steps
+    )
+    return dataclasses.replace(loaded, workflow=wf.model_copy(update={"settings": settings, "steps": steps}))
