@@ -259,3 +259,17 @@ def test_the_quiet_period_counts_from_the_last_request(page: Page) -> None:
     assert 0 < watch.quiet_in() <= NetworkWatch.QUIET_S
     acted(page)  # the next action: nothing since
     assert watch.quiet_in() == 0
+
+
+def test_a_look_with_no_time_left_on_a_page_that_never_loads_returns(page: Page, pages_url: str) -> None:
+    """A look whose time is up (a check judged again at its deadline) settles with 1 ms, never
+    with Playwright's timeout of 0, which waits for ever: on a page whose load event never
+    comes (an image that never answers), it would hang the run."""
+    page.route("**/never.png", lambda route: None)  # never answered: the load event never fires
+    page.set_content(f'<p>loading</p><img src="{pages_url}/never.png">', wait_until="commit")
+    started = time.monotonic()
+    observe.settle(page, 0)
+    view = observe.capture_view(page, settle_ms=0, text_chars=100)
+    assert time.monotonic() - started < 5
+    assert view.image and "loading" in view.text
+    page.unroute("**/never.png")

@@ -194,6 +194,7 @@ def settle(page: Page, timeout_ms: float = 5_000, *, fonts: bool = True) -> None
     (when the context is watched, see :func:`watch_network`) and its web fonts loaded. An action
     that navigates returns once the new document is committed, and a screenshot taken then shows
     a half-built page. Returns at once on a settled page; one that never settles is captured as it is."""
+    timeout_ms = max(1.0, timeout_ms)  # Playwright's timeout of 0 would wait for ever
     deadline = time.monotonic() + timeout_ms / 1000
     try:
         page.wait_for_load_state("load", timeout=timeout_ms)
@@ -253,7 +254,7 @@ def capture_view(
     deadline = time.monotonic() + settle_ms / 1000
     watch = _WATCHES.get(page.context)
     for _ in range(_STEADY_TRIES):
-        settle(page, max(0.0, deadline - time.monotonic()) * 1000, fonts=False)
+        settle(page, (deadline - time.monotonic()) * 1000, fonts=False)
         events = watch.events if watch is not None else 0
         fonts_ms = max(0.0, deadline - time.monotonic()) * 1000
         view = _view(page, quality, max_width, masks, text_chars, steady, known, fonts_ms)
