@@ -250,6 +250,8 @@ def capture_view(
     With ``steady``, the picture is taken again until two in a row are the same (at most a few
     times), unless ``known`` says the first one is already known (a cached answer was given on this
     very picture and text, which were steady then): a warm rerun takes one picture per look.
+    A request the page reports while the picture is taken makes it settle and take it again
+    (see :meth:`NetworkWatch.quiet_in`), within ``settle_ms`` in all.
     """
     deadline = time.monotonic() + settle_ms / 1000
     watch = _WATCHES.get(page.context)
