@@ -115,6 +115,7 @@ def mutation_run(
     assert report.exists(), proc.stdout + proc.stderr
     data = json.loads(report.read_text(encoding="utf-8"))
     data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
+    data["run_folders"] = sorted(p.name for p in (folder / "reuseit-output").iterdir() if p.is_dir())
     return proc, data
 
 
@@ -142,6 +143,11 @@ def test_summary_line_progress_and_exit_status(
     # The basic workflow's survivor keeps the score under 95: --break-at fails the command.
     assert report["reuseit"]["summary"]["survived"] >= 1
     assert proc.returncode == 1, proc.stdout + proc.stderr
+    # Only verdicts are read of the mutants' runs: none keeps a run folder (trace, pictures),
+    # while the clean run that failed keeps its own, as any failed run does.
+    folders = report["run_folders"]
+    assert any(name.startswith("failing") for name in folders), folders
+    assert not any(re.search(r"-m\d+$", name) for name in folders), folders  # a mutant's: <node id>@m12
 
 
 @pytest.mark.slow

@@ -164,6 +164,10 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
             say(f"  {name}: {count}")
         mutants = []
     durations = {r.nodeid: r.duration for r in clean}
+    # Nothing of a mutant's run is read but its verdict: no trace, report pictures or run folder
+    # (7% of a mutation run's time). Given before the user's own options, which win.
+    quiet = ["--reuseit-trace", "off", "--reuseit-screenshots", "off", "--reuseit-artifacts", "never"]
+    base = [*base[: len(opts.paths)], *quiet, *base[len(opts.paths) :]]
     if not opts.full_waits:
         waits_file = work / "waits.json"
         waits_file.write_text(json.dumps({r.nodeid: waits.cap_for(r.longest_step) for r in clean}), encoding="utf-8")
