@@ -45,7 +45,7 @@ from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
-from .scripts import STUCK, close_if_stuck, run_once, run_script, wait_for_next_document
+from .scripts import STUCK, close_if_stuck, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
@@ -377,16 +377,15 @@ def _wait(ctx: OpContext, arg: int | WaitArgs) -> None:
 @registry.handles("eval")
 def _eval(ctx: OpContext, arg: str) -> None:
     page = ctx.page
-    started = time.monotonic()
+    deadline = time.monotonic() + ctx.action_timeout_ms / 1000
     # Its value is not used: not brought back (nothing to lose when the page goes). A returned
     # Promise is awaited.
     ran = run_once(page, ctx.reveal(arg), ctx.action_timeout_ms, keep_value=False, watch=True)
     if ran.navigated:
         # A script that navigates (location.reload(), form.submit(), location.href = ...) is done
         # as a click on a link is: the next op and check meet the new page once it has loaded.
-        left = max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1)
-        wait_for_next_document(page, ran, left)
-    until_loaded(page, max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1))
+        wait_for_next_document(page, ran, ms_left(deadline))
+    until_loaded(page, ms_left(deadline))
 
 
 @registry.handles("extract")
@@ -508,11 +507,11 @@ def _script_value(page: Page, expression: str, timeout_ms: float, what: str) -> 
     lost with it: it is read again from the new page once that has loaded, within the timeout."""
     deadline = time.monotonic() + timeout_ms / 1000
     for _ in range(_EXTRACT_TRIES):
-        ran = run_once(page, expression, max((deadline - time.monotonic()) * 1000, 1))
+        ran = run_once(page, expression, ms_left(deadline))
         if not ran.lost:
             return ran.value
-        wait_for_next_document(page, ran, max((deadline - time.monotonic()) * 1000, 1))
-        until_loaded(page, max((deadline - time.monotonic()) * 1000, 1))
+        wait_for_next_document(page, ran, ms_left(deadline))
+        until_loaded(page, ms_left(deadline))
         if time.monotonic() >= deadline:
             break
     raise OpFailed(

@@ -179,13 +179,19 @@ def _value(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
             pass  # its document is gone, and the handle with it
 
 
+def ms_left(deadline: float) -> float:
+    """Milliseconds until ``deadline`` (a ``time.monotonic()`` time), at least 1: a Playwright
+    timeout of 0 waits for ever."""
+    return max((deadline - time.monotonic()) * 1000, 1)
+
+
 def _stamp(page: Page, deadline: float) -> str:
     """The stamp of the page's current document (given one if it has none yet). A document that
     goes while being stamped is followed by the next one, within the deadline."""
     token = secrets.token_hex(8)
     while True:
         try:
-            return str(_value(page, _STAMP, token, max((deadline - time.monotonic()) * 1000, 1)))
+            return str(_value(page, _STAMP, token, ms_left(deadline)))
         except PlaywrightTimeout:
             raise
         except PlaywrightError as exc:

@@ -27,8 +27,7 @@ def _last_verdict(step: StepResult, phase: str) -> Verdict | None:
             bad = [v for v in att.verdicts if v.ok is False]
             if bad:
                 return bad[0]
-    pool = step.pre if phase == "pre" else step.post
-    return next((v for v in pool if v.ok is False), None)
+    return _first_verdict(step, phase)
 
 
 def _first_verdict(step: StepResult, phase: str) -> Verdict | None:
