@@ -29,7 +29,8 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -139,6 +140,22 @@ def row_engine(quick: bool) -> None:
 # --------------------------------------------------------------------------- model checks and the cache
 
 
+@contextmanager
+def model_endpoint(url: str) -> Iterator[None]:
+    """OPENAI_BASE_URL and OPENAI_API_KEY point at ``url`` (a local test server) within the block,
+    and are as they were after it."""
+    saved = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "bench-key"
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     """Both layouts: ``checks`` checks in one step (one look shared), then one check after each of
     ``checks`` steps (a look per check), each measured cold, warm and without a model."""
@@ -154,13 +171,15 @@ def row_model_per_step(quick: bool, latency: float = 1.0, steps: int = 10) -> No
     from tests.support.llm_server import FakeLLM
 
     rounds = 2 if quick else 5
-    saved_env = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
     cold: list[float] = []
     warm: list[float] = []
     off: list[float] = []
-    with FakeLLM(latency=latency) as fake, tempfile.TemporaryDirectory(prefix="reuseit-run-steps-") as tmp:
+    with (
+        FakeLLM(latency=latency) as fake,
+        model_endpoint(fake.base_url),
+        tempfile.TemporaryDirectory(prefix="reuseit-run-steps-") as tmp,
+    ):
         fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
-        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = fake.base_url, "bench-key"
         root = Path(tmp)
         path = root / "per-step.reuseit.yaml"
         path.write_text(bench_cache.per_step_workflow(steps), encoding="utf-8")
@@ -188,11 +207,6 @@ def row_model_per_step(quick: bool, latency: float = 1.0, steps: int = 10) -> No
                 log(f"per-step round {r + 1}: off {off[-1]:.3f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.3f} s")
         finally:
             runtime.close()
-            for k, v in saved_env.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     hit = [(w - o) / steps * 1000 for w, o in zip(warm, off, strict=True)]
     live = [(c - o - steps * latency) / steps * 1000 for c, o in zip(cold, off, strict=True)]
     saved = [(c - o) / (w - o) for c, w, o in zip(cold, warm, off, strict=True)]
@@ -232,10 +246,12 @@ def row_model_one_step(quick: bool, latency: float = 1.0, checks: int = 10) -> N
     from tests.support.llm_server import FakeLLM
 
     pairs = 2 if quick else 5
-    saved_env = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
-    with FakeLLM(latency=latency) as fake, tempfile.TemporaryDirectory(prefix="reuseit-run-model-") as tmp:
+    with (
+        FakeLLM(latency=latency) as fake,
+        model_endpoint(fake.base_url),
+        tempfile.TemporaryDirectory(prefix="reuseit-run-model-") as tmp,
+    ):
         fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
-        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = fake.base_url, "bench-key"
         root = Path(tmp)
         path = root / "checks.reuseit.yaml"
         path.write_text(bench_cache.overhead_workflow(checks), encoding="utf-8")
@@ -268,11 +284,6 @@ def row_model_one_step(quick: bool, latency: float = 1.0, checks: int = 10) -> N
                 log(f"model pair {p + 1}: cold step {cold[-1]:.2f} s, warm step {warm[-1]:.3f} s")
         finally:
             runtime.close()
-            for k, v in saved_env.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
     overhead = [(c - checks * latency) / checks * 1000 for c in cold]
     hit = [w / checks * 1000 for w in warm]
     saved = [c / w for c, w in zip(cold, warm, strict=True)]
@@ -312,20 +323,11 @@ def row_explore(quick: bool, latency: float = 1.0, parallel: int = 10) -> None:
     from pytest_reuseit.sites import SiteServer
 
     repeats = 1 if quick else 3
-    saved_env = {k: os.environ.get(k) for k in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
-    with bench_explore.model_server(latency) as url, SiteServer() as site:
-        os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"] = url, "bench"
-        try:
-            bench_explore.one_batch(1, site)  # imports, first browser start
-            singles, batches = alternate(
-                repeats, lambda: bench_explore.one_batch(1, site), lambda: bench_explore.one_batch(parallel, site)
-            )
-        finally:
-            for k, v in saved_env.items():
-                if v is None:
-                    os.environ.pop(k, None)
-                else:
-                    os.environ[k] = v
+    with bench_explore.model_server(latency) as url, model_endpoint(url), SiteServer() as site:
+        bench_explore.one_batch(1, site)  # imports, first browser start
+        singles, batches = alternate(
+            repeats, lambda: bench_explore.one_batch(1, site), lambda: bench_explore.one_batch(parallel, site)
+        )
     ratio = med(batches) / med(singles)
     ROWS.append(
         Row(
