@@ -19,12 +19,17 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from examples_copy import fixed_examples  # noqa: E402
+
 PYTEST_ARGS = ["-n", "2", "--reuseit-llm", "off", "-p", "no:cacheprovider", "-q"]
 SITES = (
     ("demo", "workflows/demo/"),
@@ -40,9 +45,9 @@ def _env() -> dict[str, str]:
     return {**os.environ, "DEMO_PASSWORD": os.environ.get("DEMO_PASSWORD", "demo-pass")}
 
 
-def _timed(cmd: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+def _timed(cmd: list[str], root: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
     started = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=_env())
+    proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, env=_env())
     return time.monotonic() - started, proc
 
 
@@ -93,16 +98,21 @@ def main() -> int:
         print("\n".join(tables(report)))
         print(f"\n{report['reuseit']['summary_line']}")
         return 0
-    clean_s, clean = _timed([sys.executable, "-m", "pytest", *args.paths, *PYTEST_ARGS])
-    print(f"clean run: {clean_s:.1f} s (pytest exit {clean.returncode}): {clean.stdout.strip().splitlines()[-1]}")
-    mutate = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *args.paths, "--report", args.report]
-    if args.max_mutants:
-        mutate += ["--max-mutants", str(args.max_mutants)]
-    mutate_s, proc = _timed([*mutate, "--", *PYTEST_ARGS[:-1]])
+    # In a copy whose random cookie banners are decided once (examples_copy.py): a run that meets
+    # the banner waits out a pre check, and a random draw per run made the cost vary by minutes.
+    with tempfile.TemporaryDirectory(prefix="reuseit-bench-mutation-") as tmp:
+        root = fixed_examples(Path(tmp))
+        clean_s, clean = _timed([sys.executable, "-m", "pytest", *args.paths, *PYTEST_ARGS], root)
+        print(f"clean run: {clean_s:.1f} s (pytest exit {clean.returncode}): {clean.stdout.strip().splitlines()[-1]}")
+        report_file = (ROOT / args.report).resolve()
+        mutate = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *args.paths, "--report", str(report_file)]
+        if args.max_mutants:
+            mutate += ["--max-mutants", str(args.max_mutants)]
+        mutate_s, proc = _timed([*mutate, "--", *PYTEST_ARGS[:-1]], root)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:], proc.stderr[-3000:])
         return 1
-    report = json.loads((ROOT / args.report).read_text(encoding="utf-8"))
+    report = json.loads(report_file.read_text(encoding="utf-8"))
     print("\n".join(tables(report)))
     print(f"\n{report['reuseit']['summary_line']}")
     print(f"cost: mutation run {mutate_s:.0f} s = {mutate_s / clean_s:.1f}x the clean run ({clean_s:.0f} s), -n 2")

@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ import bench_cache  # noqa: E402
 import bench_engine  # noqa: E402
 import bench_explore  # noqa: E402
 import bench_short  # noqa: E402
+from examples_copy import fixed_examples  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
@@ -377,28 +377,6 @@ QUICK_EXAMPLES = (
     "workflows/miniwob/focus-text.reuseit.yaml",
     "workflows/demo/login.reuseit.yaml",
 )
-
-
-# The demo's cookie banner shows in a random half of the sessions (`cookies=random`), and a run
-# that meets it waits out its pre check (5 s) before the fallback: the example workflows' total
-# work varies by tens of seconds from one session to the next (serial runs of 44 to 66 s), more
-# than the difference being measured. Both sides get the same draw, fixed in a copy of the
-# examples: these files always show the banner, the other random ones never (4 of the 8 runs).
-BANNER_ALWAYS = ("search.reuseit.yaml", "login.reuseit.yaml")
-
-
-def fixed_examples(folder: Path) -> Path:
-    """A copy of ``workflows/`` in ``folder`` whose random cookie banners are decided once."""
-    copy = folder / "workflows"
-    shutil.copytree(ROOT / "workflows", copy, ignore=shutil.ignore_patterns("__pycache__"))
-    for path in copy.rglob("*.reuseit.yaml"):
-        text = path.read_text(encoding="utf-8")
-        if "cookies=random" in text:
-            fixed = "always" if path.name in BANNER_ALWAYS else "never"
-            path.write_text(text.replace("cookies=random", f"cookies={fixed}"), encoding="utf-8")
-    if (ROOT / "node_modules").is_dir():  # the TodoMVC example's application, found beside the workflows
-        (folder / "node_modules").symlink_to(ROOT / "node_modules")
-    return folder
 
 
 def row_xdist(quick: bool) -> None:

@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         original = by_nodeid.get(mutant.nodeid)
         if original is None:
             continue  # not selected this time (-k, a changed file): the command reports it as not run
-        cap = waits.get(mutant.nodeid)
+        cap = None if mutant.full_waits else waits.get(mutant.nodeid)
         loaded = original.loaded if cap is None else capped(original.loaded, cap)
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
@@ -134,6 +135,8 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
         touches.failed_step = run.failed_step
         touches.duration = run.duration
         touches.longest_step = max((s.duration for s in run.steps), default=0.0)
+        fetches = Counter(r.step for r in touches.requests if r.resource in ("xhr", "fetch"))
+        touches.most_fetches = max(fetches.values(), default=0)
         save_touches(touches, folder / _file_name(item.nodeid))
     elif isinstance(probe, Injector):
         folder = Path(item.config.getoption("reuseit_mutation_results"))

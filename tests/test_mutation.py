@@ -329,7 +329,7 @@ steps:
 
 @pytest.mark.slow
 def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path, pages_url: str) -> None:
-    """The clean run found the field at once: the mutant that removed it fails after 3 s (the
+    """The clean run found the field at once: the mutant that removed it fails after 1 s (the
     least cap, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
     (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
     waited = {}
@@ -346,5 +346,46 @@ def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path
         (mutant,) = report["reuseit"]["mutants"]
         assert mutant["outcome"] == "killed", proc.stdout + proc.stderr
         waited[flag] = mutant["run"]["message"]
-    assert "Locator.fill: Timeout 3000ms exceeded" in waited[()], waited
+    capped = re.search(r"Locator.fill: Timeout ([0-9.]+)ms exceeded", waited[()])
+    assert capped and 1000 <= float(capped.group(1)) < 4000, waited
     assert "Locator.fill: Timeout 4000ms exceeded" in waited[("--full-waits",)], waited
+
+
+# A suite's own benign operator: the page shows 2 s late, longer than the capped wait (1 s, the
+# clean run filled at once) and shorter than the workflow's own (4 s).
+LATE_CONFTEST = """
+from pytest_reuseit.mutation import operators
+
+def _late(page, target, applied):
+    page.add_init_script(
+        "document.addEventListener('DOMContentLoaded', () => {"
+        "  document.body.style.visibility = 'hidden';"
+        "  setTimeout(() => document.body.style.visibility = '', 2000);"
+        "});"
+    )
+    applied()
+
+operators.register(operators.Operator(
+    "late_page", "benign", "the page shows 2 s late",
+    targets=lambda run: [operators.Target("page", None, 1, "the whole page")], start=_late,
+))
+"""
+
+
+@pytest.mark.slow
+def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tmp_path: Path, pages_url: str) -> None:
+    """A page only slower than the cap allows is no false alarm: its run fails under the capped wait
+    and passes with the workflow's own, and the report lists both tries."""
+    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(LATE_CONFTEST, encoding="utf-8")
+    proc = mutate(
+        tmp_path, ".", "--operators", "late_page", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
+    )
+    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    (mutant,) = report["reuseit"]["mutants"]
+    assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
+    capped, full = mutant["runs"]
+    assert (capped["outcome"], capped["full_waits"]) == ("false alarm", False), capped
+    assert re.search(r"Timeout [0-9.]+ms exceeded", capped["message"]), capped
+    assert (full["outcome"], full["full_waits"], full["status"]) == ("clean", True, "passed"), full
+    assert "false alarms 0 of 1 benign" in proc.stdout, proc.stdout

@@ -71,7 +71,9 @@ _PRIORITY = (
 def combine(tries: list[MutantResult]) -> MutantResult:
     """One mutant tried against several covering runs (see plan.py)."""
     best = min(tries, key=lambda r: _PRIORITY.index(r.outcome))
-    best.tries = [{"nodeid": r.mutant.nodeid, "outcome": r.outcome, **r.verdict} for r in tries]
+    best.tries = [
+        {"nodeid": r.mutant.nodeid, "outcome": r.outcome, "full_waits": r.mutant.full_waits, **r.verdict} for r in tries
+    ]
     return best
 
 

@@ -11,6 +11,7 @@ and locators meet the change).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -34,11 +35,16 @@ class Mutant:
     # line), in order; the first is (nodeid, target).
     covering: tuple[tuple[str, str, Target], ...] = ()  # (file, nodeid, target)
     attempt: int = 0  # which covering run this try is against (its verdict file is <id>.<attempt>.json)
+    full_waits: bool = False  # this try keeps the workflow's timeouts (see waits.py)
 
     def against(self, n: int) -> Mutant:
         """The same mutant, tried against its ``n``-th covering run."""
         file, nodeid, target = self.covering[n]
         return Mutant(self.id, self.operator, self.kind, file, nodeid, target, self.covering, n)
+
+    def with_full_waits(self) -> Mutant:
+        """The same try, with the workflow's own timeouts."""
+        return dataclasses.replace(self, full_waits=True)
 
     @property
     def try_id(self) -> str:
@@ -53,6 +59,7 @@ class Mutant:
             "nodeid": self.nodeid,
             "covering": [{"file": f, "nodeid": n, "target": t.to_json()} for f, n, t in self.covering],
             "attempt": self.attempt,
+            "full_waits": self.full_waits,
             "target": self.target.to_json(),
         }
 
@@ -67,6 +74,7 @@ class Mutant:
             Target(**data["target"]),
             tuple((c["file"], c["nodeid"], Target(**c["target"])) for c in data.get("covering", ())),
             int(data.get("attempt", 0)),
+            bool(data.get("full_waits", False)),
         )
 
 

@@ -170,9 +170,10 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     base = [*base[: len(opts.paths)], *quiet, *base[len(opts.paths) :]]
     if not opts.full_waits:
         waits_file = work / "waits.json"
-        waits_file.write_text(json.dumps({r.nodeid: waits.cap_for(r.longest_step) for r in clean}), encoding="utf-8")
+        caps = {r.nodeid: waits.cap_for(r.longest_step, r.most_fetches) for r in clean}
+        waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
-    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say)
+    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say, capped=not opts.full_waits)
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)
     if opts.break_at is not None:
@@ -191,10 +192,12 @@ def _try_mutants(
     mutant_dir: Path,
     root: Path,
     say: Say,
+    capped: bool = True,
 ) -> list[outcome.MutantResult]:
     """Round 1 tries every mutant against its first covering run; round 2 tries each survivor
-    against every other file's run that touched its target, all at once (see plan.py): two pytest
-    sessions at most, and a mutant any workflow catches is killed."""
+    against every other file's run that touched its target, all at once (see plan.py), and each
+    benign mutant that failed under the capped waits again with the workflow's own (waits.py):
+    two pytest sessions at most, and a mutant any workflow catches is killed."""
     tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
     pending = mutants
     for round_ in (1, 2):
@@ -203,7 +206,7 @@ def _try_mutants(
         results_dir = mutant_dir / f"round{round_}"
         round_plan = work / f"plan-round{round_}.json"
         plan.save(pending, round_plan)
-        label = "mutants" if round_ == 1 else "survivors, against every other workflow that uses them"
+        label = "mutants" if round_ == 1 else "survivors against other workflows, false alarms with full waits"
         _run_pytest(
             [*base, "--reuseit-mutation-plan", str(round_plan), "--reuseit-mutation-results", str(results_dir)],
             work / f"mutants-round{round_}.log",
@@ -222,5 +225,7 @@ def _try_mutants(
             tries[m.id].append(tried)
             if round_ == 1 and tried.outcome in ("survived", "healed around", "not applied"):
                 again.extend(m.against(n) for n in range(1, len(m.covering)))
+            if round_ == 1 and tried.outcome == "false alarm" and capped:
+                again.append(m.with_full_waits())
         pending = again
     return [outcome.combine(tries[m.id]) for m in mutants]

@@ -6,9 +6,15 @@ killed mutant otherwise waits out a timeout chosen for a slow day on the real si
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
 element in a tenth of a second. So each mutant run's ``action_timeout`` and ``check_timeout``
 (the workflow's and each step's) are capped at ``max(MIN_S, FACTOR x the clean run's slowest
-step + MARGIN_S)``: a page that is just slower (the benign ``slow_responses`` operator delays every
-answer by up to 0.8 s) still passes, a missing element fails in seconds. The clean runs keep the
-workflow's timeouts, and ``reuseit mutate --full-waits`` keeps them for the mutants too.
+step + MARGIN_S + SLOW_S x the most fetches one step made)``: a page that is just slower (the
+benign ``slow_responses`` operator delays every fetch by up to 0.8 s, one after another in a
+chain) still passes, a missing element fails in about a second. A killed mutant's run is most of
+a mutation run's time (one wait of the cap each), so the least cap is what the whole run costs.
+
+A benign mutant whose run fails under the cap is tried again with the workflow's own timeouts
+before it is called a false alarm (session.py): a machine busier than in the clean run must not
+read as a false alarm. The clean runs keep the workflow's timeouts, and ``reuseit mutate
+--full-waits`` keeps them for every mutant.
 """
 
 from __future__ import annotations
@@ -17,14 +23,16 @@ import dataclasses
 
 from ..workflow.loader import LoadedWorkflow
 
-MIN_S = 3.0
+MIN_S = 1.0
 FACTOR = 2.0
-MARGIN_S = 1.0
+MARGIN_S = 0.5
+SLOW_S = 0.8  # the most slow_responses adds to one fetch
 
 
-def cap_for(longest_step: float) -> float:
-    """The most a mutant's run waits at once, for a clean run whose slowest step took ``longest_step``."""
-    return max(MIN_S, FACTOR * longest_step + MARGIN_S)
+def cap_for(longest_step: float, most_fetches: int = 0) -> float:
+    """The most a mutant's run waits at once, for a clean run whose slowest step took
+    ``longest_step`` seconds and whose busiest step made ``most_fetches`` fetch/XHR requests."""
+    return round(max(MIN_S, FACTOR * longest_step + MARGIN_S + SLOW_S * most_fetches), 1)
 
 
 def capped(loaded: LoadedWorkflow, cap: float) -> LoadedWorkflow:
