@@ -29,7 +29,7 @@ from .mutation.plan import load as load_plan
 from .mutation.plan import save as save_plan
 from .mutation.touches import Recorder, RunTouches, load_all
 from .mutation.touches import save as save_touches
-from .mutation.waits import capped
+from .mutation.waits import capped, needed
 from .plugin import PROBE, WorkflowItem
 
 _MUTANT = pytest.StashKey[Mutant]()
@@ -134,7 +134,7 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
         touches.status = run.label
         touches.failed_step = run.failed_step
         touches.duration = run.duration
-        touches.longest_step = max((s.duration for s in run.steps), default=0.0)
+        touches.longest_step = max((needed(s) for s in run.steps), default=0.0)
         fetches = Counter(r.step for r in touches.requests if r.resource in ("xhr", "fetch"))
         touches.most_fetches = max(fetches.values(), default=0)
         save_touches(touches, folder / _file_name(item.nodeid))

@@ -512,6 +512,50 @@ def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> No
     assert events(page) == ["load"]
 
 
+def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """A fallback in words without a model changes nothing on the page: the post check, which
+    already waited its 3 s, is judged again with one look, not three more seconds per attempt.
+    The verdict stays failed, at the post check."""
+    steps = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [STATUS_LOADED],
+            "retries": 2,
+            "check_timeout": 3,
+            "fallback": ["Tick 'Enable loading' and press Load again"],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(steps))
+    assert result.status == "failed" and result.failed_phase == "post"
+    step = result.steps[0]
+    assert step.post[0].ended - step.post[0].started >= 3  # the first judgement waited its timeout
+    assert len(step.attempts) == 2
+    for att in step.attempts:
+        (verdict,) = att.verdicts
+        assert verdict.ok is False and verdict.ended - verdict.started < 1.5, verdict
+
+
+def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """The look after an attempt that did nothing still sees a page that came right meanwhile:
+    #late comes at 1.5 s, after the check's 0.8 s and during the fallback's 1.5 s wait for a
+    button that is not there."""
+    steps = [
+        {
+            "action": "Press A",
+            "do": [{"click": "#fa"}],
+            "post": [{"expect": {"visible": "#late"}}],
+            "retries": 1,
+            "action_timeout": 1.5,
+            "fallback": [{"do": [{"click": "#no-such-button"}]}],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=1500"))
+    assert result.status == "passed" and result.label == "recovered", result.message
+    (att,) = result.steps[0].attempts
+    assert not any(a.ok for a in att.actions) and att.ok
+
+
 def test_step_without_do_is_performed_by_the_agent(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Press the real button", "post": [{"expect": {"text": {"css": "#out", "equals": "real"}}}]}]
     agent = ScriptedAgent("#real")

@@ -558,6 +558,10 @@ def _redo(ctx: _Ctx, i: int, step: Step, sr: StepResult, att: Attempt) -> bool:
     return err is None
 
 
+# How long checks wait when judged again after an attempt that did nothing to the page: one look.
+_RELOOK_MS = 250.0
+
+
 def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason: str, deadline: float) -> bool:
     """Up to ``retries`` attempts; attempt n uses fallback n (cycling). True once the phase holds.
 
@@ -583,6 +587,10 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
                 att.ok = went_through
             else:
                 # Judge again even when the attempt itself stumbled: the page may be right anyway.
+                # An attempt that did nothing to the page (its ops failed before acting, or a
+                # fallback in words had no model) gave it only time, which the checks already
+                # waited out: they look once more rather than wait their whole timeout again.
+                acted = any(a.ok for a in att.actions)
                 att.verdicts, att.ok = _judge_all(
                     ctx,
                     step.pre if phase == "pre" else step.post,
@@ -590,6 +598,7 @@ def _recover(ctx: _Ctx, i: int, step: Step, sr: StepResult, phase: Phase, reason
                     ("steps", i, phase),
                     step,
                     when=f"attempt {n}",
+                    timeout_ms=None if acted else _RELOOK_MS,
                 )
                 if not att.ok:
                     reason = _first_failure(att.verdicts)
@@ -660,6 +669,7 @@ def _judge_all(
     step: Step | None = None,
     *,
     when: str = "",
+    timeout_ms: float | None = None,
 ) -> tuple[list[Verdict], bool]:
     """Judge every check; ``when`` ("attempt 2") goes into screenshot labels to tell the pictures apart.
 
@@ -668,6 +678,8 @@ def _judge_all(
     new screenshot each. A DOM assertion between them may wait for the page to change, so the
     check after it looks again; so does every phase."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
+    if timeout_ms is not None:
+        check_timeout = min(check_timeout, timeout_ms)
     probe = ctx.options.probe
     step_index = path[1] if path[0] == "steps" and isinstance(path[1], int) else None
     try:

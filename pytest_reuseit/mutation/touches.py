@@ -129,7 +129,7 @@ class RunTouches:
     status: str = ""
     failed_step: int | None = None
     duration: float = 0.0
-    longest_step: float = 0.0  # seconds: how long the run's slowest step took (see waits.py)
+    longest_step: float = 0.0  # seconds: the slowest step, less its waits that ran out (waits.needed)
     most_fetches: int = 0  # the most fetch/XHR requests one step made (see waits.py)
     start_url: str = ""
     ops: list[OpTouch] = field(default_factory=list)

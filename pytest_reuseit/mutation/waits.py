@@ -21,12 +21,24 @@ from __future__ import annotations
 
 import dataclasses
 
+from ..engine.result import StepResult
 from ..workflow.loader import LoadedWorkflow
 
 MIN_S = 1.0
 FACTOR = 2.0
 MARGIN_S = 0.5
 SLOW_S = 0.8  # the most slow_responses adds to one fetch
+
+
+def needed(step: StepResult) -> float:
+    """How long a clean run's step took, less what it spent waiting out a check or an op that never
+    came true (a pre check on a cookie banner, before the fallback dismissed it): a wait that ran
+    out in the clean run runs out under any cap, so it is no measure of how slow the page is."""
+    verdicts = [*step.pre, *step.post, *(v for a in step.attempts for v in a.verdicts)]
+    actions = [*step.actions, *(x for a in step.attempts for x in a.actions)]
+    wasted = sum(v.ended - v.started for v in verdicts if v.ok is False and v.ended > v.started)
+    wasted += sum(x.ended - x.started for x in actions if not x.ok and x.ended > x.started)
+    return max(0.0, step.duration - wasted)
 
 
 def cap_for(longest_step: float, most_fetches: int = 0) -> float:
