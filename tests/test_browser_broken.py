@@ -127,6 +127,32 @@ PRESS_A = [
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("how", ["start_url", "goto"])
+def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, pages_url, how) -> None:  # type: ignore[no-untyped-def]
+    """A hung frame (a payment provider that never answers) keeps the page's load event from ever
+    firing. The page is there all the same: the run goes on and its checks judge it, so a check of
+    the page passes and a check of the frame fails (failed at that step, not broken at the start)."""
+    page.route("**/other.html", lambda route: None)  # never answered
+    frame_check = {"expect": {"visible": {"frame": "#payment", "css": "h1"}}}
+    steps = [{**PRESS_A[0]}, {"action": "Look at the payment form", "do": [], "post": [frame_check]}]
+    start = "{base_url}/hung.html"
+    if how == "goto":
+        steps.insert(0, {"action": "Open the checkout", "do": [{"goto": start}]})
+        start = "{base_url}/recovery.html"
+    started = time.monotonic()
+    try:
+        result = run(page, fence, pages_url, workflow(steps, start=start))
+    finally:
+        page.unroute("**/other.html")
+    assert time.monotonic() - started < 15  # the 10 s step_timeout is not waited out at the start
+    assert result.status == "failed", result.message
+    assert result.failed_step == len(steps) and result.failed_phase == "post", result.message
+    assert [s.status for s in result.steps[:-1]] == ["passed"] * (len(steps) - 1)
+    # Playwright's expect waits for ever inside a frame that never loads: the check names the frame.
+    assert "the frame selector='#payment' did not show its page within 3s" in result.message, result.message
+
+
+@pytest.mark.slow
 def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     url = f"http://127.0.0.1:{closed_port()}/"
     started = time.monotonic()

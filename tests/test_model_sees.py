@@ -273,3 +273,15 @@ def test_a_look_with_no_time_left_on_a_page_that_never_loads_returns(page: Page,
     assert time.monotonic() - started < 5
     assert view.image and "loading" in view.text
     page.unroute("**/never.png")
+
+
+def test_a_look_at_a_page_whose_frame_never_loads_returns(page: Page, pages_url: str) -> None:
+    """A frame whose document never comes (a hung payment provider) has nothing to freeze or paint:
+    Playwright's evaluate in it would wait for ever, and every check in words on the page with it."""
+    page.route("**/other.html", lambda route: None)  # the frame's document: never answered
+    page.goto(f"{pages_url}/hung.html", wait_until="domcontentloaded")
+    started = time.monotonic()
+    view = observe.capture_view(page, settle_ms=1000, text_chars=100, steady=True)
+    assert time.monotonic() - started < 10
+    assert view.image and "Checkout" in view.text
+    page.unroute("**/other.html")

@@ -20,7 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
 from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText, TextMatch
-from .locators import describe, resolve
+from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .ops import classify
 from .pages import Pages
 from .scripts import STUCK, close_if_stuck, run_script
@@ -235,6 +235,13 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
     assertion = _ASSERTIONS.get(key)
     if assertion is None:
         raise AssertionError(f"assertion {key} has no implementation")
+    if isinstance(arg, Locator) and (arg.frame is not None or arg.within is not None):
+        started = time.monotonic()
+        try:
+            wait_for_frames(page, arg, render, t)
+        except FrameNotLoaded as exc:
+            return DomVerdict(False, f"{key} of {describe(arg, render)}", str(exc))
+        t = max(1.0, t - (time.monotonic() - started) * 1000)
     return assertion(page, key, arg, render, t)
 
 

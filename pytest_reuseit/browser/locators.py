@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FrameLocator, Page
 from playwright.sync_api import Locator as PwLocator
 
@@ -66,3 +68,43 @@ def _by_kind(root: Root, loc: Locator, r: Render) -> PwLocator:
 def describe(loc: Locator, render: Render = _same) -> str:
     """Readable and replayable form, with placeholders filled."""
     return render(loc.plain().describe())
+
+
+class FrameNotLoaded(Exception):
+    """An ``<iframe>`` on a LOC's path has not shown a page of its own (see :func:`wait_for_frames`)."""
+
+
+def wait_for_frames(root: Root, loc: Locator, render: Render, timeout_ms: float) -> None:
+    """Wait, within ``timeout_ms``, until every frame on ``loc``'s path has its document.
+
+    Playwright's ``expect``, ``count()`` and ``is_visible()`` inside an ``<iframe>`` whose document
+    never comes (a payment provider that hangs) wait for ever, whatever their timeout; ops and
+    waits keep theirs. So a check looks at the frames first and fails naming the one that did not
+    load (:class:`FrameNotLoaded`), instead of hanging the run."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    for outer, frame_loc in _frames_on_path(root, loc, render):
+        left = max(1.0, (deadline - time.monotonic()) * 1000)  # 0 would wait for ever
+        element = resolve(outer, frame_loc, render)
+        try:
+            handle = element.element_handle(timeout=left)
+            frame = handle.content_frame() if handle is not None else None
+            if frame is None:
+                raise FrameNotLoaded(f"{describe(frame_loc, render)} is not a frame")
+            frame.wait_for_load_state("domcontentloaded", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+        except PlaywrightError:
+            raise FrameNotLoaded(
+                f"the frame {describe(frame_loc, render)} did not show its page within {timeout_ms / 1000:g}s"
+            ) from None
+
+
+def _frames_on_path(root: Root, loc: Locator, render: Render) -> list[tuple[Root, Locator]]:
+    """The ``frame`` LOCs that ``resolve`` enters for ``loc``, outermost first, each with the root
+    it is looked up in."""
+    out: list[tuple[Root, Locator]] = []
+    if loc.frame is not None:
+        out += _frames_on_path(root, loc.frame, render)
+        out.append((root, loc.frame))
+        root = resolve(root, loc.frame, render).content_frame
+    if loc.within is not None:
+        out += _frames_on_path(root, loc.within, render)
+    return out

@@ -211,8 +211,10 @@ def track_secret(locator: PwLocator, what: str) -> None:
 
 
 def _frames(page: Page) -> list[Frame]:
+    """The frames that show a document. A frame whose first document never came (a hung payment
+    provider) has no address yet, shows nothing, and Playwright's evaluate in it waits for ever."""
     try:
-        return [f for f in page.frames if not f.is_detached()]
+        return [f for f in page.frames if not f.is_detached() and f.url]
     except PlaywrightError:
         return []
 

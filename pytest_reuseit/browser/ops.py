@@ -256,7 +256,8 @@ def _goto(ctx: OpContext, arg: str) -> None:
     url = urljoin(page.url, target) if page.url.startswith("http") else target
     if not web_address(url):
         raise BrokenRun(f"goto {ctx.render(arg)}: not a web address; write it with http:// or https://")
-    response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="load")
+    response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="domcontentloaded")
+    until_loaded(page, ctx.action_timeout_ms)
     if ctx.blocked and url in ctx.blocked:
         raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
     if response is not None and response.status >= 400:
@@ -420,7 +421,8 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
         before = ctx.page.url
-        response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="load")
+        response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="domcontentloaded")
+        until_loaded(ctx.page, ctx.action_timeout_ms)
         # No response also means a same-document step (a #hash route of a single-page app): only
         # an unchanged URL says there was nowhere to go.
         if response is None and method != "reload" and ctx.page.url == before:

@@ -298,6 +298,8 @@ def until_loaded(page: Page, timeout_ms: float) -> None:
     Django's admin focuses a form's first field from an async script, so a value typed into a
     later field of a page still loading goes into the first one. A page whose load never comes
     (a resource that hangs) is acted on as it is after that; one already loaded returns at once.
+    Opening a page (``start_url``, ``goto``, ``back``, ``reload``) waits the same way: a hung
+    frame is the site's fault for the checks to judge, not a run that cannot be judged.
     """
     try:
         page.wait_for_load_state("domcontentloaded", timeout=timeout_ms)

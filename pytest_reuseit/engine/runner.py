@@ -24,7 +24,7 @@ from ..browser.locators import resolve
 from ..browser.masking import ScreenMasks, attach
 from ..browser.observe import View, acted, capture_view, watch_network
 from ..browser.ops import OpContext, OpFailed, classify, extract_value, run_op
-from ..browser.pages import DialogPolicy, Pages
+from ..browser.pages import DialogPolicy, Pages, until_loaded
 from ..browser.session import web_address
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow, placeholder_names
@@ -298,7 +298,10 @@ def _open(ctx: _Ctx, url: str) -> None:
     if not web_address(url):
         raise BrokenRun(f"start_url {url} is not a web address: write it with http:// or https://")
     try:
-        response = ctx.page.goto(url, timeout=timeout, wait_until="load")
+        # The document, then its load event for a moment (until_loaded): a frame or an image that
+        # never comes (a hung third-party resource) leaves a page the checks can still judge.
+        response = ctx.page.goto(url, timeout=timeout, wait_until="domcontentloaded")
+        until_loaded(ctx.page, timeout)
         acted(ctx.page)
     except PlaywrightError as exc:
         err = classify(exc, f"open start_url {url}", ctx.blocked)
