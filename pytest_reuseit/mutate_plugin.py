@@ -50,7 +50,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--reuseit-mutation-waits",
         metavar="FILE",
-        help="JSON {nodeid: seconds}: cap each mutant run's action and check timeouts (mutation/waits.py)",
+        help="JSON {nodeid: caps}: cap each mutant run's action and check timeouts (mutation/waits.py)",
     )
 
 
@@ -102,14 +102,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     by_nodeid = {item.nodeid: item for item in items if isinstance(item, WorkflowItem)}
     waits_file = config.getoption("reuseit_mutation_waits")
-    waits: dict[str, float] = json.loads(Path(waits_file).read_text(encoding="utf-8")) if waits_file else {}
+    waits: dict[str, dict[str, Any]] = json.loads(Path(waits_file).read_text(encoding="utf-8")) if waits_file else {}
     mutated: list[pytest.Item] = []
     for mutant in load_plan(Path(plan)):
         original = by_nodeid.get(mutant.nodeid)
         if original is None:
             continue  # not selected this time (-k, a changed file): the command reports it as not run
-        cap = None if mutant.full_waits else waits.get(mutant.nodeid)
-        loaded = original.loaded if cap is None else capped(original.loaded, cap)
+        caps = None if mutant.full_waits else waits.get(mutant.nodeid)
+        loaded = original.loaded if caps is None else capped(original.loaded, caps)
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
             name=f"{original.name}@{mutant.id}",
@@ -134,9 +134,9 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
         touches.status = run.label
         touches.failed_step = run.failed_step
         touches.duration = run.duration
-        touches.longest_step = max((needed(s) for s in run.steps), default=0.0)
+        touches.step_needs = [round(needed(s), 3) for s in run.steps]
         fetches = Counter(r.step for r in touches.requests if r.resource in ("xhr", "fetch"))
-        touches.most_fetches = max(fetches.values(), default=0)
+        touches.step_fetches = [fetches.get(i, 0) for i in range(len(run.steps))]
         save_touches(touches, folder / _file_name(item.nodeid))
     elif isinstance(probe, Injector):
         folder = Path(item.config.getoption("reuseit_mutation_results"))

@@ -329,8 +329,8 @@ steps:
 
 @pytest.mark.slow
 def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path, pages_url: str) -> None:
-    """The clean run found the field at once: the mutant that removed it fails after 1 s (the
-    least cap, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
+    """The clean run found the field at once: the mutant that removed it fails after its step's cap
+    (at least 0.5 s, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
     (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
     waited = {}
     for flag in ((), ("--full-waits",)):
@@ -347,12 +347,12 @@ def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path
         assert mutant["outcome"] == "killed", proc.stdout + proc.stderr
         waited[flag] = mutant["run"]["message"]
     capped = re.search(r"Locator.fill: Timeout ([0-9.]+)ms exceeded", waited[()])
-    assert capped and 1000 <= float(capped.group(1)) < 4000, waited
+    assert capped and 500 <= float(capped.group(1)) < 4000, waited
     assert "Locator.fill: Timeout 4000ms exceeded" in waited[("--full-waits",)], waited
 
 
-# A suite's own benign operator: the page shows 2 s late, longer than the capped wait (1 s, the
-# clean run filled at once) and shorter than the workflow's own (4 s).
+# A suite's own benign operator: the page shows 2 s late, longer than the capped wait (under 2 s:
+# the clean run filled at once) and shorter than the workflow's own (4 s).
 LATE_CONFTEST = """
 from pytest_reuseit.mutation import operators
 
@@ -389,3 +389,24 @@ def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tm
     assert re.search(r"Timeout [0-9.]+ms exceeded", capped["message"]), capped
     assert (full["outcome"], full["full_waits"], full["status"]) == ("clean", True, "passed"), full
     assert "false alarms 0 of 1 benign" in proc.stdout, proc.stdout
+
+
+def test_each_step_waits_what_its_clean_run_needed_there() -> None:
+    """Per step: 2 x its need + 0.3 s + 0.8 s per fetch, at least 0.5 s, never more than the file
+    says; a step the clean run never reached, and the outcome checks, get the largest cap."""
+    from pytest_reuseit.mutation import waits
+    from pytest_reuseit.workflow.loader import parse
+
+    text = (
+        "name: Caps\ntask: t\nstart_url: http://127.0.0.1/\nsettings: {check_timeout: 5, action_timeout: 10}\n"
+        "steps:\n"
+        "  - {action: a, do: [{click: '#a'}]}\n"
+        "  - {action: b, do: [{click: '#b'}], check_timeout: 1}\n"
+        "  - {action: c, do: [{click: '#c'}]}\n"
+        "  - {action: d, do: [{click: '#d'}]}\n"
+    )
+    caps = waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2])
+    assert caps == {"steps": [0.5, 4.3, 2.9], "run": 4.3}
+    wf = waits.capped(parse(text, "caps.reuseit.yaml"), caps).workflow
+    assert [(s.action_timeout, s.check_timeout) for s in wf.steps] == [(0.5, 0.5), (4.3, 1), (2.9, 2.9), (4.3, 4.3)]
+    assert (wf.settings.action_timeout, wf.settings.check_timeout) == (4.3, 4.3)

@@ -170,7 +170,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     base = [*base[: len(opts.paths)], *quiet, *base[len(opts.paths) :]]
     if not opts.full_waits:
         waits_file = work / "waits.json"
-        caps = {r.nodeid: waits.cap_for(r.longest_step, r.most_fetches) for r in clean}
+        caps = {r.nodeid: waits.caps_for(r.step_needs, r.step_fetches) for r in clean}
         waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
     results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say, capped=not opts.full_waits)

@@ -129,8 +129,10 @@ class RunTouches:
     status: str = ""
     failed_step: int | None = None
     duration: float = 0.0
-    longest_step: float = 0.0  # seconds: the slowest step, less its waits that ran out (waits.needed)
-    most_fetches: int = 0  # the most fetch/XHR requests one step made (see waits.py)
+    # Per step, in order: the seconds it needed (less its waits that ran out, waits.needed) and
+    # the fetch/XHR requests it made; what a mutant's run may wait there (waits.py).
+    step_needs: list[float] = field(default_factory=list)
+    step_fetches: list[int] = field(default_factory=list)
     start_url: str = ""
     ops: list[OpTouch] = field(default_factory=list)
     checks: list[CheckTouch] = field(default_factory=list)

@@ -1,17 +1,18 @@
-"""How long a mutant's run waits for an element or a check: as long as its clean run needed, with a
-margin, never longer than the workflow's own timeouts.
+"""How long a mutant's run waits for an element or a check: as long as its clean run needed at that
+step, with a margin, never longer than the workflow's own timeouts.
 
 Stryker gives a mutant's tests the clean run's time times a factor plus a constant; a workflow's
 killed mutant otherwise waits out a timeout chosen for a slow day on the real site (10 s for an
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
-element in a tenth of a second. So each mutant run's ``action_timeout`` and ``check_timeout``
-(the workflow's and each step's) are capped at ``max(MIN_S, FACTOR x the clean run's slowest
-step + MARGIN_S + SLOW_S x the most fetches one step made)``: a page that is just slower (the
-benign ``slow_responses`` operator delays every fetch by up to 0.8 s, one after another in a
-chain) still passes, a missing element fails in about a second. A killed mutant's run is most of
-a mutation run's time (one wait of the cap each), so the least cap is what the whole run costs.
+element in a tenth of a second. So each step's ``action_timeout`` and ``check_timeout`` in a
+mutant's run are capped at ``max(MIN_S, FACTOR x what the clean run needed for that step +
+MARGIN_S + SLOW_S x the fetches the step made)``, and the workflow's own (outcome checks) at the
+largest step cap: a page that is just slower (the benign ``slow_responses`` operator delays every
+fetch by up to 0.8 s, one after another in a chain) still passes, a missing element fails in half
+a second. A killed mutant's run is most of a mutation run's time, spent waiting out these caps
+(once for the check, again for each fallback that cannot act), so they are what the run costs.
 
-A benign mutant whose run fails under the cap is tried again with the workflow's own timeouts
+A benign mutant whose run fails under the caps is tried again with the workflow's own timeouts
 before it is called a false alarm (session.py): a machine busier than in the clean run must not
 read as a false alarm. The clean runs keep the workflow's timeouts, and ``reuseit mutate
 --full-waits`` keeps them for every mutant.
@@ -20,13 +21,14 @@ read as a false alarm. The clean runs keep the workflow's timeouts, and ``reusei
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..engine.result import StepResult
 from ..workflow.loader import LoadedWorkflow
 
-MIN_S = 1.0
+MIN_S = 0.5
 FACTOR = 2.0
-MARGIN_S = 0.5
+MARGIN_S = 0.3
 SLOW_S = 0.8  # the most slow_responses adds to one fetch
 
 
@@ -41,28 +43,37 @@ def needed(step: StepResult) -> float:
     return max(0.0, step.duration - wasted)
 
 
-def cap_for(longest_step: float, most_fetches: int = 0) -> float:
-    """The most a mutant's run waits at once, for a clean run whose slowest step took
-    ``longest_step`` seconds and whose busiest step made ``most_fetches`` fetch/XHR requests."""
-    return round(max(MIN_S, FACTOR * longest_step + MARGIN_S + SLOW_S * most_fetches), 1)
+def cap_for(need: float, fetches: int = 0) -> float:
+    """The most a mutant's run waits at once in a step whose clean run needed ``need`` seconds and
+    made ``fetches`` fetch/XHR requests."""
+    return round(max(MIN_S, FACTOR * need + MARGIN_S + SLOW_S * fetches), 1)
 
 
-def capped(loaded: LoadedWorkflow, cap: float) -> LoadedWorkflow:
-    """``loaded`` with its action and check timeouts (workflow and steps) at most ``cap`` seconds."""
+def caps_for(needs: list[float], fetches: list[int]) -> dict[str, Any]:
+    """A clean run's caps: ``{"steps": [seconds per step], "run": the largest}`` (waits.json)."""
+    steps = [cap_for(need, fetches[i] if i < len(fetches) else 0) for i, need in enumerate(needs)]
+    return {"steps": steps, "run": max(steps, default=MIN_S)}
+
+
+def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
+    """``loaded`` with each step's action and check timeouts at most its cap, and the workflow's at
+    most the largest (a step the clean run did not reach gets that one too)."""
     wf = loaded.workflow
-    settings = wf.settings.model_copy(
-        update={
-            "action_timeout": min(wf.settings.action_timeout, cap),
-            "check_timeout": min(wf.settings.check_timeout, cap),
-        }
+    top = float(caps["run"])
+    per_step = [float(c) for c in caps.get("steps", [])]
+    s = wf.settings
+    settings = s.model_copy(
+        update={"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
     )
-    steps = tuple(
-        step.model_copy(
-            update={
-                "action_timeout": None if step.action_timeout is None else min(step.action_timeout, cap),
-                "check_timeout": None if step.check_timeout is None else min(step.check_timeout, cap),
-            }
+    steps = []
+    for i, step in enumerate(wf.steps):
+        cap = per_step[i] if i < len(per_step) else top
+        steps.append(
+            step.model_copy(
+                update={
+                    "action_timeout": min(step.action_timeout or s.action_timeout, cap),
+                    "check_timeout": min(step.check_timeout or s.check_timeout, cap),
+                }
+            )
         )
-        for step in wf.steps
-    )
-    return dataclasses.replace(loaded, workflow=wf.model_copy(update={"settings": settings, "steps": steps}))
+    return dataclasses.replace(loaded, workflow=wf.model_copy(update={"settings": settings, "steps": tuple(steps)}))
