@@ -536,6 +536,42 @@ def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, f
         assert verdict.ok is False and verdict.ended - verdict.started < 1.5, verdict
 
 
+def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """A fallback runs after the check waited its check_timeout: its first op ("Accept cookies")
+    looks for its element for 1 s, not the step's 5 s action_timeout, when the element is not
+    there. The ops after it keep their action_timeout: #late shows 3 s after load, well over a
+    second after the first op opened the way."""
+    absent = [
+        {
+            "action": "Load the data",
+            "do": [{"click": "#load"}],
+            "post": [STATUS_LOADED],
+            "retries": 1,
+            "action_timeout": 5,
+            "fallback": [{"do": [{"click": "#no-such-button"}]}],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(absent))
+    assert result.status == "failed" and result.failed_phase == "post"
+    ((op,),) = [att.actions for att in result.steps[0].attempts]
+    assert not op.ok and 0.9 < op.ended - op.started < 3, op
+    later = [
+        {
+            "action": "Press A, then wait for the late element",
+            "do": [{"click": "#fa"}],
+            "post": [{"expect": {"visible": "#late"}}],
+            "retries": 1,
+            "action_timeout": 6,
+            "fallback": [{"do": [{"click": "#fb"}, {"click": "#late"}]}],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(later, start="recovery.html?late=3000"))
+    assert result.status == "passed" and result.label == "recovered", result.message
+    (att,) = result.steps[0].attempts
+    first, second = att.actions
+    assert first.ok and second.ok and second.ended - second.started > 1.2, att.actions
+
+
 def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The look after an attempt that did nothing still sees a page that came right meanwhile:
     #late comes at 1.5 s, after the check's 0.8 s and during the fallback's 1.5 s wait for a

@@ -435,10 +435,24 @@ def _op_ctx(ctx: _Ctx, step: Step) -> OpContext:
     )
 
 
+# Ops that act on an element; a fallback's first one acts on the page as it is (see _run_ops).
+_ELEMENT_OPS = frozenset(
+    ("click", "dblclick", "hover", "check", "uncheck", "focus", "fill", "type", "select", "upload", "download")
+)
+# How long a fallback's first element op looks for its element.
+_FALLBACK_FIRST_MS = 1_000.0
+
+
 def _run_ops(
     ctx: _Ctx, step: Step, ops: tuple[Op, ...], by: Literal["do", "fallback"], records: list[ActionRecord]
 ) -> None:
-    """Run ops in order; record each; re-raise the first OpFailed after recording it."""
+    """Run ops in order; record each; re-raise the first OpFailed after recording it.
+
+    A fallback's first op, when it acts on an element, waits at most ``_FALLBACK_FIRST_MS`` for
+    it: a fallback runs once the checks have given the page their whole ``check_timeout``, and it
+    acts on the page as a person would at that moment ("Accept cookies" if the banner is there),
+    not after another ``action_timeout`` for a banner that is not coming. The ops after it wait
+    their ``action_timeout``: the first may have opened what they act on."""
     octx = _op_ctx(ctx, step)
     probe = ctx.options.probe if by == "do" else None
     step_index = next((n for n, s in enumerate(ctx.loaded.workflow.steps) if s is step), -1)
@@ -446,8 +460,11 @@ def _run_ops(
         if probe is not None:
             probe.before_op(ctx.page, step_index, op_index, op, _locate(ctx))
         started = time.time()
+        now = octx
+        if by == "fallback" and op_index == 0 and op.kind in _ELEMENT_OPS:
+            now = dataclasses.replace(octx, action_timeout_ms=min(octx.action_timeout_ms, _FALLBACK_FIRST_MS))
         try:
-            done = run_op(op, octx)
+            done = run_op(op, now)
         except OpFailed as exc:
             mask = ctx.values.mask  # the agent reads these records: no revealed value may stay in them
             records.append(
