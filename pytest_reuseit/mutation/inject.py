@@ -11,6 +11,8 @@ from ..workflow.model import Check, Locator, Op
 from . import operators
 from .plan import Mutant
 
+_AGAIN_MS = 100.0
+
 
 class Injector:
     """Never raises (the probe contract): ``applied`` says whether the fault was placed at all, so
@@ -26,6 +28,14 @@ class Injector:
         self._action_ms = settings.action_timeout * 1000
         self._check_ms = settings.check_timeout * 1000
 
+    def _wait_ms(self, full_ms: float) -> float:
+        """How long to wait for the target to place the fault on it: the first time as long as the
+        op or check would; once placed, a moment. A check judged again (a fallback's attempt) or an
+        action redone meets the target again: a removed element is still gone, and waiting for it
+        once more would add the step's whole timeout to every attempt; an element the page drew
+        again is found at once and gets the fault again."""
+        return full_ms if not self.applied else _AGAIN_MS
+
     def start(self, page: Page) -> None:
         start = self.operator.start
         if start is not None:
@@ -40,7 +50,8 @@ class Injector:
         if on_op is None or t.what != "op" or (t.step, t.index) != (step, index) or not isinstance(op.arg, Locator):
             return
         loc = locate(op.arg.plain())
-        if operators.apply_safely(self.mutant.id, lambda: on_op(loc, t, self._action_ms)):
+        wait = self._wait_ms(self._action_ms)
+        if operators.apply_safely(self.mutant.id, lambda: on_op(loc, t, wait)):
             self.applied = True
 
     def before_check(self, page: Page, step: int | None, phase: str, index: int, check: Check, locate: Locate) -> None:
@@ -51,7 +62,8 @@ class Injector:
             return
         arg = dict(check.expect[t.expect_index].items()).get(t.key)
         loc = locate(arg.plain()) if isinstance(arg, Locator) else None
-        if operators.apply_safely(self.mutant.id, lambda: on_check(page, loc, t, self._check_ms)):
+        wait = self._wait_ms(self._check_ms)
+        if operators.apply_safely(self.mutant.id, lambda: on_check(page, loc, t, wait)):
             self.applied = True
 
     def action(self, page: Page, step: int, when: str) -> None:
