@@ -47,7 +47,7 @@ from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.sites import LocalSites  # noqa: E402
-from pytest_reuseit.workflow.loader import load  # noqa: E402
+from pytest_reuseit.workflow.loader import LoadedWorkflow, load  # noqa: E402
 
 CORES = os.cpu_count() or 1
 
@@ -163,50 +163,58 @@ def row_model(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     row_model_per_step(quick, latency, checks)
 
 
+@contextmanager
+def model_bench(latency: float, name: str, text: str) -> Iterator[tuple[Path, LoadedWorkflow, Runtime]]:
+    """For a model row: a local model answering every condition check "met" after ``latency``
+    seconds, ``text`` loaded as ``<name>.reuseit.yaml`` in a temporary folder, and a runtime that
+    reaches the model (closed after the block)."""
+    from tests.support.llm_server import FakeLLM
+
+    with (
+        FakeLLM(latency=latency) as fake,
+        model_endpoint(fake.base_url),
+        tempfile.TemporaryDirectory(prefix=f"reuseit-run-{name}-") as tmp,
+    ):
+        fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
+        root = Path(tmp)
+        path = root / f"{name}.reuseit.yaml"
+        path.write_text(text, encoding="utf-8")
+        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
+        try:
+            yield root, load(path, builtin_names=LocalSites.NAMES), runtime
+        finally:
+            runtime.close()
+
+
 def row_model_per_step(quick: bool, latency: float = 1.0, steps: int = 10) -> None:
     """One check in words after each of ``steps`` steps. Per round, alternating the order: cold (an
     empty cache), warm (the same cache), and the same workflow without a model (the actions alone);
     per check, cached = (warm - off) / N, live = (cold - off - N x L) / N, all from the steps'
     own durations (start-up and close left out)."""
-    from tests.support.llm_server import FakeLLM
-
     rounds = 2 if quick else 5
     cold: list[float] = []
     warm: list[float] = []
     off: list[float] = []
-    with (
-        FakeLLM(latency=latency) as fake,
-        model_endpoint(fake.base_url),
-        tempfile.TemporaryDirectory(prefix="reuseit-run-steps-") as tmp,
-    ):
-        fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
-        root = Path(tmp)
-        path = root / "per-step.reuseit.yaml"
-        path.write_text(bench_cache.per_step_workflow(steps), encoding="utf-8")
-        loaded = load(path, builtin_names=LocalSites.NAMES)
-        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
 
-        def steps_time(result: RunResult) -> float:
-            return sum(s.duration for s in result.steps)
+    def steps_time(result: RunResult) -> float:
+        return sum(s.duration for s in result.steps)
 
-        try:
-            bench_cache.run(runtime, loaded, "warmup", cache=root / "w")  # browser, site, first model call
-            for r in range(rounds):
-                cache = root / f"cache-{r}"
-                r_off, _ = bench_cache.run(runtime, loaded, f"off-{r}", cache=cache, llm="off")
-                r_cold, _ = bench_cache.run(runtime, loaded, f"cold-{r}", cache=cache)
-                r_warm, _ = bench_cache.run(runtime, loaded, f"warm-{r}", cache=cache)
-                if r_cold.usage.calls != steps or r_warm.usage.calls != 0:
-                    raise SystemExit(
-                        f"per-step model row: expected {steps} calls cold and 0 warm, got "
-                        f"{r_cold.usage.calls} / {r_warm.usage.calls}"
-                    )
-                off.append(steps_time(r_off))
-                cold.append(steps_time(r_cold))
-                warm.append(steps_time(r_warm))
-                log(f"per-step round {r + 1}: off {off[-1]:.3f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.3f} s")
-        finally:
-            runtime.close()
+    with model_bench(latency, "per-step", bench_cache.per_step_workflow(steps)) as (root, loaded, runtime):
+        bench_cache.run(runtime, loaded, "warmup", cache=root / "w")  # browser, site, first model call
+        for r in range(rounds):
+            cache = root / f"cache-{r}"
+            r_off, _ = bench_cache.run(runtime, loaded, f"off-{r}", cache=cache, llm="off")
+            r_cold, _ = bench_cache.run(runtime, loaded, f"cold-{r}", cache=cache)
+            r_warm, _ = bench_cache.run(runtime, loaded, f"warm-{r}", cache=cache)
+            if r_cold.usage.calls != steps or r_warm.usage.calls != 0:
+                raise SystemExit(
+                    f"per-step model row: expected {steps} calls cold and 0 warm, got "
+                    f"{r_cold.usage.calls} / {r_warm.usage.calls}"
+                )
+            off.append(steps_time(r_off))
+            cold.append(steps_time(r_cold))
+            warm.append(steps_time(r_warm))
+            log(f"per-step round {r + 1}: off {off[-1]:.3f} s, cold {cold[-1]:.2f} s, warm {warm[-1]:.3f} s")
     hit = [(w - o) / steps * 1000 for w, o in zip(warm, off, strict=True)]
     live = [(c - o - steps * latency) / steps * 1000 for c, o in zip(cold, off, strict=True)]
     saved = [(c - o) / (w - o) for c, w, o in zip(cold, warm, off, strict=True)]
@@ -243,47 +251,28 @@ def row_model_per_step(quick: bool, latency: float = 1.0, steps: int = 10) -> No
 
 def row_model_one_step(quick: bool, latency: float = 1.0, checks: int = 10) -> None:
     """Cold (every check a model call at ``latency``) then warm (the same cache): per pair."""
-    from tests.support.llm_server import FakeLLM
-
     pairs = 2 if quick else 5
-    with (
-        FakeLLM(latency=latency) as fake,
-        model_endpoint(fake.base_url),
-        tempfile.TemporaryDirectory(prefix="reuseit-run-model-") as tmp,
-    ):
-        fake.add_rule("condition_check", None, {"met": True, "explanation": "the condition holds on the page"})
-        root = Path(tmp)
-        path = root / "checks.reuseit.yaml"
-        path.write_text(bench_cache.overhead_workflow(checks), encoding="utf-8")
-        loaded = load(path, builtin_names=LocalSites.NAMES)
-        runtime = Runtime(default_settings(screenshots="failures", llm="auto"), root)
-        cold: list[float] = []
-        warm: list[float] = []
+    cold: list[float] = []
+    warm: list[float] = []
+    with model_bench(latency, "checks", bench_cache.overhead_workflow(checks)) as (root, loaded, runtime):
         # The warm-up asks the model once: the process's first request pays one-time costs (the
         # SDK's lazy imports and response types) that every later check is spared.
         first = root / "first.reuseit.yaml"
         first.write_text(bench_cache.overhead_workflow(1), encoding="utf-8")
-        try:
-            r_first, _ = bench_cache.run(
-                runtime, load(first, builtin_names=LocalSites.NAMES), "warmup", cache=root / "w"
-            )
-            log(
-                f"model warm-up: a one-check step in {r_first.steps[0].duration:.2f} s (the process's first model call)"
-            )
-            for p in range(pairs):
-                cache = root / f"cache-{p}"
-                r_cold, _ = bench_cache.run(runtime, loaded, f"cold-{p}", cache=cache)
-                r_warm, _ = bench_cache.run(runtime, loaded, f"warm-{p}", cache=cache)
-                if r_cold.usage.calls != checks or r_warm.usage.calls != 0 or r_warm.usage.cache_hits != checks:
-                    raise SystemExit(
-                        f"model row: expected {checks} calls cold and {checks} hits warm, got "
-                        f"{r_cold.usage.calls} calls / {r_warm.usage.calls} calls, {r_warm.usage.cache_hits} hits"
-                    )
-                cold.append(r_cold.steps[0].duration)
-                warm.append(r_warm.steps[0].duration)
-                log(f"model pair {p + 1}: cold step {cold[-1]:.2f} s, warm step {warm[-1]:.3f} s")
-        finally:
-            runtime.close()
+        r_first, _ = bench_cache.run(runtime, load(first, builtin_names=LocalSites.NAMES), "warmup", cache=root / "w")
+        log(f"model warm-up: a one-check step in {r_first.steps[0].duration:.2f} s (the process's first model call)")
+        for p in range(pairs):
+            cache = root / f"cache-{p}"
+            r_cold, _ = bench_cache.run(runtime, loaded, f"cold-{p}", cache=cache)
+            r_warm, _ = bench_cache.run(runtime, loaded, f"warm-{p}", cache=cache)
+            if r_cold.usage.calls != checks or r_warm.usage.calls != 0 or r_warm.usage.cache_hits != checks:
+                raise SystemExit(
+                    f"model row: expected {checks} calls cold and {checks} hits warm, got "
+                    f"{r_cold.usage.calls} calls / {r_warm.usage.calls} calls, {r_warm.usage.cache_hits} hits"
+                )
+            cold.append(r_cold.steps[0].duration)
+            warm.append(r_warm.steps[0].duration)
+            log(f"model pair {p + 1}: cold step {cold[-1]:.2f} s, warm step {warm[-1]:.3f} s")
     overhead = [(c - checks * latency) / checks * 1000 for c in cold]
     hit = [w / checks * 1000 for w in warm]
     saved = [c / w for c, w in zip(cold, warm, strict=True)]

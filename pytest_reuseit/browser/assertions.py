@@ -23,7 +23,7 @@ from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText,
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .ops import classify
 from .pages import Pages
-from .scripts import STUCK, close_if_stuck, run_script
+from .scripts import STUCK, close_if_stuck, ms_left, run_script
 
 
 @dataclass(frozen=True)
@@ -236,12 +236,12 @@ def _check(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
     if assertion is None:
         raise AssertionError(f"assertion {key} has no implementation")
     if isinstance(arg, Locator) and (arg.frame is not None or arg.within is not None):
-        started = time.monotonic()
+        deadline = time.monotonic() + t / 1000
         try:
             wait_for_frames(page, arg, render, t)
         except FrameNotLoaded as exc:
             return DomVerdict(False, f"{key} of {describe(arg, render)}", str(exc))
-        t = max(1.0, t - (time.monotonic() - started) * 1000)
+        t = ms_left(deadline)
     return assertion(page, key, arg, render, t)
 
 

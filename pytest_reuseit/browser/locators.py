@@ -10,6 +10,7 @@ from playwright.sync_api import FrameLocator, Page
 from playwright.sync_api import Locator as PwLocator
 
 from ..workflow.model import Locator
+from .scripts import ms_left
 
 Render = Callable[[str], str]
 
@@ -83,14 +84,13 @@ def wait_for_frames(root: Root, loc: Locator, render: Render, timeout_ms: float)
     load (:class:`FrameNotLoaded`), instead of hanging the run."""
     deadline = time.monotonic() + timeout_ms / 1000
     for outer, frame_loc in _frames_on_path(root, loc, render):
-        left = max(1.0, (deadline - time.monotonic()) * 1000)  # 0 would wait for ever
         element = resolve(outer, frame_loc, render)
         try:
-            handle = element.element_handle(timeout=left)
+            handle = element.element_handle(timeout=ms_left(deadline))
             frame = handle.content_frame() if handle is not None else None
             if frame is None:
                 raise FrameNotLoaded(f"{describe(frame_loc, render)} is not a frame")
-            frame.wait_for_load_state("domcontentloaded", timeout=max(1.0, (deadline - time.monotonic()) * 1000))
+            frame.wait_for_load_state("domcontentloaded", timeout=ms_left(deadline))
         except PlaywrightError:
             raise FrameNotLoaded(
                 f"the frame {describe(frame_loc, render)} did not show its page within {timeout_ms / 1000:g}s"

@@ -37,8 +37,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--full-waits",
         action="store_true",
-        help="mutant runs wait as long as the workflows say (default: at most max(3 s, 2x the clean run's "
-        "slowest step + 1 s) per element or check, so a killed mutant is known in seconds)",
+        help="mutant runs wait as long as the workflows say (default: each step at most what its clean run "
+        "needed there, doubled, plus a margin; see docs/mutation.md), so a killed mutant is known in seconds)",
     )
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
