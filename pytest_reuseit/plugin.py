@@ -24,6 +24,7 @@ from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormat
 from .experience import learn_from_result
 from .llm.client import load_prices
 from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
+from .pytest_order import DurationLog, cached_durations, slowest_first
 from .report import allure_adapter, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
@@ -127,6 +128,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
     config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
+    if not hasattr(config, "workerinput") and getattr(config, "cache", None) is not None:
+        config.pluginmanager.register(DurationLog(config), "reuseit-durations")
 
 
 def _check_output_folder(folder: Path, given: str) -> None:
@@ -161,6 +164,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     if any(fnmatch.fnmatch(file_path.name, p) for p in patterns):
         return WorkflowFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under xdist (in each worker, which must all collect the same order), the workflow runs that
+    took longest last time go first (pytest_order.py)."""
+    runtime = config.stash.get(RUNTIME, None)
+    if not hasattr(config, "workerinput") or runtime is None or runtime.settings.order != "slowest-first":
+        return
+    durations = cached_durations(config)
+    if durations:
+        slowest_first(items, durations, lambda item: isinstance(item, WorkflowItem))
 
 
 def _display_path(config: pytest.Config, path: Path) -> str:

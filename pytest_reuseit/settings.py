@@ -85,6 +85,12 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "image_detail": ("the 'detail' of images sent to the model", ("auto", "low", "high"), "auto"),
     "page_text": ("characters of page text sent with each model check (0: none)", None, str(_RUN.page_text_chars)),
     "slow_mo": ("milliseconds to wait after each browser operation (watching a headed run)", None, "0"),
+    "order": (
+        "under -n, which workflow runs start first: the ones that took longest last time (as pytest's "
+        "cache recorded them; new ones count as long), or the collection's order",
+        ("slowest-first", "collected"),
+        "slowest-first",
+    ),
     "attach_max": (
         "MB: the largest attachment (download, trace, screenshot, analysis page) put in the Allure report whole; "
         "a larger one is listed by name, size and path (the report embeds what it is given)",
@@ -117,6 +123,7 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     attach_max: float  # MB
+    order: str
     llm_timeout: float
     llm_budget: float
     llm_retries: int

@@ -1,0 +1,111 @@
+"""Under ``-n``, the workflow runs that took longest last time start first (pytest_order.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_reuseit.pytest_order import slowest_first
+
+QUICK_WF = """\
+name: Quick
+task: Press a button
+start_url: "{base_url}/ops.html"
+steps:
+  - action: Press the button
+    do:
+      - click: "#press"
+    post:
+      - expect: {visible: "#press"}
+"""
+
+SLOW_WF = QUICK_WF.replace("name: Quick", "name: Slow").replace(
+    '      - click: "#press"\n', '      - click: "#press"\n      - wait: 1500\n'
+)
+
+# Each xdist worker writes the order it collected (all workers must collect the same one).
+ORDER_CONFTEST = """\
+from pathlib import Path
+
+def pytest_collection_finish(session):
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None:
+        out = Path(__file__).parent / f"order-{worker['workerid']}.txt"
+        out.write_text("\\n".join(item.nodeid for item in session.items), encoding="utf-8")
+"""
+
+
+class Fake:
+    def __init__(self, nodeid: str, moves: bool = True) -> None:
+        self.nodeid = nodeid
+        self.moves = moves
+
+
+def test_slowest_first_moves_workflow_runs_only_within_their_own_places() -> None:
+    items = [Fake("a"), Fake("py", moves=False), Fake("b"), Fake("c"), Fake("new"), Fake("d")]
+    durations = {"a": 0.5, "b": 3.0, "c": 0.5, "d": 1.0, "py": 99.0}
+    slowest_first(items, durations, lambda item: item.moves)  # type: ignore[arg-type, attr-defined]
+    # "new" has no duration: it goes first; "a" and "c" tie and keep their order; "py" stays put.
+    assert [i.nodeid for i in items] == ["new", "py", "b", "d", "a", "c"]
+
+
+def _run(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
+    # The cache stays on (no -p no:cacheprovider): it is where the durations are kept.
+    return pytester.runpytest_subprocess("--reuseit-llm", "off", "--reuseit-trace", "off", "--base-url", site, *args)
+
+
+def _orders(pytester: pytest.Pytester) -> list[list[str]]:
+    files = sorted(pytester.path.glob("order-gw*.txt"))
+    assert len(files) == 2, files
+    orders = [f.read_text(encoding="utf-8").splitlines() for f in files]
+    for f in files:
+        f.unlink()
+    return orders
+
+
+@pytest.mark.slow
+def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pytester, pages_url: str) -> None:
+    (pytester.path / "a_quick.reuseit.yaml").write_text(QUICK_WF, encoding="utf-8")
+    pytester.makepyfile(m_test="def test_plain():\n    pass\n")
+    (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF, encoding="utf-8")
+    pytester.makeconftest(ORDER_CONFTEST)
+
+    first = _run(pytester, pages_url)
+    first.assert_outcomes(passed=3)
+    recorded = json.loads((pytester.path / ".pytest_cache/v/reuseit/durations").read_text(encoding="utf-8"))
+    quick, slow = "a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"
+    assert set(recorded) == {quick, slow}  # workflow runs only; the Python test is not timed
+    assert recorded[slow] >= 1.5 > recorded[quick]
+
+    # A workflow run never timed goes first; the Python test keeps its place between them.
+    (pytester.path / "b_new.reuseit.yaml").write_text(QUICK_WF.replace("Quick", "New"), encoding="utf-8")
+    second = _run(pytester, pages_url, "-n", "2")
+    second.assert_outcomes(passed=4)
+    new = "b_new.reuseit.yaml::b_new[default]"
+    assert _orders(pytester) == [[new, slow, "m_test.py::test_plain", quick]] * 2
+    assert new in json.loads((pytester.path / ".pytest_cache/v/reuseit/durations").read_text(encoding="utf-8"))
+
+    third = _run(pytester, pages_url, "-n", "2", "--reuseit-order", "collected")
+    third.assert_outcomes(passed=4)
+    assert _orders(pytester) == [[quick, new, "m_test.py::test_plain", slow]] * 2
+
+
+@pytest.mark.slow
+def test_without_a_cache_the_collection_order_stays(pytester: pytest.Pytester, pages_url: str) -> None:
+    (pytester.path / "a_quick.reuseit.yaml").write_text(QUICK_WF, encoding="utf-8")
+    (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF, encoding="utf-8")
+    pytester.makeconftest(ORDER_CONFTEST)
+    cache = pytester.path / ".pytest_cache/v/reuseit/durations"
+    cache.parent.mkdir(parents=True)
+    cache.write_text(json.dumps({"z_slow.reuseit.yaml::z_slow[default]": 9.0}), encoding="utf-8")
+    result = _run(pytester, pages_url, "-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    assert _orders(pytester) == [["a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"]] * 2
+    assert json.loads(cache.read_text(encoding="utf-8")) == {"z_slow.reuseit.yaml::z_slow[default]": 9.0}
+
+
+def test_an_unknown_order_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-order", "random")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "invalid choice: 'random'" in result.stderr.str()
