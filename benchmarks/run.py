@@ -342,11 +342,13 @@ def pytest_env() -> dict[str, str]:
     return env
 
 
-def run_pytest(args: list[str], cwd: Path, out: Path) -> float:
-    """Wall time of one pytest process (it must pass)."""
+def run_pytest(args: list[str], cwd: Path, out: Path, cache: bool = False) -> float:
+    """Wall time of one pytest process (it must pass); ``cache`` keeps pytest's cache on, where the
+    plugin keeps the durations that order the runs under -n."""
     started = time.perf_counter()
+    no_cache = [] if cache else ["-p", "no:cacheprovider"]
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--reuseit-output", str(out), *args],
+        [sys.executable, "-m", "pytest", *no_cache, "-q", "--reuseit-output", str(out), *args],
         cwd=cwd,
         env=pytest_env(),
         capture_output=True,
@@ -375,11 +377,15 @@ def row_xdist(quick: bool) -> None:
         out = Path(tmp)
         root = fixed_examples(out / "examples")
         base = [*targets, "--reuseit-llm", "off"]
+        # As users run it: pytest's cache on, so -n 2 starts the runs that took longest last time
+        # first. The serial run goes first, so even the first -n 2 run has their durations; one
+        # -n 2 run in collection order (no cache) is reported beside, as a first run gets it.
         serial, two = alternate(
             rounds,
-            lambda: run_pytest(base, root, out / "serial"),
-            lambda: run_pytest([*base, "-n", "2"], root, out / "n2"),
+            lambda: run_pytest(base, root, out / "serial", cache=True),
+            lambda: run_pytest([*base, "-n", "2"], root, out / "n2", cache=True),
         )
+        first = run_pytest([*base, "-n", "2"], root, out / "n2-first")
     speedup = med(serial) / med(two)
     ROWS.append(
         Row(
@@ -389,7 +395,9 @@ def row_xdist(quick: bool) -> None:
             # Four small files are a smoke test of the row, not a verdict: two workers' start-up
             # (interpreter, driver, browser, local sites) outweighs 7 s of serial work.
             None if quick else speedup >= 1.7,
-            f"whole pytest process: serial {listing(serial, '{:.1f}')} s, -n 2 {listing(two, '{:.1f}')} s"
+            f"whole pytest process: serial {listing(serial, '{:.1f}')} s, -n 2 {listing(two, '{:.1f}')} s "
+            f"(longest first, from the durations pytest's cache kept); -n 2 in collection order (no cache, "
+            f"a first run): {first:.1f} s = {med(serial) / first:.2f}×"
             + (
                 "; not judged in quick mode (start-up outweighs the subset's work), the full mode judges it"
                 if quick

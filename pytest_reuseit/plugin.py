@@ -175,7 +175,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     durations = cached_durations(config)
     if durations:
-        slowest_first(items, durations, lambda item: isinstance(item, WorkflowItem))
+        workers = int(config.workerinput.get("workercount", 1))
+        parts = workers if getattr(config.option, "dist", "") == "worksteal" else 1
+        slowest_first(items, durations, lambda item: isinstance(item, WorkflowItem), parts)
 
 
 def _display_path(config: pytest.Config, path: Path) -> str:

@@ -5,7 +5,11 @@ starts it. A long run collected near the end (a check that fails on purpose and 
 timeout, a cookie banner's pre check) then runs alone while the other worker has nothing left:
 the example workflows took 49 s on two workers, 79 s serially, the last 8 s on one worker only.
 Longest first (the classic LPT rule for parallel machines) leaves the short runs for the end, where
-they fill both workers: 43 s.
+they fill both workers: 42 s. ``worksteal`` (the plugin's default under ``-n``) first splits the list
+into one contiguous part per worker, and an idle worker takes from the end of a busy one's part: the
+longest runs are dealt round the parts (1st, 3rd, 5th... to the first of two), so each part starts
+with its longest and ends with its shortest. ``load`` hands items out one by one in list order, so
+there the plain longest-first order is kept.
 
 The durations are kept in pytest's own cache (``reuseit/durations``, beside what ``--lf`` keeps),
 written by the controlling process when a session ends, whether it ran with ``-n`` or not. With no
@@ -28,12 +32,17 @@ CACHE_KEY = "reuseit/durations"
 _KEEP = 20_000
 
 
-def slowest_first(items: list[pytest.Item], durations: dict[str, float], moves: Callable[[pytest.Item], bool]) -> None:
+def slowest_first(
+    items: list[pytest.Item], durations: dict[str, float], moves: Callable[[pytest.Item], bool], parts: int = 1
+) -> None:
     """Reorder ``items`` in place: those ``moves`` accepts, longest recorded duration first (none
-    recorded counts as longest), in the positions they held; ties keep their collection order."""
+    recorded counts as longest), in the positions they held; ties keep their collection order.
+    With ``parts`` > 1, dealt round that many contiguous parts, each longest first."""
     slots = [n for n, item in enumerate(items) if moves(item)]
     chosen = [items[n] for n in slots]
     chosen.sort(key=lambda item: -durations.get(item.nodeid, math.inf))  # sort is stable
+    if parts > 1:
+        chosen = [item for k in range(parts) for item in chosen[k::parts]]
     for n, item in zip(slots, chosen, strict=True):
         items[n] = item
 

@@ -50,6 +50,14 @@ def test_slowest_first_moves_workflow_runs_only_within_their_own_places() -> Non
     assert [i.nodeid for i in items] == ["new", "py", "b", "d", "a", "c"]
 
 
+def test_for_worksteal_the_longest_are_dealt_round_the_parts_each_longest_first() -> None:
+    items = [Fake(name) for name in "abcdefg"]
+    durations = {"a": 1, "b": 7, "c": 2, "d": 6, "e": 3, "f": 5, "g": 4}
+    slowest_first(items, durations, lambda item: True, parts=2)  # type: ignore[arg-type]
+    # worksteal gives the first worker the first 4, the second the last 3: 7+5+3+1 against 6+4+2
+    assert [i.nodeid for i in items] == ["b", "f", "e", "a", "d", "g", "c"]
+
+
 def _run(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
     # The cache stays on (no -p no:cacheprovider): it is where the durations are kept.
     return pytester.runpytest_subprocess("--reuseit-llm", "off", "--reuseit-trace", "off", "--base-url", site, *args)
@@ -80,7 +88,7 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
 
     # A workflow run never timed goes first; the Python test keeps its place between them.
     (pytester.path / "b_new.reuseit.yaml").write_text(QUICK_WF.replace("Quick", "New"), encoding="utf-8")
-    second = _run(pytester, pages_url, "-n", "2")
+    second = _run(pytester, pages_url, "-n", "2", "--dist", "load")
     second.assert_outcomes(passed=4)
     new = "b_new.reuseit.yaml::b_new[default]"
     assert _orders(pytester) == [[new, slow, "m_test.py::test_plain", quick]] * 2
