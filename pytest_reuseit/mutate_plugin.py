@@ -29,7 +29,7 @@ from .mutation.plan import load as load_plan
 from .mutation.plan import save as save_plan
 from .mutation.touches import Recorder, RunTouches, load_all
 from .mutation.touches import save as save_touches
-from .mutation.waits import capped, needed
+from .mutation.waits import capped, caps_for, needed
 from .plugin import PROBE, WorkflowItem
 
 _MUTANT = pytest.StashKey[Mutant]()
@@ -50,7 +50,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--reuseit-mutation-waits",
         metavar="FILE",
-        help="JSON {nodeid: caps}: cap each mutant run's action and check timeouts (mutation/waits.py)",
+        help="JSON {nodeid: {needs, fetches}} of the clean runs: cap each mutant run's action and check "
+        "timeouts (mutation/waits.py)",
     )
 
 
@@ -108,8 +109,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         original = by_nodeid.get(mutant.nodeid)
         if original is None:
             continue  # not selected this time (-k, a changed file): the command reports it as not run
-        caps = None if mutant.full_waits else waits.get(mutant.nodeid)
-        loaded = original.loaded if caps is None else capped(original.loaded, caps)
+        clean = None if mutant.full_waits else waits.get(mutant.nodeid)
+        if clean is None:
+            loaded = original.loaded
+        else:
+            slows = operators.get(mutant.operator).slows_s
+            loaded = capped(original.loaded, caps_for(clean["needs"], clean["fetches"], slows))
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
             name=f"{original.name}@{mutant.id}",

@@ -391,8 +391,46 @@ def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tm
     assert "false alarms 0 of 1 benign" in proc.stdout, proc.stdout
 
 
+# A suite's own benign operator that says how much it slows each answer (a fixed 1 s here): the
+# caps allow that much per fetch the step made. Without the allowance the catalogue's check would
+# wait 0.5 s (its clean step needed almost nothing) for an answer that comes after 1 s.
+SLOWER_CONFTEST = """
+from pytest_reuseit.mutation import operators
+
+DELAY = ("(() => { const f = window.fetch;"
+         " window.fetch = (...a) => new Promise(r => setTimeout(r, 1000)).then(() => f(...a)); })()")
+
+def _slower(page, target, applied):
+    page.add_init_script(DELAY)
+    applied()
+
+operators.register(operators.Operator(
+    "slower", "benign", "every fetch answers 1 s later",
+    targets=lambda run: [operators.Target("page", None, 1, "the whole page")], start=_slower, slows_s=1.0,
+))
+"""
+
+
+@pytest.mark.slow
+def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(tmp_path: Path, pages_url: str) -> None:
+    (tmp_path / "catalogue.reuseit.yaml").write_text(
+        "name: Catalogue\ntask: Read the catalogue\n"
+        + _START
+        + "settings: {retries: 0, check_timeout: 4, action_timeout: 4}\nsteps:\n"
+        + _CATALOGUE,
+        encoding="utf-8",
+    )
+    (tmp_path / "conftest.py").write_text(SLOWER_CONFTEST, encoding="utf-8")
+    proc = mutate(tmp_path, ".", "--operators", "slower", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"))
+    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    (mutant,) = report["reuseit"]["mutants"]
+    # Passed under the capped waits at once: no second try with the workflow's own waits.
+    assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
+    assert [(r["outcome"], r["full_waits"]) for r in mutant["runs"]] == [("clean", False)], mutant
+
+
 def test_each_step_waits_what_its_clean_run_needed_there() -> None:
-    """Per step: 2 x its need + 0.3 s + 0.8 s per fetch, at least 0.5 s, never more than the file
+    """Per step: 2 x its need + 0.3 s (+ 0.8 s per fetch under slow_responses), at least 0.5 s, never more than the file
     says; a step the clean run never reached, and the outcome checks, get the largest cap."""
     from pytest_reuseit.mutation import waits
     from pytest_reuseit.workflow.loader import parse
@@ -405,7 +443,9 @@ def test_each_step_waits_what_its_clean_run_needed_there() -> None:
         "  - {action: c, do: [{click: '#c'}]}\n"
         "  - {action: d, do: [{click: '#d'}]}\n"
     )
-    caps = waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2])
+    # Only a fault that slows the answers (slow_responses says 0.8 s each) gets the allowance per fetch.
+    assert waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2]) == {"steps": [0.5, 4.3, 1.3], "run": 4.3}
+    caps = waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2], slows_s=0.8)
     assert caps == {"steps": [0.5, 4.3, 2.9], "run": 4.3}
     wf = waits.capped(parse(text, "caps.reuseit.yaml"), caps).workflow
     assert [(s.action_timeout, s.check_timeout) for s in wf.steps] == [(0.5, 0.5), (4.3, 1), (2.9, 2.9), (4.3, 4.3)]

@@ -64,7 +64,9 @@ class Operator:
     """``targets`` picks what it can change in a clean run; ``start`` runs when the mutant's run
     opens its page (routes, init scripts) and calls its last argument when the fault takes effect
     (a route that answered; a script installed); ``on_op`` just before the target op, with the element;
-    ``on_check`` just before the target check, with its element (None for url and title)."""
+    ``on_check`` just before the target check, with its element (None for url and title).
+    ``slows_s``: how much later, at most, the fault makes each fetch answer; a mutant's capped
+    waits allow that much per fetch its step made (waits.py)."""
 
     name: str
     kind: Kind
@@ -73,6 +75,7 @@ class Operator:
     start: Callable[[Page, Target, Callable[[], None]], None] | None = None
     on_op: Callable[[PwLocator, Target, float], None] | None = None
     on_check: Callable[[Page, PwLocator | None, Target, float], None] | None = None
+    slows_s: float = 0.0
 
 
 _OPERATORS: dict[str, Operator] = {}
@@ -528,6 +531,7 @@ for _op in (
         "every fetch and XMLHttpRequest answers 300-800 ms later",
         _page,
         start=_init_script(_SLOW),
+        slows_s=0.8,
     ),
 ):
     register(_op)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReuseitError
-from . import outcome, plan, report, touches, waits
+from . import outcome, plan, report, touches
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -170,7 +170,8 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
     base = [*base[: len(opts.paths)], *quiet, *base[len(opts.paths) :]]
     if not opts.full_waits:
         waits_file = work / "waits.json"
-        caps = {r.nodeid: waits.caps_for(r.step_needs, r.step_fetches) for r in clean}
+        # What each clean step needed and fetched; each mutant's caps follow from them and its operator.
+        caps = {r.nodeid: {"needs": r.step_needs, "fetches": r.step_fetches} for r in clean}
         waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
     results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say, capped=not opts.full_waits)

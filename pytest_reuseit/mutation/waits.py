@@ -6,11 +6,14 @@ killed mutant otherwise waits out a timeout chosen for a slow day on the real si
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
 element in a tenth of a second. So each step's ``action_timeout`` and ``check_timeout`` in a
 mutant's run are capped at ``max(MIN_S, FACTOR x what the clean run needed for that step +
-MARGIN_S + SLOW_S x the fetches the step made)``, and the workflow's own (outcome checks) at the
-largest step cap: a page that is just slower (the benign ``slow_responses`` operator delays every
-fetch by up to 0.8 s, one after another in a chain) still passes, a missing element fails in half
-a second. A killed mutant's run is most of a mutation run's time, spent waiting out these caps
-(once for the check, again for each fallback that cannot act), so they are what the run costs.
+MARGIN_S + the operator's slows_s x the fetches the step made)``, and the workflow's own (outcome
+checks) at the largest step cap: a page that is just slower (the benign ``slow_responses``
+operator delays every fetch by up to 0.8 s, one after another in a chain, and says so) still
+passes, a missing element fails in half a second. Only an operator that slows the page gets the
+allowance per fetch: a fault that removes an element or changes a text makes no answer later, and
+the allowance made the demo's killed mutants wait 2.5 s where 1 s was their clean step's double.
+A killed mutant's run is most of a mutation run's time, spent waiting out these caps (once for the
+check, again for each fallback that cannot act), so they are what the run costs.
 
 A benign mutant whose run fails under the caps is tried again with the workflow's own timeouts
 before it is called a false alarm (session.py): a machine busier than in the clean run must not
@@ -29,7 +32,6 @@ from ..workflow.loader import LoadedWorkflow
 MIN_S = 0.5
 FACTOR = 2.0
 MARGIN_S = 0.3
-SLOW_S = 0.8  # the most slow_responses adds to one fetch
 
 
 def needed(step: StepResult) -> float:
@@ -43,15 +45,15 @@ def needed(step: StepResult) -> float:
     return max(0.0, step.duration - wasted)
 
 
-def cap_for(need: float, fetches: int = 0) -> float:
+def cap_for(need: float, fetches: int = 0, slows_s: float = 0.0) -> float:
     """The most a mutant's run waits at once in a step whose clean run needed ``need`` seconds and
-    made ``fetches`` fetch/XHR requests."""
-    return round(max(MIN_S, FACTOR * need + MARGIN_S + SLOW_S * fetches), 1)
+    made ``fetches`` fetch/XHR requests, under a fault that makes each answer up to ``slows_s`` later."""
+    return round(max(MIN_S, FACTOR * need + MARGIN_S + slows_s * fetches), 1)
 
 
-def caps_for(needs: list[float], fetches: list[int]) -> dict[str, Any]:
-    """A clean run's caps: ``{"steps": [seconds per step], "run": the largest}`` (waits.json)."""
-    steps = [cap_for(need, fetches[i] if i < len(fetches) else 0) for i, need in enumerate(needs)]
+def caps_for(needs: list[float], fetches: list[int], slows_s: float = 0.0) -> dict[str, Any]:
+    """A clean run's caps under a fault: ``{"steps": [seconds per step], "run": the largest}``."""
+    steps = [cap_for(need, fetches[i] if i < len(fetches) else 0, slows_s) for i, need in enumerate(needs)]
     return {"steps": steps, "run": max(steps, default=MIN_S)}
 
 
