@@ -347,8 +347,11 @@ def run_pytest(args: list[str], cwd: Path, out: Path, cache: bool = False) -> fl
     plugin keeps the durations that order the runs under -n."""
     started = time.perf_counter()
     no_cache = [] if cache else ["-p", "no:cacheprovider"]
+    # --rootdir: pytest reads the value of an option it does not know yet (--reuseit-output) as a
+    # path when it exists, so xdist's workers, started after the output folder was made, would
+    # take the temporary folder above both as their rootdir (other node ids, another cache).
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *no_cache, "-q", "--reuseit-output", str(out), *args],
+        [sys.executable, "-m", "pytest", *no_cache, "-q", f"--rootdir={cwd}", "--reuseit-output", str(out), *args],
         cwd=cwd,
         env=pytest_env(),
         capture_output=True,
