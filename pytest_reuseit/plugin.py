@@ -24,7 +24,7 @@ from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormat
 from .experience import learn_from_result
 from .llm.client import load_prices
 from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
-from .pytest_order import DurationLog, cached_durations, slowest_first
+from .pytest_order import WORKER_KEY, DurationLog, cached_durations, slowest_first
 from .report import allure_adapter, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
@@ -37,6 +37,8 @@ RUNTIME = pytest.StashKey[Runtime]()
 RESULT = pytest.StashKey[RunResult]()
 SITES = pytest.StashKey[LocalSites]()
 OPS = pytest.StashKey["SessionOps"]()
+# Where a worker finds the controller's rootdir in its workerinput (see _root).
+ROOT_KEY = "reuseit_root"
 # Set on an item by a plugin that watches its run from inside (reuseit mutate's pytest side).
 PROBE = pytest.StashKey[Probe]()
 
@@ -120,16 +122,27 @@ def pytest_configure(config: pytest.Config) -> None:
             load_prices(resolved.prices)  # a broken price table is a usage error, found before any run
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
+    root = _root(config)
     if not config.option.collectonly:
-        _check_output_folder(Path(str(config.rootpath)) / resolved.output, resolved.output)
+        _check_output_folder(root / resolved.output, resolved.output)
     config.stash[SITES] = LocalSites()
     registry = SessionOps()
     config.stash[OPS] = registry
     config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
-    config.stash[RUNTIME] = Runtime(resolved, Path(str(config.rootpath)), placeholders=())
+    config.stash[RUNTIME] = Runtime(resolved, root, placeholders=())
     if not hasattr(config, "workerinput") and getattr(config, "cache", None) is not None:
         config.pluginmanager.register(DurationLog(config), "reuseit-durations")
+
+
+def _root(config: pytest.Config) -> Path:
+    """The folder the plugin's relative paths start from (output, cache, workflow paths given to
+    the fixture): the rootdir, the controller's under xdist, which its workers get with their
+    workerinput. A worker's own can differ: pytest takes an existing folder named by an option it
+    does not know yet for a test path when it looks for the rootdir, and with no ini file an output
+    folder outside the tests, made by the controller before the workers start, moves theirs."""
+    given = getattr(config, "workerinput", {}).get(ROOT_KEY)
+    return Path(given) if given else Path(str(config.rootpath))
 
 
 def _check_output_folder(folder: Path, given: str) -> None:
@@ -166,6 +179,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist's controller hands each worker its rootdir (see _root) and the durations its cache
+    holds: a worker reading its own cache could read another one."""
+    node.workerinput[ROOT_KEY] = str(node.config.rootpath)
+    runtime = node.config.stash.get(RUNTIME, None)
+    if runtime is not None and runtime.settings.order == "slowest-first":
+        node.workerinput[WORKER_KEY] = cached_durations(node.config)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under xdist (in each worker, which must all collect the same order), the workflow runs that
@@ -173,7 +196,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     runtime = config.stash.get(RUNTIME, None)
     if not hasattr(config, "workerinput") or runtime is None or runtime.settings.order != "slowest-first":
         return
-    durations = cached_durations(config)
+    durations = config.workerinput.get(WORKER_KEY) or {}
     if durations:
         workers = int(config.workerinput.get("workercount", 1))
         parts = workers if getattr(config.option, "dist", "") == "worksteal" else 1
@@ -448,7 +471,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         return
     runtime = config.stash.get(RUNTIME, None)
     if runs and runtime is not None and not hasattr(config, "workerinput"):
-        out = Path(str(config.rootpath)) / runtime.settings.output
+        out = runtime.root / runtime.settings.output
         run_context.write_usage(out / "usage.json", runs)
         run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
@@ -515,7 +538,7 @@ def reuseit_run(request: pytest.FixtureRequest) -> Callable[..., RunResult]:
     def run(path: str | Path, variation: str | None = None) -> RunResult:
         p = Path(path)
         if not p.is_absolute():
-            p = Path(str(request.config.rootpath)) / p
+            p = runtime.root / p
         extra = placeholders_for(request.node)
         loaded = load(p, builtin_names=runtime.builtin_names(extra))
         return runtime.run(

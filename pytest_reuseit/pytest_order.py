@@ -12,7 +12,8 @@ with its longest and ends with its shortest. ``load`` hands items out one by one
 there the plain longest-first order is kept.
 
 The durations are kept in pytest's own cache (``reuseit/durations``, beside what ``--lf`` keeps),
-written by the controlling process when a session ends, whether it ran with ``-n`` or not. With no
+written by the controlling process when a session ends, whether it ran with ``-n`` or not, and
+read by it when it starts its workers, which get them with their ``workerinput``. With no
 cache (``-p no:cacheprovider``) or none recorded yet, the order is the collection's. A run with no
 duration recorded (a new file, a new variation) goes first, as ``--nf`` puts new tests first:
 nothing says it is short. Only workflow runs move, and only into the places workflow runs held;
@@ -28,6 +29,8 @@ from typing import Any
 import pytest
 
 CACHE_KEY = "reuseit/durations"
+# Where xdist's controller puts them in each worker's ``workerinput``: workers do not read the cache.
+WORKER_KEY = "reuseit_durations"
 # Runs kept in the cache at most: a suite's renamed or deleted files drop out, the oldest first.
 _KEEP = 20_000
 

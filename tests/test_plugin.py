@@ -801,6 +801,27 @@ def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest
 
 
 @pytest.mark.slow
+def test_xdist_workers_write_where_the_controller_reads_with_an_output_folder_outside(
+    pytester: pytest.Pytester, site_url: str
+) -> None:
+    # No ini file, the tests in a folder, the output beside the project and not there yet: the
+    # controller makes it before its workers start, and pytest then gives them another rootdir
+    # (the folder above both), so ../out from there was a folder nobody read.
+    write(pytester, "tests/words.reuseit.yaml", PASS_WF)
+    write(pytester, "tests/wrong.reuseit.yaml", FAIL_WF)  # a failed run leaves its files
+    out = pytester.path.parent / f"{pytester.path.name}-out"
+    wrong = pytester.path.parent.parent / out.name
+    result = run_sub(pytester, site_url, "tests", "-n", "2", "--reuseit-output", f"../{out.name}")
+    result.assert_outcomes(passed=1, failed=1)
+    assert f"rootdir: {pytester.path}" in result.stdout.str()
+    # (the workers' node ids still start from their own rootdir: pytest's, not ours to change)
+    runs = [p.name for p in out.iterdir() if p.is_dir()]
+    assert len(runs) == 1 and runs[0].endswith("tests-wrong.reuseit.yaml-wrong-default"), runs
+    assert (out / "usage.json").is_file()
+    assert not wrong.exists()
+
+
+@pytest.mark.slow
 def test_a_dist_mode_given_is_kept(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_a():\n    pass\n\ndef test_b():\n    pass\n")
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "load", "-v")
