@@ -113,6 +113,7 @@ def test_without_a_cache_the_collection_order_stays(pytester: pytest.Pytester, p
     assert json.loads(cache.read_text(encoding="utf-8")) == {"z_slow.reuseit.yaml::z_slow[default]": 9.0}
 
 
+@pytest.mark.slow
 def test_an_unknown_order_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-order", "random")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
