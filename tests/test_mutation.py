@@ -429,6 +429,26 @@ def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(tmp_pat
     assert [(r["outcome"], r["full_waits"]) for r in mutant["runs"]] == [("clean", False)], mutant
 
 
+def test_a_step_needs_its_longest_single_wait_that_went_through() -> None:
+    """Each op and check gets the timeout on its own: a step's need is its slowest op or check, not
+    the sum; a wait that ran out (a banner's pre check the fallback then fixed) is no measure."""
+    from pytest_reuseit.engine.result import ActionRecord, Attempt, StepResult, Verdict
+    from pytest_reuseit.mutation import waits
+
+    def verdict(ok: bool | None, took: float) -> Verdict:
+        return Verdict("c", "post", ok, "dom", started=100.0, ended=100.0 + took)
+
+    step = StepResult(1, "a", 1)
+    step.pre = [verdict(False, 5.0)]  # ran out
+    step.actions = [ActionRecord("fill", "do", True, started=10.0, ended=10.2)]
+    step.post = [verdict(True, 0.3), verdict(None, 0.1)]
+    step.attempts = [Attempt(1, "post", "f", [ActionRecord("click", "fallback", False, started=0.0, ended=3.0)])]
+    assert waits.needed(step) == pytest.approx(0.3)
+    step.attempts[0].verdicts = [verdict(True, 0.7)]
+    assert waits.needed(step) == pytest.approx(0.7)
+    assert waits.needed(StepResult(2, "b", 2)) == 0.0
+
+
 def test_each_step_waits_what_its_clean_run_needed_there() -> None:
     """Per step: 2 x its need + 0.3 s (+ 0.8 s per fetch under slow_responses), at least 0.5 s, never more than the file
     says; a step the clean run never reached, and the outcome checks, get the largest cap."""

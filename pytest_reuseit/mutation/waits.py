@@ -5,8 +5,8 @@ Stryker gives a mutant's tests the clean run's time times a factor plus a consta
 killed mutant otherwise waits out a timeout chosen for a slow day on the real site (10 s for an
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
 element in a tenth of a second. So each step's ``action_timeout`` and ``check_timeout`` in a
-mutant's run are capped at ``max(MIN_S, FACTOR x what the clean run needed for that step +
-MARGIN_S + the operator's slows_s x the fetches the step made)``, and the workflow's own (outcome
+mutant's run are capped at ``max(MIN_S, FACTOR x the longest single op or check of that step in
+the clean run + MARGIN_S + the operator's slows_s x the fetches the step made)``, and the workflow's own (outcome
 checks) at the largest step cap: a page that is just slower (the benign ``slow_responses``
 operator delays every fetch by up to 0.8 s, one after another in a chain, and says so) still
 passes, a missing element fails in half a second. Only an operator that slows the page gets the
@@ -35,14 +35,17 @@ MARGIN_S = 0.3
 
 
 def needed(step: StepResult) -> float:
-    """How long a clean run's step took, less what it spent waiting out a check or an op that never
-    came true (a pre check on a cookie banner, before the fallback dismissed it): a wait that ran
-    out in the clean run runs out under any cap, so it is no measure of how slow the page is."""
+    """The longest a clean run's step waited at once: its slowest op or check that went through.
+    Each op and each check gets the step's timeout on its own, so the step's whole time (every op,
+    every check, the pictures between them) would give each wait the time of all of them: a
+    TodoMVC check that came true in 40 ms had a 1 s cap. A wait that ran out in the clean run (a pre
+    check on a cookie banner, before the fallback dismissed it) runs out under any cap, so it is no
+    measure of how slow the page is."""
     verdicts = [*step.pre, *step.post, *(v for a in step.attempts for v in a.verdicts)]
     actions = [*step.actions, *(x for a in step.attempts for x in a.actions)]
-    wasted = sum(v.ended - v.started for v in verdicts if v.ok is False and v.ended > v.started)
-    wasted += sum(x.ended - x.started for x in actions if not x.ok and x.ended > x.started)
-    return max(0.0, step.duration - wasted)
+    waits = [v.ended - v.started for v in verdicts if v.ok is not False and v.ended > v.started]
+    waits += [x.ended - x.started for x in actions if x.ok and x.ended > x.started]
+    return max(waits, default=0.0)
 
 
 def cap_for(need: float, fetches: int = 0, slows_s: float = 0.0) -> float:
