@@ -140,9 +140,10 @@ def _root(config: pytest.Config) -> Path:
     the fixture): the rootdir, the controller's under xdist, which its workers get with their
     workerinput. A worker's own can differ: pytest takes an existing folder named by an option it
     does not know yet for a test path when it looks for the rootdir, and with no ini file an output
-    folder outside the tests, made by the controller before the workers start, moves theirs."""
+    folder outside the tests, made by the controller before the workers start, moves theirs. A
+    worker on another machine (``--tx ssh=...``) has no such folder and keeps its own."""
     given = getattr(config, "workerinput", {}).get(ROOT_KEY)
-    return Path(given) if given else Path(str(config.rootpath))
+    return Path(given) if given and Path(given).is_dir() else Path(str(config.rootpath))
 
 
 def _check_output_folder(folder: Path, given: str) -> None:

@@ -809,7 +809,8 @@ def test_xdist_workers_write_where_the_controller_reads_with_an_output_folder_ou
     # (the folder above both), so ../out from there was a folder nobody read.
     write(pytester, "tests/words.reuseit.yaml", PASS_WF)
     write(pytester, "tests/wrong.reuseit.yaml", FAIL_WF)  # a failed run leaves its files
-    out = pytester.path.parent / f"{pytester.path.name}-out"
+    # Named after this session's base folder: the wrong place is outside it, shared by sessions.
+    out = pytester.path.parent / f"{pytester.path.parent.name}-{pytester.path.name}-out"
     wrong = pytester.path.parent.parent / out.name
     result = run_sub(pytester, site_url, "tests", "-n", "2", "--reuseit-output", f"../{out.name}")
     result.assert_outcomes(passed=1, failed=1)
