@@ -186,8 +186,16 @@ def pytest_configure_node(node: Any) -> None:
     holds: a worker reading its own cache could read another one."""
     node.workerinput[ROOT_KEY] = str(node.config.rootpath)
     runtime = node.config.stash.get(RUNTIME, None)
-    if runtime is not None and runtime.settings.order == "slowest-first":
+    if runtime is not None and runtime.settings.order == "slowest-first" and not _other_order(node.config):
         node.workerinput[WORKER_KEY] = cached_durations(node.config)
+
+
+def _other_order(config: pytest.Config) -> bool:
+    """An order the user asked for wins over longest-first: failed first (``--ff``), new first
+    (``--nf``), pytest-randomly's shuffle (it also runs last among the reorderings)."""
+    if getattr(config.option, "failedfirst", False) or getattr(config.option, "newfirst", False):
+        return True
+    return config.pluginmanager.has_plugin("randomly") and bool(getattr(config.option, "randomly_reorganize", False))
 
 
 @pytest.hookimpl(trylast=True)

@@ -94,9 +94,15 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
     assert _orders(pytester) == [[new, slow, "m_test.py::test_plain", quick]] * 2
     assert new in json.loads((pytester.path / ".pytest_cache/v/reuseit/durations").read_text(encoding="utf-8"))
 
+    collected = [quick, new, "m_test.py::test_plain", slow]
     third = _run(pytester, pages_url, "-n", "2", "--reuseit-order", "collected")
     third.assert_outcomes(passed=4)
-    assert _orders(pytester) == [[quick, new, "m_test.py::test_plain", slow]] * 2
+    assert _orders(pytester) == [collected] * 2
+
+    # An order asked for wins: failed first (nothing failed, so the collection's order stays).
+    fourth = _run(pytester, pages_url, "-n", "2", "--ff")
+    fourth.assert_outcomes(passed=4)
+    assert _orders(pytester) == [collected] * 2
 
 
 @pytest.mark.slow
