@@ -6,8 +6,8 @@ killed mutant otherwise waits out a timeout chosen for a slow day on the real si
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
 element in a tenth of a second. So each step's ``action_timeout`` and ``check_timeout`` in a
 mutant's run are capped at ``max(MIN_S, FACTOR x the longest single op or check of that step in
-the clean run + MARGIN_S + the operator's slows_s x the fetches the step made)``, and the workflow's own (outcome
-checks) at the largest step cap: a page that is just slower (the benign ``slow_responses``
+the clean run + MARGIN_S + the operator's slows_s x the fetches the step made)``, and the
+workflow's own (outcome checks) at the largest step cap: a page that is just slower (the benign ``slow_responses``
 operator delays every fetch by up to 0.8 s, one after another in a chain, and says so) still
 passes, a missing element fails in half a second. Only an operator that slows the page gets the
 allowance per fetch: a fault that removes an element or changes a text makes no answer later, and
