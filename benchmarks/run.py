@@ -348,8 +348,8 @@ def run_pytest(args: list[str], cwd: Path, out: Path, cache: bool = False) -> fl
     started = time.perf_counter()
     no_cache = [] if cache else ["-p", "no:cacheprovider"]
     # --rootdir: pytest reads the value of an option it does not know yet (--reuseit-output) as a
-    # path when it exists, so xdist's workers, started after the output folder was made, would
-    # take the temporary folder above both as their rootdir (other node ids, another cache).
+    # path when it exists, so once the first process has made the output folder, the next ones
+    # would take the temporary folder above both as their rootdir (other node ids, another cache).
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *no_cache, "-q", f"--rootdir={cwd}", "--reuseit-output", str(out), *args],
         cwd=cwd,

@@ -201,13 +201,12 @@ def _other_order(config: pytest.Config) -> bool:
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under xdist (in each worker, which must all collect the same order), the workflow runs that
-    took longest last time go first (pytest_order.py)."""
-    runtime = config.stash.get(RUNTIME, None)
-    if not hasattr(config, "workerinput") or runtime is None or runtime.settings.order != "slowest-first":
-        return
-    durations = config.workerinput.get(WORKER_KEY) or {}
+    took longest last time go first (pytest_order.py). The controller decides: it sends durations
+    only when that order is wanted (pytest_configure_node)."""
+    worker = getattr(config, "workerinput", {})
+    durations = worker.get(WORKER_KEY)
     if durations:
-        workers = int(config.workerinput.get("workercount", 1))
+        workers = int(worker.get("workercount", 1))
         parts = workers if getattr(config.option, "dist", "") == "worksteal" else 1
         slowest_first(items, durations, lambda item: isinstance(item, WorkflowItem), parts)
 
