@@ -152,6 +152,27 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
     assert "the frame selector='#payment' did not show its page within 3s" in result.message, result.message
 
 
+@pytest.mark.parametrize("do", [{"click": {"role": "link", "name": "Docs"}}, {"goto": "{base_url}/other.html"}])
+def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script(page, fence, pages_url, do) -> None:  # type: ignore[no-untyped-def]
+    """Playwright waits for a navigation in flight before anything else it does on the page, so a
+    document the server never answers left the page as silent as an endless loop; the report
+    blamed a script on the page. It names the address that did not answer."""
+    page.route("**/other.html", lambda route: None)  # never answered
+    steps = [{"action": "Open the docs", "do": [do], "post": [{"expect": {"visible": {"css": "#heading"}}}]}]
+    try:
+        result = run(
+            page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2})
+        )
+    finally:
+        if not page.is_closed():
+            page.unroute("**/other.html")
+    assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "action"
+    assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
+    assert "endless loop" not in result.message
+    assert result.analysis is not None and result.analysis.category == "action_incomplete"
+    assert "the page it leads to never answered" in " ".join(result.analysis.guidance)
+
+
 @pytest.mark.slow
 def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     url = f"http://127.0.0.1:{closed_port()}/"

@@ -126,6 +126,8 @@ class NetworkWatch:
 
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
+        # Documents asked for and not answered yet: request id -> (its frame, url, when asked).
+        self.navigations: dict[int, tuple[Any, str, float]] = {}
         self.last_activity = 0.0
         # Requests started or ended so far: a capture compares it before and after (see capture_view).
         self.events = 0
@@ -135,9 +137,16 @@ class NetworkWatch:
     def started(self, request: Any) -> None:
         self.inflight[id(request)] = self.last_activity = time.monotonic()
         self.events += 1
+        if request.is_navigation_request():
+            self.navigations[id(request)] = (request.frame, request.url, self.last_activity)
+
+    def answered(self, request: Any) -> None:
+        """The server's answer began (its headers): the document is no longer waited for."""
+        self.navigations.pop(id(request), None)
 
     def ended(self, request: Any) -> None:
         self.inflight.pop(id(request), None)
+        self.navigations.pop(id(request), None)
         self.last_activity = time.monotonic()
         self.events += 1
 
@@ -168,9 +177,25 @@ def watch_network(context: BrowserContext) -> None:
         return
     watch = NetworkWatch()
     context.on("request", watch.started)
+    context.on("response", watch.answered)
     context.on("requestfinished", watch.ended)
     context.on("requestfailed", watch.ended)
     _WATCHES[context] = watch
+
+
+def unanswered_document(page: Page) -> tuple[str, float] | None:
+    """The page's next document, asked for and not answered yet: its URL and how long it has been
+    waited for (None when there is none, or the context is not watched). Playwright waits for such
+    a navigation before anything else it does on the page, so a server that never answers looks
+    like a page that stopped responding; this tells the two apart."""
+    watch = _WATCHES.get(page.context)
+    if watch is None:
+        return None
+    waiting = [(t, url) for frame, url, t in list(watch.navigations.values()) if frame == page.main_frame]
+    if not waiting:
+        return None
+    asked, url = min(waiting)
+    return url, time.monotonic() - asked
 
 
 def acted(page: Page) -> None:

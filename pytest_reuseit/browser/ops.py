@@ -43,7 +43,7 @@ from ..workflow.model import (
 )
 from .locators import describe, resolve
 from .masking import track_secret
-from .observe import acted
+from .observe import acted, unanswered_document
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
 from .scripts import STUCK, close_if_stuck, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
@@ -61,7 +61,7 @@ _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
 
 class OpFailed(ReuseitError):
     """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http |
-    no_page | no_download | no_state | page_closed | stuck."""
+    no_page | no_download | no_state | page_closed | stuck | no_answer."""
 
     def __init__(self, op: str, reason: str, kind: str) -> None:
         super().__init__(f"{op}: {reason}")
@@ -183,8 +183,13 @@ def run_op(op: Op, ctx: OpContext) -> str:
 def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[str] = ()) -> ReuseitError:
     """:func:`classify`, after closing a page a timed-out call left caught in a script that never
     ends (nothing about it would answer again)."""
-    if isinstance(exc, PlaywrightTimeout) and close_if_stuck(ctx.page):
-        return OpFailed(what, STUCK, "stuck")
+    if isinstance(exc, PlaywrightTimeout):
+        waiting = unanswered_document(ctx.page)  # read before closing (closing ends the request)
+        if close_if_stuck(ctx.page):
+            if waiting is None:
+                return OpFailed(what, STUCK, "stuck")
+            url, seconds = waiting
+            return OpFailed(what, f"{url} did not answer within {seconds:.0f}s, so the page was closed", "no_answer")
     return classify(exc, what, blocked)
 
 

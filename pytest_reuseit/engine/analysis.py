@@ -13,6 +13,8 @@ from collections.abc import Collection
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
+# An op whose navigation the server never answered (browser/ops.py, OpFailed "no_answer").
+_NO_ANSWER = re.compile(r" did not answer within \d+s, so the page was closed")
 
 
 def _failed_step(result: RunResult) -> StepResult | None:
@@ -174,6 +176,12 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
         return "action_incomplete", [
             f"A script on the page of step {step.index} never finished, so the page was closed. If it is the "
             "workflow's own (eval, js), fix the expression; otherwise the page's code hangs: a product defect."
+        ]
+    if _NO_ANSWER.search(error):
+        return "action_incomplete", [
+            f"The action of step {step.index} went through, but the page it leads to never answered. If the "
+            "server is only slow there, raise action_timeout; if it hangs, that is a defect of the site (or its "
+            "server is overloaded or down)."
         ]
     if "no download started" in error:
         return "action_incomplete", [
