@@ -126,7 +126,7 @@ class NetworkWatch:
 
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
-        # Documents asked for and not answered yet: request id -> (its frame, url, when asked).
+        # Documents asked for and not answered yet: request id -> (its frame, url, when reported).
         self.navigations: dict[int, tuple[Any, str, float]] = {}
         self.last_activity = 0.0
         # Requests started or ended so far: a capture compares it before and after (see capture_view).
@@ -183,19 +183,16 @@ def watch_network(context: BrowserContext) -> None:
     _WATCHES[context] = watch
 
 
-def unanswered_document(page: Page) -> tuple[str, float] | None:
-    """The page's next document, asked for and not answered yet: its URL and how long it has been
-    waited for (None when there is none, or the context is not watched). Playwright waits for such
-    a navigation before anything else it does on the page, so a server that never answers looks
-    like a page that stopped responding; this tells the two apart."""
+def unanswered_document(page: Page) -> str | None:
+    """The URL of the page's next document, asked for and not answered yet (None when there is
+    none, or the context is not watched). Playwright waits for such a navigation before anything
+    else it does on the page, so a server that never answers looks like a page that stopped
+    responding; this tells the two apart."""
     watch = _WATCHES.get(page.context)
     if watch is None:
         return None
     waiting = [(t, url) for frame, url, t in list(watch.navigations.values()) if frame == page.main_frame]
-    if not waiting:
-        return None
-    asked, url = min(waiting)
-    return url, time.monotonic() - asked
+    return min(waiting)[1] if waiting else None
 
 
 def acted(page: Page) -> None:

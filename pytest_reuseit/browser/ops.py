@@ -188,8 +188,10 @@ def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[st
         if close_if_stuck(ctx.page):
             if waiting is None:
                 return OpFailed(what, STUCK, "stuck")
-            url, seconds = waiting
-            return OpFailed(what, f"{url} did not answer within {seconds:.0f}s, so the page was closed", "no_answer")
+            # (How long the request itself waited is not known: Playwright reports a routed
+            # request to Python only once its route is handled, which a hung one never is.)
+            within = f"{ctx.action_timeout_ms / 1000:g}s"
+            return OpFailed(what, f"{waiting} did not answer within {within}, so the page was closed", "no_answer")
     return classify(exc, what, blocked)
 
 

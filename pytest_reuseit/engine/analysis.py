@@ -14,7 +14,7 @@ from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Ver
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
 # An op whose navigation the server never answered (browser/ops.py, OpFailed "no_answer").
-_NO_ANSWER = re.compile(r" did not answer within \d+s, so the page was closed")
+_NO_ANSWER = re.compile(r" did not answer within [\d.]+s, so the page was closed")
 
 
 def _failed_step(result: RunResult) -> StepResult | None:
