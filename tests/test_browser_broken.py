@@ -158,7 +158,15 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     document the server never answers left the page as silent as an endless loop; the report
     blamed a script on the page. It names the address that did not answer."""
     page.route("**/other.html", lambda route: None)  # never answered
-    steps = [{"action": "Open the docs", "do": [do], "post": [{"expect": {"visible": {"css": "#heading"}}}]}]
+    steps = [
+        {
+            "action": "Open the docs",
+            "do": [do],
+            "post": [{"expect": {"visible": {"css": "#heading"}}}],
+            "fallback": [{"do": [{"click": "#fa"}], "redo": True}],
+            "retries": 1,
+        }
+    ]
     try:
         result = run(
             page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2})
@@ -169,6 +177,10 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "action"
     assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
     assert "endless loop" not in result.message
+    # The fallback meets the closed page: it is told so, not taken for a browser that went away.
+    attempt = result.steps[0].attempts[0]
+    assert "not tried: the page was closed earlier in this run, when it stopped responding" in attempt.note
+    assert not result.infrastructure and "went away" not in result.message
     assert result.analysis is not None and result.analysis.category == "action_incomplete"
     assert "the page it leads to never answered" in " ".join(result.analysis.guidance)
 

@@ -45,7 +45,7 @@ from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, unanswered_document
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
-from .scripts import STUCK, close_if_stuck, ms_left, run_once, run_script, wait_for_next_document
+from .scripts import STUCK, close_if_stuck, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
@@ -159,6 +159,10 @@ def run_op(op: Op, ctx: OpContext) -> str:
     if entry.handler is None:
         raise BrokenRun(f"{what}: op '{op.kind}' is registered without a handler")
     assert ctx.pages is not None
+    if ctx.page.is_closed() and closed_unresponsive(ctx.page):
+        raise OpFailed(
+            what, "not tried: the page was closed earlier in this run, when it stopped responding", "page_closed"
+        )
     ctx.op = op
     policy = None
     if op.dialog is not None:

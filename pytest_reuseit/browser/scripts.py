@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -230,11 +231,22 @@ def close_if_stuck(page: Page) -> bool:
     its script); True if it was."""
     if page.is_closed() or responsive(page):
         return False
+    _CLOSED_UNRESPONSIVE.add(page)
     try:
         page.close(run_before_unload=False)
     except PlaywrightError:
         pass
     return True
+
+
+# The pages :func:`close_if_stuck` closed: an op meant for one later (a fallback) is told why it
+# cannot act, rather than taking the closed page for a browser that went away.
+_CLOSED_UNRESPONSIVE: weakref.WeakSet[Page] = weakref.WeakSet()
+
+
+def closed_unresponsive(page: Page) -> bool:
+    """Whether the run closed ``page`` because it stopped responding."""
+    return page in _CLOSED_UNRESPONSIVE
 
 
 STUCK = "the page stopped responding: a script on it did not finish (an endless loop?), so the page was closed"
