@@ -8,7 +8,7 @@ localisation; then the cost as a ratio to the clean run measured side by side.
 
 Checks in words are not judged here (``--reuseit-llm off``): only DOM checks can kill a mutant.
 
-    .venv/bin/python benchmarks/bench_mutation.py [--paths workflows] [--max-mutants N] [--report FILE]
+    .venv/bin/python benchmarks/bench_mutation.py [--paths workflows] [--max-mutants N] [--report FILE] [--workers N]
     .venv/bin/python benchmarks/bench_mutation.py --from-report FILE   # tables of an earlier run
 """
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from examples_copy import fixed_examples  # noqa: E402
 
-PYTEST_ARGS = ["-n", "2", "--reuseit-llm", "off", "-p", "no:cacheprovider", "-q"]
+PYTEST_ARGS = ["--reuseit-llm", "off", "-p", "no:cacheprovider", "-q"]
 SITES = (
     ("demo", "workflows/demo/"),
     ("TodoMVC", "workflows/apps/todomvc/"),
@@ -91,6 +91,12 @@ def main() -> int:
     parser.add_argument("--paths", nargs="+", default=["workflows"])
     parser.add_argument("--max-mutants", type=int, default=0)
     parser.add_argument("--report", default="reuseit-output/bench-mutation.json")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=2,
+        help="-n of the mutation run (the clean run is timed at -n 2, and at -n N too when N differs)",
+    )
     parser.add_argument("--from-report", default="", help="print the tables of an earlier report, run nothing")
     args = parser.parse_args()
     if args.from_report:
@@ -100,22 +106,33 @@ def main() -> int:
         return 0
     # In a copy whose random cookie banners are decided once (examples_copy.py): a run that meets
     # the banner waits out a pre check, and a random draw per run made the cost vary by minutes.
+    print(f"machine: {os.cpu_count()} cores; load average (1, 5, 15 min) at the start {os.getloadavg()}")
     with tempfile.TemporaryDirectory(prefix="reuseit-bench-mutation-") as tmp:
         root = fixed_examples(Path(tmp))
-        clean_s, clean = _timed([sys.executable, "-m", "pytest", *args.paths, *PYTEST_ARGS], root)
-        print(f"clean run: {clean_s:.1f} s (pytest exit {clean.returncode}): {clean.stdout.strip().splitlines()[-1]}")
+        cleans = {}
+        for workers in dict.fromkeys((2, args.workers)):
+            clean_s, clean = _timed(
+                [sys.executable, "-m", "pytest", *args.paths, "-n", str(workers), *PYTEST_ARGS], root
+            )
+            last = clean.stdout.strip().splitlines()[-1]
+            print(f"clean run, -n {workers}: {clean_s:.1f} s (pytest exit {clean.returncode}): {last}")
+            cleans[workers] = clean_s
         report_file = (ROOT / args.report).resolve()
         mutate = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *args.paths, "--report", str(report_file)]
         if args.max_mutants:
             mutate += ["--max-mutants", str(args.max_mutants)]
-        mutate_s, proc = _timed([*mutate, "--", *PYTEST_ARGS[:-1]], root)
+        mutate_s, proc = _timed([*mutate, "--", "-n", str(args.workers), *PYTEST_ARGS[:-1]], root)
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:], proc.stderr[-3000:])
         return 1
     report = json.loads(report_file.read_text(encoding="utf-8"))
     print("\n".join(tables(report)))
     print(f"\n{report['reuseit']['summary_line']}")
-    print(f"cost: mutation run {mutate_s:.0f} s = {mutate_s / clean_s:.1f}x the clean run ({clean_s:.0f} s), -n 2")
+    for workers, clean_s in cleans.items():
+        print(
+            f"cost: mutation run (-n {args.workers}) {mutate_s:.0f} s = {mutate_s / clean_s:.1f}x "
+            f"the clean run at -n {workers} ({clean_s:.0f} s)"
+        )
     return 0
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..mutation import allure_out, operators, report
-from ..mutation.session import MutateOptions, UsageError, run
+from ..mutation.session import MutateOptions, UsageError, progress_line, run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,6 +43,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
 
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+class _Terminal:
+    """On a terminal, a session's progress is one line rewritten in place."""
+
+    def __init__(self) -> None:
+        self._open = False  # a progress line is on screen, without its newline
+
+    def __call__(self, line: str) -> None:
+        if self._open:
+            print(flush=True)
+            self._open = False
+        print(line, flush=True)
+
+    def progress(self, label: str, done: int, total: int, elapsed_s: float, ended: bool) -> None:
+        print(f"\r{progress_line(label, done, total, elapsed_s)}\x1b[K", end="\n" if ended else "", flush=True)
+        self._open = not ended
+
+
 def cmd_mutate(args: argparse.Namespace) -> int:
     names = tuple(n.strip() for n in args.operators.split(",") if n.strip())
     if args.break_at is not None and not 0 <= args.break_at <= 100:
@@ -66,7 +87,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         full_waits=args.full_waits,
     )
     try:
-        result = run(opts, say=lambda line: print(line, flush=True))
+        say = _Terminal() if sys.stdout.isatty() else None
+        result = run(opts, say=say or _say, progress=say.progress if say else None)
     except UsageError as exc:
         print(f"reuseit mutate: {exc}", file=sys.stderr)
         return 2

@@ -56,6 +56,29 @@ class MutateResult:
 
 
 Say = Callable[[str], None]
+# (label, runs done, runs in all, seconds since the session started, whether the session ended)
+Progress = Callable[[str, int, int, float, bool], None]
+
+
+def progress_line(label: str, done: int, total: int, elapsed_s: float) -> str:
+    return f"{label}: {done}/{total} done, {_elapsed(elapsed_s)}"
+
+
+class LogProgress:
+    """Progress for a log (CI, a file), where each line stays: a line at each tenth of the way, one
+    at least every ``every_s`` while runs keep ending, and the last (877 mutants made as many lines)."""
+
+    def __init__(self, say: Say, every_s: float = 30.0) -> None:
+        self.say = say
+        self.every_s = every_s
+        self._shown: tuple[str, int, float] = ("", -1, 0.0)  # label, tenth, elapsed
+
+    def __call__(self, label: str, done: int, total: int, elapsed_s: float, ended: bool) -> None:
+        tenth = 10 * done // max(total, 1)
+        last_label, last_tenth, last_at = self._shown
+        if ended or label != last_label or tenth > last_tenth or elapsed_s - last_at >= self.every_s:
+            self._shown = (label, tenth, elapsed_s)
+            self.say(progress_line(label, done, total, elapsed_s))
 
 
 def _pytest_args(opts: MutateOptions) -> list[str]:
@@ -73,9 +96,9 @@ def _pytest_args(opts: MutateOptions) -> list[str]:
 
 
 def _run_pytest(
-    args: list[str], log: Path, root: Path, count: Callable[[], int], total: int, label: str, say: Say
+    args: list[str], log: Path, root: Path, count: Callable[[], int], total: int, label: str, progress: Progress
 ) -> int:
-    """One pytest session in a subprocess; prints "label: n/total done, elapsed" as results arrive."""
+    """One pytest session in a subprocess, reporting to ``progress`` as results arrive and when it ends."""
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     last_shown = -1
@@ -85,13 +108,14 @@ def _run_pytest(
             while proc.poll() is None:
                 time.sleep(0.5)
                 done = count()
-                if done != last_shown and (done == total or time.monotonic() - started > 0):
+                if done != last_shown:
                     last_shown = done
-                    say(f"{label}: {done}/{total} done, {_elapsed(time.monotonic() - started)}")
+                    progress(label, done, total, time.monotonic() - started, False)
         except KeyboardInterrupt:
             proc.terminate()
             proc.wait()
             raise
+    progress(label, count(), total, time.monotonic() - started, True)
     return proc.returncode
 
 
@@ -115,7 +139,10 @@ def _collected(root: Path, args: list[str]) -> int:
     return sum(1 for line in proc.stdout.splitlines() if "::" in line and not line.startswith(" "))
 
 
-def run(opts: MutateOptions, say: Say = print) -> MutateResult:
+def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None) -> MutateResult:
+    """The whole command; ``say`` gets its lines, ``progress`` each session's (by default a line
+    now and then through ``say``, as in a log)."""
+    progress = progress or LogProgress(say)
     started = time.monotonic()
     work = opts.root / opts.work
     clean_dir, mutant_dir = work / "clean", work / "mutants"
@@ -142,7 +169,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         lambda: len(list(clean_dir.glob("*.json"))),
         total,
         "clean runs",
-        say,
+        progress,
     )
     runs = touches.load_all(clean_dir) if clean_dir.exists() else []
     if code not in (0, 1) and not runs:
@@ -174,7 +201,7 @@ def run(opts: MutateOptions, say: Say = print) -> MutateResult:
         caps = {r.nodeid: {"needs": r.step_needs, "fetches": r.step_fetches} for r in clean}
         waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
-    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, say, capped=not opts.full_waits)
+    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, progress, capped=not opts.full_waits)
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)
     if opts.break_at is not None:
@@ -192,7 +219,7 @@ def _try_mutants(
     work: Path,
     mutant_dir: Path,
     root: Path,
-    say: Say,
+    progress: Progress,
     capped: bool = True,
 ) -> list[outcome.MutantResult]:
     """Round 1 tries every mutant against its first covering run; round 2 tries each survivor
@@ -215,7 +242,7 @@ def _try_mutants(
             lambda folder=results_dir: len(list(folder.glob("*.json"))),  # type: ignore[misc]
             len(pending),
             label,
-            say,
+            progress,
         )
         again: list[plan.Mutant] = []
         for m in pending:
