@@ -479,12 +479,18 @@ def test_progress_in_a_log_is_a_line_per_tenth_of_the_way_and_the_last() -> None
     progress = LogProgress(lines.append, every_s=30)
     for done in range(1, 201):  # 200 runs ending 0.1 s apart: one line for each of them before
         progress("mutants", done, 200, done / 10, False)
-    progress("mutants", 200, 200, 20.0, True)
+    progress("mutants", 200, 200, 20.0, True)  # the end, nothing new: no second line
     assert lines[0] == "mutants: 1/200 done, 0m00s"
-    assert [line.split()[1] for line in lines[1:]] == [f"{n}/200" for n in range(20, 201, 20)] + ["200/200"]
+    assert [line.split()[1] for line in lines[1:]] == [f"{n}/200" for n in range(20, 201, 20)]
     # Slow runs: a line at least every 30 s while they keep ending, even within one tenth.
     lines.clear()
     slow = LogProgress(lines.append, every_s=30)
     for done in range(1, 6):
         slow("survivors", done, 100, done * 20.0, False)
-    assert lines == ["survivors: 1/100 done, 0m20s", "survivors: 3/100 done, 1m00s", "survivors: 5/100 done, 1m40s"]
+    slow("survivors", 6, 100, 125.0, True)  # the session ended before the rest ran: its last line
+    assert lines == [
+        "survivors: 1/100 done, 0m20s",
+        "survivors: 3/100 done, 1m00s",
+        "survivors: 5/100 done, 1m40s",
+        "survivors: 6/100 done, 2m05s",
+    ]

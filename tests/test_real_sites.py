@@ -82,6 +82,30 @@ def test_popup_window_is_followed_and_its_opener_is_current_again_when_it_closes
     assert result.steps[0].post[0].page.startswith('main page "Book form"')
 
 
+def test_a_pop_up_opens_while_the_context_has_a_route(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """A route anywhere in the context (a suite's hook mocking an API, a mutant's fault) makes
+    Playwright report a pop-up's first request before its frame exists; reading that frame raised
+    in the run's network watch, and the pop-up was lost ("no new page opened within 10s")."""
+    # A function decides: every request goes through Python's route handling (a glob is matched
+    # in Playwright's driver, and the pop-up's request would not be held for it).
+    unused = lambda url: url.endswith("/api/unused")  # noqa: E731
+    page.context.route(unused, lambda route: route.fallback())
+    steps = [
+        {
+            "action": "Open the pop-up",
+            "do": [{"click": {"role": "link", "name": "Add another publisher"}, "new_page": True}],
+            "post": [{"expect": {"visible": {"label": "Name"}}}],
+            "retries": 0,
+        }
+    ]
+    try:
+        result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"action_timeout": 3}))
+    finally:
+        page.context.unroute(unused)
+    assert result.status == "passed", failure_text(result)
+    assert [u.rsplit("/", 1)[1] for u in result.pages] == ["popup.html", "popup-form.html?from=book"]
+
+
 @pytest.mark.slow
 def test_a_click_that_closes_its_own_pop_up_is_done_every_time(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """Playwright reports "Target page ... has been closed" for about one click in ten whose page

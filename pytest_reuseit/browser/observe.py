@@ -138,7 +138,13 @@ class NetworkWatch:
         self.inflight[id(request)] = self.last_activity = time.monotonic()
         self.events += 1
         if request.is_navigation_request():
-            self.navigations[id(request)] = (request.frame, request.url, self.last_activity)
+            try:
+                frame = request.frame
+            except PlaywrightError:
+                # A pop-up's first document is asked for before its frame exists (under a route,
+                # Playwright then raises here, and an event handler that raises loses the pop-up).
+                return
+            self.navigations[id(request)] = (frame, request.url, self.last_activity)
 
     def answered(self, request: Any) -> None:
         """The server's answer began (its headers): the document is no longer waited for."""

@@ -71,13 +71,15 @@ class LogProgress:
     def __init__(self, say: Say, every_s: float = 30.0) -> None:
         self.say = say
         self.every_s = every_s
-        self._shown: tuple[str, int, float] = ("", -1, 0.0)  # label, tenth, elapsed
+        self._shown: tuple[str, int, float] = ("", -1, 0.0)  # label, runs done, elapsed
 
     def __call__(self, label: str, done: int, total: int, elapsed_s: float, ended: bool) -> None:
-        tenth = 10 * done // max(total, 1)
-        last_label, last_tenth, last_at = self._shown
+        last_label, last_done, last_at = self._shown
+        if label == last_label and done == last_done:
+            return  # (the session's end, with no run ended since the line before)
+        tenth, last_tenth = 10 * done // max(total, 1), 10 * last_done // max(total, 1)
         if ended or label != last_label or tenth > last_tenth or elapsed_s - last_at >= self.every_s:
-            self._shown = (label, tenth, elapsed_s)
+            self._shown = (label, done, elapsed_s)
             self.say(progress_line(label, done, total, elapsed_s))
 
 
