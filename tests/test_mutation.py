@@ -391,6 +391,41 @@ def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tm
     assert "false alarms 0 of 1 benign" in proc.stdout, proc.stdout
 
 
+# A suite's own breaking operator whose page also shows 2 s late: under the capped waits the run
+# fails at the first step, before the fault (the second step's field removed) is placed.
+LATE_BREAKING_CONFTEST = (
+    LATE_CONFTEST.split("operators.register")[0].replace("    applied()\n", "")
+    + """
+removed = operators.get("element_removed")
+operators.register(operators.Operator(
+    "late_then_removed", "breaking", "the page shows 2 s late, and the second step's field is gone",
+    targets=lambda run: [t for t in removed.targets(run) if t.step == 1],
+    start=_late, on_op=removed.on_op,
+))
+"""
+)
+
+
+@pytest.mark.slow
+def test_a_run_that_fails_before_its_fault_is_placed_is_tried_again_with_full_waits(
+    tmp_path: Path, pages_url: str
+) -> None:
+    """A busier machine than in the clean run can make a capped wait run out before the run meets
+    its fault: 'not applied' under the caps, the mutant is tried with the workflow's own waits."""
+    steps = '  - action: Type a pear\n    do:\n      - fill: {css: "#item", value: pear}\n'
+    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT + steps, encoding="utf-8")
+    (tmp_path / "conftest.py").write_text(LATE_BREAKING_CONFTEST, encoding="utf-8")
+    proc = mutate(
+        tmp_path, ".", "--operators", "late_then_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
+    )
+    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    (mutant,) = report["reuseit"]["mutants"]
+    assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
+    capped, full = mutant["runs"]
+    assert (capped["outcome"], capped["full_waits"], capped["failed_step"]) == ("not applied", False, 1), capped
+    assert (full["outcome"], full["full_waits"], full["failed_step"]) == ("killed", True, 2), full
+
+
 # A suite's own benign operator that says how much it slows each answer (a fixed 1 s here): the
 # caps allow that much per fetch the step made. Without the allowance the catalogue's check would
 # wait 0.5 s (its clean step needed almost nothing) for an answer that comes after 1 s.

@@ -226,7 +226,8 @@ def _try_mutants(
 ) -> list[outcome.MutantResult]:
     """Round 1 tries every mutant against its first covering run; round 2 tries each survivor
     against every other file's run that touched its target, all at once (see plan.py), and each
-    benign mutant that failed under the capped waits again with the workflow's own (waits.py):
+    benign mutant that failed under the capped waits, and each run that failed before its fault
+    was placed, again with the workflow's own (waits.py):
     two pytest sessions at most, and a mutant any workflow catches is killed."""
     tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
     pending = mutants
@@ -256,6 +257,10 @@ def _try_mutants(
             if round_ == 1 and tried.outcome in ("survived", "healed around", "not applied"):
                 again.extend(m.against(n) for n in range(1, len(m.covering)))
             if round_ == 1 and tried.outcome == "false alarm" and capped:
+                again.append(m.with_full_waits())
+            if round_ == 1 and tried.outcome == "not applied" and tried.status in ("failed", "broken") and capped:
+                # The run failed before it reached the fault: a busier machine than in the clean
+                # run can make a wait run out under the caps. The workflow's own waits tell.
                 again.append(m.with_full_waits())
         pending = again
     return [outcome.combine(tries[m.id]) for m in mutants]
