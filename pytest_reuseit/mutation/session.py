@@ -237,7 +237,9 @@ def _try_mutants(
         results_dir = mutant_dir / f"round{round_}"
         round_plan = work / f"plan-round{round_}.json"
         plan.save(pending, round_plan)
-        label = "mutants" if round_ == 1 else "survivors against other workflows, false alarms with full waits"
+        label = (
+            "mutants" if round_ == 1 else "second tries (survivors against other workflows, failures with full waits)"
+        )
         _run_pytest(
             [*base, "--reuseit-mutation-plan", str(round_plan), "--reuseit-mutation-results", str(results_dir)],
             work / f"mutants-round{round_}.log",
