@@ -185,8 +185,9 @@ def run_op(op: Op, ctx: OpContext) -> str:
 
 
 def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[str] = ()) -> ReuseitError:
-    """:func:`classify`, after closing a page a timed-out call left caught in a script that never
-    ends (nothing about it would answer again)."""
+    """:func:`classify`, after closing a page a timed-out call left unresponsive (nothing about it
+    would answer again): caught in a script that never ends, or waiting for a next document its
+    server never answers (then named)."""
     if isinstance(exc, PlaywrightTimeout):
         waiting = unanswered_document(ctx.page)  # read before closing (closing ends the request)
         if close_if_stuck(ctx.page):
