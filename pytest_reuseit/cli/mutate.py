@@ -87,8 +87,8 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         full_waits=args.full_waits,
     )
     try:
-        say = _Terminal() if sys.stdout.isatty() else None
-        result = run(opts, say=say or _say, progress=say.progress if say else None)
+        terminal = _Terminal() if sys.stdout.isatty() else None  # else a log: progress now and then
+        result = run(opts, say=terminal or _say, progress=terminal.progress if terminal else None)
     except UsageError as exc:
         print(f"reuseit mutate: {exc}", file=sys.stderr)
         return 2
