@@ -185,6 +185,30 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     assert "the page it leads to never answered" in " ".join(result.analysis.guidance)
 
 
+def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_it(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """The same for a check: the page leaves on its own after the action (a redirect in a timer),
+    the server never answers, and the `js` check that waits on the page names the address."""
+    page.route("**/other.html", lambda route: None)  # never answered
+    steps = [
+        {
+            "action": "Wait for the redirect",
+            "do": [{"eval": "void setTimeout(() => { location.href = 'other.html'; }, 50)"}],
+            "post": [{"expect": {"js": "document.title === 'The other page'"}}],
+            "retries": 0,
+        }
+    ]
+    try:
+        result = run(
+            page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 2})
+        )
+    finally:
+        if not page.is_closed():
+            page.unroute("**/other.html")
+    assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "post", result.message
+    assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
+    assert "endless loop" not in result.message
+
+
 @pytest.mark.slow
 def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     url = f"http://127.0.0.1:{closed_port()}/"

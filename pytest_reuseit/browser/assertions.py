@@ -21,9 +21,10 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from ..errors import BrokenRun
 from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText, TextMatch
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
+from .observe import close_if_unresponsive
 from .ops import classify
 from .pages import Pages
-from .scripts import STUCK, close_if_stuck, ms_left, run_script
+from .scripts import ms_left, run_script
 
 
 @dataclass(frozen=True)
@@ -209,8 +210,8 @@ def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) 
             # Half a second at least: the last poll may start at the deadline and must still run.
             value = run_script(page, expr, max(deadline - time.monotonic(), 0.5) * 1000)
         except PlaywrightTimeout:
-            stuck = close_if_stuck(page)
-            return DomVerdict(False, wanted, STUCK if stuck else f"the expression did not finish within {t / 1000:g}s")
+            closed = close_if_unresponsive(page, t / 1000)
+            return DomVerdict(False, wanted, closed or f"the expression did not finish within {t / 1000:g}s")
         if _js_truthy(value):
             return DomVerdict(True, wanted, "truthy")
         if time.monotonic() >= deadline:

@@ -23,6 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .masking import ScreenMasks, masked_text, painted
+from .scripts import STUCK, close_if_stuck
 
 log = logging.getLogger(__name__)
 
@@ -199,6 +200,17 @@ def unanswered_document(page: Page) -> str | None:
         return None
     waiting = [(t, url) for frame, url, t in list(watch.navigations.values()) if frame == page.main_frame]
     return min(waiting)[1] if waiting else None
+
+
+def close_if_unresponsive(page: Page, waited_s: float) -> str | None:
+    """After a call that timed out: :func:`close_if_stuck`, and why the page was closed (None when
+    it still answers): the document its server never answered, named, or a script that never
+    ends. ``waited_s``: how long the call waited (a routed request's own age is not known:
+    Playwright reports it to Python only once its route is handled, which a hung one never is)."""
+    waiting = unanswered_document(page)  # read before closing (closing ends the request)
+    if not close_if_stuck(page):
+        return None
+    return STUCK if waiting is None else f"{waiting} did not answer within {waited_s:g}s, so the page was closed"
 
 
 def acted(page: Page) -> None:

@@ -43,9 +43,9 @@ from ..workflow.model import (
 )
 from .locators import describe, resolve
 from .masking import track_secret
-from .observe import acted, unanswered_document
+from .observe import acted, close_if_unresponsive
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
-from .scripts import STUCK, close_if_stuck, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
+from .scripts import STUCK, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
 log = logging.getLogger(__name__)
@@ -189,14 +189,9 @@ def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[st
     would answer again): caught in a script that never ends, or waiting for a next document its
     server never answers (then named)."""
     if isinstance(exc, PlaywrightTimeout):
-        waiting = unanswered_document(ctx.page)  # read before closing (closing ends the request)
-        if close_if_stuck(ctx.page):
-            if waiting is None:
-                return OpFailed(what, STUCK, "stuck")
-            # (How long the request itself waited is not known: Playwright reports a routed
-            # request to Python only once its route is handled, which a hung one never is.)
-            within = f"{ctx.action_timeout_ms / 1000:g}s"
-            return OpFailed(what, f"{waiting} did not answer within {within}, so the page was closed", "no_answer")
+        reason = close_if_unresponsive(ctx.page, ctx.action_timeout_ms / 1000)
+        if reason is not None:
+            return OpFailed(what, reason, "stuck" if reason == STUCK else "no_answer")
     return classify(exc, what, blocked)
 
 
