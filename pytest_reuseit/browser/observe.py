@@ -127,8 +127,8 @@ class NetworkWatch:
 
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
-        # Documents asked for and not answered yet: request id -> (its frame, url, when reported).
-        self.navigations: dict[int, tuple[Any, str, float]] = {}
+        # Documents asked for and not answered yet, oldest first: request id -> (its frame, url).
+        self.navigations: dict[int, tuple[Any, str]] = {}
         self.last_activity = 0.0
         # Requests started or ended so far: a capture compares it before and after (see capture_view).
         self.events = 0
@@ -145,7 +145,7 @@ class NetworkWatch:
                 # A pop-up's first document is asked for before its frame exists (under a route,
                 # Playwright then raises here, and an event handler that raises loses the pop-up).
                 return
-            self.navigations[id(request)] = (frame, request.url, self.last_activity)
+            self.navigations[id(request)] = (frame, request.url)
 
     def answered(self, request: Any) -> None:
         """The server's answer began (its headers): the document is no longer waited for."""
@@ -198,8 +198,8 @@ def unanswered_document(page: Page) -> str | None:
     watch = _WATCHES.get(page.context)
     if watch is None:
         return None
-    waiting = [(t, url) for frame, url, t in list(watch.navigations.values()) if frame == page.main_frame]
-    return min(waiting)[1] if waiting else None
+    waiting = [url for frame, url in list(watch.navigations.values()) if frame == page.main_frame]
+    return waiting[0] if waiting else None
 
 
 def close_if_unresponsive(page: Page, waited_s: float) -> str | None:
