@@ -572,6 +572,44 @@ def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) 
     assert first.ok and second.ok and second.ended - second.started > 1.2, att.actions
 
 
+def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """``timeout:`` on an op or a check is what that one waits: shorter than the step's (an op
+    given 0.5 s of the step's 5 s fails in about half a second) or longer (a check given 5 s
+    of the step's 0.8 s sees #late, shown 2 s after load; so does a fallback's first op given 4 s,
+    over the one second a fallback's first op otherwise gets)."""
+    short = [{"action": "Click what is not there", "do": [{"click": "#no-such-button", "timeout": 0.5}]}]
+    result = run(page, fence, pages_url, workflow(short, settings={"action_timeout": 5}))
+    assert result.status == "failed" and result.failed_phase == "action", result.message
+    (op,) = result.steps[0].actions
+    assert "Timeout 500ms" in op.error and op.ended - op.started < 2.5, op
+    longer = [
+        {
+            "action": "Wait for the late element",
+            "do": [],
+            "post": [{"expect": {"visible": "#late"}, "timeout": 5}],
+            "check_timeout": 0.8,
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(longer, start="recovery.html?late=2000"))
+    assert result.status == "passed", result.message
+    (verdict,) = result.steps[0].post
+    assert verdict.ended - verdict.started > 1.0, verdict
+    fallback = [
+        {
+            "action": "Press A, then click the late element",
+            "do": [{"click": "#fa"}],
+            "post": [{"expect": {"visible": "#late"}}],
+            "check_timeout": 0.3,
+            "retries": 1,
+            "fallback": [{"do": [{"click": "#late", "timeout": 4}]}],
+        }
+    ]
+    result = run(page, fence, pages_url, workflow(fallback, start="recovery.html?late=2000"))
+    assert result.status == "passed" and result.label == "recovered", result.message
+    ((op,),) = [att.actions for att in result.steps[0].attempts]
+    assert op.ok and op.ended - op.started > 1.0, op
+
+
 def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The look after an attempt that did nothing still sees a page that came right meanwhile:
     #late comes at 1.5 s, after the check's 0.8 s and during the fallback's 1.5 s wait for a

@@ -383,6 +383,30 @@ ONE_PROBLEM = [
         start_url: u
         steps:
           - action: a
+            do: [{click: "#go", timeout: 0}]
+    """,
+        f"{FILE}:6: steps[0].do[0].timeout: input should be greater than 0",
+        id="an_ops_own_timeout_is_positive",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            post: [{expect: {visible: "#x"}, timeout: 5000}]
+    """,
+        f"{FILE}:6: steps[0].post[0].timeout: input should be less than or equal to 3600",
+        id="a_checks_own_timeout_is_an_hour_at_most",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
             do: [{wait: 99999999}]
     """,
         f"{FILE}:6: steps[0].do[0].wait: input should be less than or equal to 3600000",

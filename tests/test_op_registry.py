@@ -115,6 +115,7 @@ def test_reuseit_validate_accepts_a_registered_op_and_rejects_a_typo(stamp_op, t
         ("click", str, "already registered"),
         ("Bad-Name", str, "lower_snake_case"),
         ("new_page", bool, "modifier"),
+        ("timeout", float, "modifier"),
         ("quiet", str, "needs a description"),
     ],
 )

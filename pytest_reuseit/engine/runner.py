@@ -452,7 +452,8 @@ def _run_ops(
     it: a fallback runs once the checks have given the page their whole ``check_timeout``, and it
     acts on the page as a person would at that moment ("Accept cookies" if the banner is there),
     not after another ``action_timeout`` for a banner that is not coming. The ops after it wait
-    their ``action_timeout``: the first may have opened what they act on."""
+    their ``action_timeout``: the first may have opened what they act on. An op's own ``timeout``
+    is what it waits, in a fallback too: the author said so."""
     octx = _op_ctx(ctx, step)
     probe = ctx.options.probe if by == "do" else None
     step_index = next((n for n, s in enumerate(ctx.loaded.workflow.steps) if s is step), -1)
@@ -461,7 +462,9 @@ def _run_ops(
             probe.before_op(ctx.page, step_index, op_index, op, _locate(ctx))
         started = time.time()
         now = octx
-        if by == "fallback" and op_index == 0 and op.kind in _ELEMENT_OPS:
+        if op.timeout is not None:  # the op's own, as written, wins over the step's and the fallback rule
+            now = dataclasses.replace(octx, action_timeout_ms=op.timeout * 1000)
+        elif by == "fallback" and op_index == 0 and op.kind in _ELEMENT_OPS:
             now = dataclasses.replace(octx, action_timeout_ms=min(octx.action_timeout_ms, _FALLBACK_FIRST_MS))
         try:
             done = run_op(op, now)
@@ -698,8 +701,6 @@ def _judge_all(
     new screenshot each. A DOM assertion between them may wait for the page to change, so the
     check after it looks again; so does every phase."""
     check_timeout = _settings(ctx, step)[1] if step is not None else ctx.loaded.workflow.settings.check_timeout * 1000
-    if timeout_ms is not None:
-        check_timeout = min(check_timeout, timeout_ms)
     probe = ctx.options.probe
     step_index = path[1] if path[0] == "steps" and isinstance(path[1], int) else None
     try:
@@ -707,7 +708,10 @@ def _judge_all(
         for n, c in enumerate(checks):
             if probe is not None:
                 probe.before_check(ctx.page, step_index, phase, n, c, _locate(ctx))
-            verdicts.append(_judge(ctx, c, phase, ctx.loaded.source.line(*path, n), check_timeout, when))
+            wait = c.timeout * 1000 if c.timeout is not None else check_timeout
+            if timeout_ms is not None:
+                wait = min(wait, timeout_ms)
+            verdicts.append(_judge(ctx, c, phase, ctx.loaded.source.line(*path, n), wait, when))
     finally:
         ctx.looked_at = None  # the next phase looks again (it is None whenever no phase is judged)
     return verdicts, all(v.ok is not False for v in verdicts)

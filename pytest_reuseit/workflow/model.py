@@ -308,7 +308,7 @@ class DialogReply(Strict):
 DialogAnswer = Literal["accept", "dismiss"] | DialogReply
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout")
 
 
 class Op(Strict):
@@ -327,6 +327,9 @@ class Op(Strict):
     )
     into: str | None = Field(
         None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="(download) placeholder that receives the saved path"
+    )
+    timeout: Seconds | None = Field(
+        None, description="seconds this op waits for its element (or page, pop-up, download); default: action_timeout"
     )
 
     @model_validator(mode="before")
@@ -513,6 +516,7 @@ class Check(Strict):
     check: str | None = Field(None, description="the condition in words, judged by the model")
     expect: ExpectList | None = None
     votes: int = Field(1, ge=1, le=9, description="ask the model N times, take the majority")
+    timeout: Seconds | None = Field(None, description="seconds this check waits to hold; default: check_timeout")
     promoted: bool = Field(
         False,
         description="written by 'reuseit promote': the expect decides alone while it holds; "

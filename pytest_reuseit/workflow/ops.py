@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from .model import (
+    OP_MODIFIERS,
     Extract,
     FillArgs,
     Loc,
@@ -99,7 +100,7 @@ def register(
     """
     if not _NAME.match(name):
         raise ValueError(f"op name {name!r} must be lower_snake_case")
-    if name in _MODIFIERS:
+    if name in OP_MODIFIERS:
         raise ValueError(f"op name {name!r} is an op modifier")
     if name in REGISTRY and not replace_existing:
         raise ValueError(f"op {name!r} is already registered")
@@ -139,8 +140,6 @@ def handles(name: str) -> Callable[[Handler], Handler]:
 
     return deco
 
-
-_MODIFIERS = ("new_page", "dialog", "into")
 
 
 def _models_in(tp: Any) -> list[type[BaseModel]]:
