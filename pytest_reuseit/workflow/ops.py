@@ -141,7 +141,6 @@ def handles(name: str) -> Callable[[Handler], Handler]:
     return deco
 
 
-
 def _models_in(tp: Any) -> list[type[BaseModel]]:
     """The pydantic models a field annotation refers to (through unions, tuples, Annotated)."""
     if isinstance(tp, type) and issubclass(tp, BaseModel):
