@@ -29,7 +29,7 @@ from .mutation.plan import load as load_plan
 from .mutation.plan import save as save_plan
 from .mutation.touches import Recorder, RunTouches, load_all
 from .mutation.touches import save as save_touches
-from .mutation.waits import capped, caps_for, needed
+from .mutation.waits import capped, caps_for, needs
 from .plugin import PROBE, WorkflowItem
 
 _MUTANT = pytest.StashKey[Mutant]()
@@ -139,7 +139,7 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
         touches.status = run.label
         touches.failed_step = run.failed_step
         touches.duration = run.duration
-        touches.step_needs = [round(needed(s), 3) for s in run.steps]
+        touches.step_needs = [needs(s) for s in run.steps]
         fetches = Counter(r.step for r in touches.requests if r.resource in ("xhr", "fetch"))
         touches.step_fetches = [fetches.get(i, 0) for i in range(len(run.steps))]
         save_touches(touches, folder / _file_name(item.nodeid))

@@ -351,6 +351,23 @@ def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path
     assert "Locator.fill: Timeout 4000ms exceeded" in waited[("--full-waits",)], waited
 
 
+@pytest.mark.slow
+def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(tmp_path: Path, pages_url: str) -> None:
+    """The step waits 0.8 s, then fills a field that was there at once: the mutant that removed the
+    field fails after the fill's own cap (0.5 s), not the step's (1.9 s, from the wait)."""
+    steps = '    do:\n      - wait: 800\n      - fill: {css: "#item", value: apple}\n'
+    text = PATIENT.replace('    do:\n      - fill: {css: "#item", value: apple}\n', steps)
+    assert "wait: 800" in text
+    (tmp_path / "slow.reuseit.yaml").write_text(text, encoding="utf-8")
+    proc = mutate(
+        tmp_path, ".", "--operators", "element_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
+    )
+    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    (mutant,) = report["reuseit"]["mutants"]
+    assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
+    assert "Locator.fill: Timeout 500ms exceeded" in mutant["run"]["message"], mutant["run"]
+
+
 # A suite's own benign operator: the page shows 2 s late, longer than the capped wait (under 2 s:
 # the clean run filled at once) and shorter than the workflow's own (4 s).
 LATE_CONFTEST = """
@@ -464,46 +481,84 @@ def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(tmp_pat
     assert [(r["outcome"], r["full_waits"]) for r in mutant["runs"]] == [("clean", False)], mutant
 
 
-def test_a_step_needs_its_longest_single_wait_that_went_through() -> None:
-    """Each op and check gets the timeout on its own: a step's need is its slowest op or check, not
-    the sum; a wait that ran out (a banner's pre check the fallback then fixed) is no measure."""
+def test_each_op_and_check_needs_its_own_longest_wait_that_went_through() -> None:
+    """Each op and check is measured on its own: the longest of its tries that went through (an
+    action redone by a fallback is its ops again, from the first); a wait that ran out (a banner's
+    pre check the fallback then fixed, an op that failed) is no measure. The step's need is its
+    slowest single wait, fallback ops included."""
     from pytest_reuseit.engine.result import ActionRecord, Attempt, StepResult, Verdict
     from pytest_reuseit.mutation import waits
 
     def verdict(ok: bool | None, took: float) -> Verdict:
         return Verdict("c", "post", ok, "dom", started=100.0, ended=100.0 + took)
 
+    def op(by: str, ok: bool, took: float) -> ActionRecord:
+        return ActionRecord("op", by, ok, started=10.0, ended=10.0 + took)  # type: ignore[arg-type]
+
     step = StepResult(1, "a", 1)
     step.pre = [verdict(False, 5.0)]  # ran out
-    step.actions = [ActionRecord("fill", "do", True, started=10.0, ended=10.2)]
+    step.actions = [op("do", True, 0.2), op("do", False, 3.0)]  # the second op failed first
     step.post = [verdict(True, 0.3), verdict(None, 0.1)]
-    step.attempts = [Attempt(1, "post", "f", [ActionRecord("click", "fallback", False, started=0.0, ended=3.0)])]
-    assert waits.needed(step) == pytest.approx(0.3)
-    step.attempts[0].verdicts = [verdict(True, 0.7)]
-    assert waits.needed(step) == pytest.approx(0.7)
-    assert waits.needed(StepResult(2, "b", 2)) == 0.0
+    step.attempts = [
+        Attempt(1, "pre", "f", [op("fallback", True, 0.4)], verdicts=[verdict(True, 0.05)]),
+        Attempt(2, "action", "g", [op("fallback", False, 1.0), op("do", True, 0.1), op("do", True, 0.6)]),
+    ]
+    assert waits.needs(step) == {"step": 0.6, "ops": [0.2, 0.6], "pre": [0.05], "post": [0.3, 0.1]}
+    step.attempts.append(Attempt(3, "post", "h", [], verdicts=[verdict(True, 0.7)]))
+    assert waits.needs(step)["post"] == [0.7, 0.1] and waits.needs(step)["step"] == 0.7
+    assert waits.needs(StepResult(2, "b", 2)) == {"step": 0.0, "ops": [], "pre": [], "post": []}
+    # Only what went through counts: an op that never did has no need of its own.
+    step = StepResult(3, "c", 3)
+    step.actions = [op("do", False, 2.0)]
+    step.attempts = [Attempt(1, "action", "agent", [op("agent", True, 1.5)])]
+    assert waits.needs(step) == {"step": 1.5, "ops": [], "pre": [], "post": []}
 
 
-def test_each_step_waits_what_its_clean_run_needed_there() -> None:
-    """Per step: 2 x its need + 0.3 s (+ 0.8 s per fetch under slow_responses), at least 0.5 s, never more than the file
-    says; a step the clean run never reached, and the outcome checks, get the largest cap."""
+def test_each_op_and_check_waits_what_its_clean_run_needed_and_fallbacks_the_steps() -> None:
+    """2 x the need + 0.3 s (+ 0.8 s per fetch of the step under slow_responses), at least 0.5 s,
+    never more than the file says. A do op and a pre/post check get their own cap as ``timeout``;
+    the step's timeouts (its fallbacks, an op or check never measured) its slowest's; a step the
+    clean run never reached, and the outcome checks, the largest."""
     from pytest_reuseit.mutation import waits
     from pytest_reuseit.workflow.loader import parse
 
     text = (
         "name: Caps\ntask: t\nstart_url: http://127.0.0.1/\nsettings: {check_timeout: 5, action_timeout: 10}\n"
         "steps:\n"
-        "  - {action: a, do: [{click: '#a'}]}\n"
-        "  - {action: b, do: [{click: '#b'}], check_timeout: 1}\n"
+        "  - {action: a, do: [{click: '#a'}, {click: '#a2', timeout: 0.2}], post: ['#x'],"
+        " fallback: [{do: [{click: '#f'}]}]}\n"
+        "  - {action: b, do: [{click: '#b'}], post: [{expect: {visible: '#y'}}], check_timeout: 1}\n"
         "  - {action: c, do: [{click: '#c'}]}\n"
         "  - {action: d, do: [{click: '#d'}]}\n"
     )
+    needs = [
+        {"step": 1.0, "ops": [0.05, 0.05], "pre": [], "post": [1.0]},
+        {"step": 2.0, "ops": [2.0], "pre": [], "post": [0.1]},
+        {"step": 0.5, "ops": [None], "pre": [], "post": []},
+    ]
     # Only a fault that slows the answers (slow_responses says 0.8 s each) gets the allowance per fetch.
-    assert waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2]) == {"steps": [0.5, 4.3, 1.3], "run": 4.3}
-    caps = waits.caps_for([0.05, 2.0, 0.5], [0, 0, 2], slows_s=0.8)
-    assert caps == {"steps": [0.5, 4.3, 2.9], "run": 4.3}
+    caps = waits.caps_for(needs, [0, 0, 2])
+    assert caps == {
+        "steps": [
+            {"step": 2.3, "ops": [0.5, 0.5], "pre": [], "post": [2.3]},
+            {"step": 4.3, "ops": [4.3], "pre": [], "post": [0.5]},
+            {"step": 1.3, "ops": [None], "pre": [], "post": []},
+        ],
+        "run": 4.3,
+    }
+    assert waits.caps_for(needs, [0, 0, 2], slows_s=0.8)["steps"][2] == {
+        "step": 2.9,
+        "ops": [None],
+        "pre": [],
+        "post": [],
+    }
     wf = waits.capped(parse(text, "caps.reuseit.yaml"), caps).workflow
-    assert [(s.action_timeout, s.check_timeout) for s in wf.steps] == [(0.5, 0.5), (4.3, 1), (2.9, 2.9), (4.3, 4.3)]
+    assert [(s.action_timeout, s.check_timeout) for s in wf.steps] == [(2.3, 2.3), (4.3, 1), (1.3, 1.3), (4.3, 4.3)]
+    first, second, third, _ = wf.steps
+    assert [o.timeout for o in first.do or ()] == [0.5, 0.2]  # never longer than the file says
+    assert [c.timeout for c in first.post] == [2.3] and first.fallback[0].do[0].timeout is None  # type: ignore[index]
+    assert [o.timeout for o in second.do or ()] == [4.3] and [c.timeout for c in second.post] == [0.5]
+    assert [o.timeout for o in third.do or ()] == [None]
     assert (wf.settings.action_timeout, wf.settings.check_timeout) == (4.3, 4.3)
 
 

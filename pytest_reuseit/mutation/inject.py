@@ -50,7 +50,7 @@ class Injector:
         if on_op is None or t.what != "op" or (t.step, t.index) != (step, index) or not isinstance(op.arg, Locator):
             return
         loc = locate(op.arg.plain())
-        wait = self._wait_ms(self._action_ms)
+        wait = self._wait_ms(op.timeout * 1000 if op.timeout is not None else self._action_ms)
         if operators.apply_safely(self.mutant.id, lambda: on_op(loc, t, wait)):
             self.applied = True
 
@@ -62,7 +62,7 @@ class Injector:
             return
         arg = dict(check.expect[t.expect_index].items()).get(t.key)
         loc = locate(arg.plain()) if isinstance(arg, Locator) else None
-        wait = self._wait_ms(self._check_ms)
+        wait = self._wait_ms(check.timeout * 1000 if check.timeout is not None else self._check_ms)
         if operators.apply_safely(self.mutant.id, lambda: on_check(page, loc, t, wait)):
             self.applied = True
 

@@ -129,9 +129,9 @@ class RunTouches:
     status: str = ""
     failed_step: int | None = None
     duration: float = 0.0
-    # Per step, in order: the seconds it needed (less its waits that ran out, waits.needed) and
-    # the fetch/XHR requests it made; what a mutant's run may wait there (waits.py).
-    step_needs: list[float] = field(default_factory=list)
+    # Per step, in order: the seconds each of its ops and checks needed, and its longest wait
+    # (waits.needs), and the fetch/XHR requests it made; what a mutant's run may wait there (waits.py).
+    step_needs: list[dict[str, Any]] = field(default_factory=list)
     step_fetches: list[int] = field(default_factory=list)
     start_url: str = ""
     ops: list[OpTouch] = field(default_factory=list)

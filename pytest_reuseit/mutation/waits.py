@@ -1,17 +1,23 @@
-"""How long a mutant's run waits for an element or a check: as long as its clean run needed at that
-step, with a margin, never longer than the workflow's own timeouts.
+"""How long a mutant's run waits for an element or a check: as long as its clean run needed for that
+one op or check, with a margin, never longer than the workflow's own timeouts.
 
 Stryker gives a mutant's tests the clean run's time times a factor plus a constant; a workflow's
 killed mutant otherwise waits out a timeout chosen for a slow day on the real site (10 s for an
 element that a mutant removed, 5 s for a count that is off by one) when its clean run found the
-element in a tenth of a second. So each step's ``action_timeout`` and ``check_timeout`` in a
-mutant's run are capped at ``max(MIN_S, FACTOR x the longest single op or check of that step in
-the clean run + MARGIN_S + the operator's slows_s x the fetches the step made)``, and the
-workflow's own (outcome checks) at the largest step cap: a page that is just slower (the benign ``slow_responses``
-operator delays every fetch by up to 0.8 s, one after another in a chain, and says so) still
-passes, a missing element fails in half a second. Only an operator that slows the page gets the
-allowance per fetch: a fault that removes an element or changes a text makes no answer later, and
-the allowance made the demo's killed mutants wait 2.5 s where 1 s was their clean step's double.
+element in a tenth of a second. So each ``do:`` op and each pre/post check of a mutant's run gets
+its own ``timeout:`` (workflow-format.md), at most ``max(MIN_S, FACTOR x what that op or check
+needed in the clean run + MARGIN_S + the operator's slows_s x the fetches its step made)``.
+
+Each wait is capped by its own need, not by its step's slowest: a step that fills a field at once
+and then waits a second for the results gave the fill the second too (2.1 s for a field a mutant
+removed, where 0.5 s is twice what the clean fill took plus the margin), and a check failing on
+every attempt of its step paid that again each time. What the clean run does not tell, keeps the
+step's cap (its slowest single wait, as above): the fallbacks (they act on a page the clean run may
+never have shown, and what they may try is not the mutant's to shorten), an op or check that never
+went through clean; the workflow's own (outcome checks) get the largest step cap. A page that is
+just slower (the benign ``slow_responses`` operator delays every fetch by up to 0.8 s, one after
+another in a chain, and says so) still passes. Only an operator that slows the page gets the
+allowance per fetch: a fault that removes an element or changes a text makes no answer later.
 A killed mutant's run is most of a mutation run's time, spent waiting out these caps (once for the
 check, again for each fallback that cannot act), so they are what the run costs.
 
@@ -26,58 +32,125 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ..engine.result import StepResult
+from ..engine.result import StepResult, Verdict
 from ..workflow.loader import LoadedWorkflow
+from ..workflow.model import Check, Op
 
 MIN_S = 0.5
 FACTOR = 2.0
 MARGIN_S = 0.3
 
+# One step's needs, as the clean session records them (JSON): {"step": seconds, "ops": [...],
+# "pre": [...], "post": [...]}; an entry of a list is None where that op or check never went through.
+StepNeeds = dict[str, Any]
 
-def needed(step: StepResult) -> float:
-    """The longest a clean run's step waited at once: its slowest op or check that went through.
-    Each op and each check gets the step's timeout on its own, so the step's whole time (every op,
-    every check, the pictures between them) would give each wait the time of all of them: a
-    TodoMVC check that came true in 40 ms had a 1 s cap. A wait that ran out in the clean run (a pre
-    check on a cookie banner, before the fallback dismissed it) runs out under any cap, so it is no
-    measure of how slow the page is."""
-    verdicts = [*step.pre, *step.post, *(v for a in step.attempts for v in a.verdicts)]
-    actions = [*step.actions, *(x for a in step.attempts for x in a.actions)]
-    waits = [v.ended - v.started for v in verdicts if v.ok is not False and v.ended > v.started]
-    waits += [x.ended - x.started for x in actions if x.ok and x.ended > x.started]
-    return max(waits, default=0.0)
+
+def _took(started: float, ended: float) -> float:
+    return max(ended - started, 0.0)
+
+
+def _verdict_needs(verdicts: list[Verdict], into: dict[int, float]) -> None:
+    """A check that failed (a pre check on a cookie banner, before the fallback dismissed it) ran
+    out its wait, which says nothing of how slow the page is: only checks that held count."""
+    for n, v in enumerate(verdicts):
+        if v.ok is not False:
+            into[n] = max(into.get(n, 0.0), _took(v.started, v.ended))
+
+
+def _listed(found: dict[int, float]) -> list[float | None]:
+    return [round(found[n], 3) if n in found else None for n in range(max(found, default=-1) + 1)]
+
+
+def needs(step: StepResult) -> StepNeeds:
+    """What a clean run's step needed: each ``do:`` op and each check on its own (the longest of its
+    tries that went through: an action redone by a fallback is its ops again, from the first), and
+    the step's longest single wait of any kind (fallback ops included)."""
+    ops: dict[int, float] = {}
+    for records in (step.actions, *(a.actions for a in step.attempts)):
+        own = [x for x in records if x.by == "do"]
+        for n, x in enumerate(own):
+            if x.ok:
+                ops[n] = max(ops.get(n, 0.0), _took(x.started, x.ended))
+    checks: dict[str, dict[int, float]] = {"pre": {}, "post": {}}
+    _verdict_needs(step.pre, checks["pre"])
+    _verdict_needs(step.post, checks["post"])
+    for attempt in step.attempts:
+        if attempt.phase in checks:
+            _verdict_needs(attempt.verdicts, checks[attempt.phase])
+    fallback_ops = [x for a in step.attempts for x in a.actions if x.by != "do" and x.ok]
+    longest = max(
+        [*ops.values(), *checks["pre"].values(), *checks["post"].values()]
+        + [_took(x.started, x.ended) for x in fallback_ops],
+        default=0.0,
+    )
+    return {
+        "step": round(longest, 3),
+        "ops": _listed(ops),
+        "pre": _listed(checks["pre"]),
+        "post": _listed(checks["post"]),
+    }
 
 
 def cap_for(need: float, fetches: int = 0, slows_s: float = 0.0) -> float:
-    """The most a mutant's run waits at once in a step whose clean run needed ``need`` seconds and
-    made ``fetches`` fetch/XHR requests, under a fault that makes each answer up to ``slows_s`` later."""
+    """The most a mutant's run waits at once where its clean run needed ``need`` seconds, in a step
+    that made ``fetches`` fetch/XHR requests, under a fault that makes each answer up to ``slows_s`` later."""
     return round(max(MIN_S, FACTOR * need + MARGIN_S + slows_s * fetches), 1)
 
 
-def caps_for(needs: list[float], fetches: list[int], slows_s: float = 0.0) -> dict[str, Any]:
-    """A clean run's caps under a fault: ``{"steps": [seconds per step], "run": the largest}``."""
-    steps = [cap_for(need, fetches[i] if i < len(fetches) else 0, slows_s) for i, need in enumerate(needs)]
-    return {"steps": steps, "run": max(steps, default=MIN_S)}
+def caps_for(steps: list[StepNeeds], fetches: list[int], slows_s: float = 0.0) -> dict[str, Any]:
+    """A clean run's caps under a fault: ``{"steps": [{"step": s, "ops": [...], "pre": [...],
+    "post": [...]}], "run": the largest step cap}``, in seconds (None: no cap of its own)."""
+    capped_steps: list[dict[str, Any]] = []
+    for i, step in enumerate(steps):
+        made = fetches[i] if i < len(fetches) else 0
+        own = {
+            key: [None if need is None else cap_for(need, made, slows_s) for need in step.get(key, [])]
+            for key in ("ops", "pre", "post")
+        }
+        capped_steps.append({"step": cap_for(step["step"], made, slows_s), **own})
+    return {"steps": capped_steps, "run": max((float(s["step"]) for s in capped_steps), default=MIN_S)}
+
+
+def _own(items: tuple[Any, ...] | None, caps: list[float | None], default: float) -> Any:
+    """``items`` (ops or checks) each with ``timeout`` at most its cap, where it has one."""
+    if items is None:
+        return None
+    out = []
+    for n, item in enumerate(items):
+        cap = caps[n] if n < len(caps) else None
+        assert isinstance(item, Op | Check)
+        if cap is not None:
+            item = item.model_copy(update={"timeout": min(item.timeout or default, cap)})
+        out.append(item)
+    return tuple(out)
 
 
 def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
-    """``loaded`` with each step's action and check timeouts at most its cap, and the workflow's at
-    most the largest (a step the clean run did not reach gets that one too)."""
+    """``loaded`` with each ``do:`` op and pre/post check waiting at most its own cap, the rest of
+    each step (its fallbacks) at most the step's, and the workflow's own waits at most the largest
+    (a step the clean run did not reach gets that one too)."""
     wf = loaded.workflow
     top = float(caps["run"])
-    per_step = [float(c) for c in caps.get("steps", [])]
+    per_step: list[dict[str, Any]] = list(caps.get("steps", []))
     s = wf.settings
     settings = s.model_copy(
         update={"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
     )
     steps = []
     for i, step in enumerate(wf.steps):
-        cap = per_step[i] if i < len(per_step) else top
+        mine = per_step[i] if i < len(per_step) else {}
+        cap = float(mine.get("step") or top)
+        action_s = min(step.action_timeout or s.action_timeout, cap)
+        check_s = min(step.check_timeout or s.check_timeout, cap)
         steps.append(
             step.model_copy(
                 update={
-                    "action_timeout": min(step.action_timeout or s.action_timeout, cap),
-                    "check_timeout": min(step.check_timeout or s.check_timeout, cap),
+                    "action_timeout": action_s,
+                    "check_timeout": check_s,
+                    # Below the file's own timeouts, never above: min() with what the op or check waits today.
+                    "do": _own(step.do, mine.get("ops", []), step.action_timeout or s.action_timeout),
+                    "pre": _own(step.pre, mine.get("pre", []), step.check_timeout or s.check_timeout),
+                    "post": _own(step.post, mine.get("post", []), step.check_timeout or s.check_timeout),
                 }
             )
         )
