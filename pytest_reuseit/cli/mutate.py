@@ -37,8 +37,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--full-waits",
         action="store_true",
-        help="mutant runs wait as long as the workflows say (default: each step at most what its clean run "
-        "needed there, doubled, plus a margin; see docs/mutation.md), so a killed mutant is known in seconds)",
+        help="mutant runs wait as long as the workflows say (default: each op and check at most what it "
+        "needed in its clean run, doubled, plus a margin, so a killed mutant is known in seconds; "
+        "see docs/mutation.md)",
     )
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
