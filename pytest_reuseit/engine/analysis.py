@@ -180,25 +180,25 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
     if _NO_ANSWER.search(error):
         return "action_incomplete", [
             f"The action of step {step.index} went through, but the page it leads to never answered. If the "
-            "server is only slow there, raise action_timeout; if it hangs, that is a defect of the site (or its "
-            "server is overloaded or down)."
+            "server is only slow there, raise action_timeout (or the op's own timeout:); if it hangs, that is a "
+            "defect of the site (or its server is overloaded or down)."
         ]
     if "no download started" in error:
         return "action_incomplete", [
             f"The click of step {step.index} went through but the browser received no file. If the site now "
             "shows the file as a page, check that page (expect text or url) instead of downloading; if an export "
-            "takes longer, raise action_timeout."
+            "takes longer, raise action_timeout (or the op's own timeout:)."
         ]
     if "the checkbox was clicked but did not become" in error:
         return "action_incomplete", [
             f"The click of step {step.index} went through but the checkbox never showed the new state. If the "
-            "app takes longer to re-render it (a slow request), raise action_timeout; otherwise the site ignores "
+            "app takes longer to re-render it (a slow request), raise action_timeout (or the op's own timeout:); otherwise the site ignores "
             "the click: a product defect."
         ]
     if "no new page opened" in error:
         return "action_incomplete", [
             f"The action of step {step.index} went through but no pop-up window or tab opened. If the site now "
-            "opens it in the same tab, remove new_page: true; if it opens later, raise action_timeout."
+            "opens it in the same tab, remove new_page: true; if it opens later, raise action_timeout (or the op's own timeout:)."
         ]
     if _OVERLAY_WORDS.search(error):
         return "popup_or_overlay", [
@@ -263,7 +263,9 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str, no_attem
         ),
     ]
     if category == "page_not_ready":
-        guidance.append("If the page needs longer, raise check_timeout for this step or add a wait op before it.")
+        guidance.append(
+            "If the page needs longer, raise check_timeout for this step (or the check's own timeout:) or add a wait op before it."
+        )
     elif category == "wrong_element_or_value" and bad is not None and "elements match (" in bad.actual:
         # A second match is often new on the page; which one the author meant only the file can say.
         where_line = f" (line {bad.line})" if bad.line else ""
