@@ -192,13 +192,14 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
     if "the checkbox was clicked but did not become" in error:
         return "action_incomplete", [
             f"The click of step {step.index} went through but the checkbox never showed the new state. If the "
-            "app takes longer to re-render it (a slow request), raise action_timeout (or the op's own timeout:); otherwise the site ignores "
-            "the click: a product defect."
+            "app takes longer to re-render it (a slow request), raise action_timeout (or the op's own timeout:); "
+            "otherwise the site ignores the click: a product defect."
         ]
     if "no new page opened" in error:
         return "action_incomplete", [
             f"The action of step {step.index} went through but no pop-up window or tab opened. If the site now "
-            "opens it in the same tab, remove new_page: true; if it opens later, raise action_timeout (or the op's own timeout:)."
+            "opens it in the same tab, remove new_page: true; if it opens later, raise action_timeout (or the "
+            "op's own timeout:)."
         ]
     if _OVERLAY_WORDS.search(error):
         return "popup_or_overlay", [
@@ -264,7 +265,8 @@ def _check_failure(step: StepResult, phase: str, where: str, what: str, no_attem
     ]
     if category == "page_not_ready":
         guidance.append(
-            "If the page needs longer, raise check_timeout for this step (or the check's own timeout:) or add a wait op before it."
+            "If the page needs longer, raise check_timeout for this step (or the check's own timeout:) "
+            "or add a wait op before it."
         )
     elif category == "wrong_element_or_value" and bad is not None and "elements match (" in bad.actual:
         # A second match is often new on the page; which one the author meant only the file can say.
