@@ -237,7 +237,8 @@ def test_datasette_link_that_shows_the_csv_fails_saying_the_site_showed_it(pytes
     # that file as text/plain, so the browser shows it and no download starts.
     text = (DATASETTE / "export.reuseit.yaml").read_text(encoding="utf-8")
     changed = text.replace(
-        "      - check: {label: download file}\n      - download: {role: button, name: Export CSV}\n",
+        "      - check: {label: download file}\n      - download: {role: button, name: Export CSV}\n"
+        "        timeout: 30  # a large table's export may take longer than a click's usual action_timeout\n",
         "      - download: {role: link, name: CSV, exact: true}\n",
     )
     changed = changed.replace("settings: {retries: 1, check_timeout: 5}", "settings: {retries: 0, action_timeout: 2}")
