@@ -140,17 +140,17 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
     for i, step in enumerate(wf.steps):
         mine = per_step[i] if i < len(per_step) else {}
         cap = float(mine.get("step") or top)
-        action_s = min(step.action_timeout or s.action_timeout, cap)
-        check_s = min(step.check_timeout or s.check_timeout, cap)
+        # What the file gives this step; every cap below is min()-ed with it, never above.
+        action_s = step.action_timeout or s.action_timeout
+        check_s = step.check_timeout or s.check_timeout
         steps.append(
             step.model_copy(
                 update={
-                    "action_timeout": action_s,
-                    "check_timeout": check_s,
-                    # Below the file's own timeouts, never above: min() with what the op or check waits today.
-                    "do": _own(step.do, mine.get("ops", []), step.action_timeout or s.action_timeout),
-                    "pre": _own(step.pre, mine.get("pre", []), step.check_timeout or s.check_timeout),
-                    "post": _own(step.post, mine.get("post", []), step.check_timeout or s.check_timeout),
+                    "action_timeout": min(action_s, cap),
+                    "check_timeout": min(check_s, cap),
+                    "do": _own(step.do, mine.get("ops", []), action_s),
+                    "pre": _own(step.pre, mine.get("pre", []), check_s),
+                    "post": _own(step.post, mine.get("post", []), check_s),
                 }
             )
         )
