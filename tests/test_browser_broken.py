@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,17 @@ PRESS_A = [
 ]
 
 
+@contextmanager
+def other_page_never_answers(page: Page) -> Iterator[None]:
+    """``other.html`` is asked for and never answered while the block runs (a hung server)."""
+    page.route("**/other.html", lambda route: None)
+    try:
+        yield
+    finally:
+        if not page.is_closed():  # a run may have closed it as unresponsive
+            page.unroute("**/other.html")
+
+
 # --------------------------------------------------------------------------- unreachable / erroring start_url
 
 
@@ -132,7 +144,6 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
     """A hung frame (a payment provider that never answers) keeps the page's load event from ever
     firing. The page is there all the same: the run goes on and its checks judge it, so a check of
     the page passes and a check of the frame fails (failed at that step, not broken at the start)."""
-    page.route("**/other.html", lambda route: None)  # never answered
     frame_check = {"expect": {"visible": {"frame": "#payment", "css": "h1"}}}
     steps = [{**PRESS_A[0]}, {"action": "Look at the payment form", "do": [], "post": [frame_check]}]
     start = "{base_url}/hung.html"
@@ -140,10 +151,8 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
         steps.insert(0, {"action": "Open the checkout", "do": [{"goto": start}]})
         start = "{base_url}/recovery.html"
     started = time.monotonic()
-    try:
+    with other_page_never_answers(page):
         result = run(page, fence, pages_url, workflow(steps, start=start))
-    finally:
-        page.unroute("**/other.html")
     assert time.monotonic() - started < 15  # the 10 s step_timeout is not waited out at the start
     assert result.status == "failed", result.message
     assert result.failed_step == len(steps) and result.failed_phase == "post", result.message
@@ -157,7 +166,6 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     """Playwright waits for a navigation in flight before anything else it does on the page, so a
     document the server never answers left the page as silent as an endless loop; the report
     blamed a script on the page. It names the address that did not answer."""
-    page.route("**/other.html", lambda route: None)  # never answered
     steps = [
         {
             "action": "Open the docs",
@@ -167,13 +175,10 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
             "retries": 1,
         }
     ]
-    try:
+    with other_page_never_answers(page):
         result = run(
             page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2})
         )
-    finally:
-        if not page.is_closed():
-            page.unroute("**/other.html")
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "action"
     assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
     assert "endless loop" not in result.message
@@ -188,7 +193,6 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
 def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_it(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The same for a check: the page leaves on its own after the action (a redirect in a timer),
     the server never answers, and the `js` check that waits on the page names the address."""
-    page.route("**/other.html", lambda route: None)  # never answered
     steps = [
         {
             "action": "Wait for the redirect",
@@ -197,13 +201,10 @@ def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_
             "retries": 0,
         }
     ]
-    try:
+    with other_page_never_answers(page):
         result = run(
             page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 2})
         )
-    finally:
-        if not page.is_closed():
-            page.unroute("**/other.html")
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "post", result.message
     assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
     assert "endless loop" not in result.message

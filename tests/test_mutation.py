@@ -90,6 +90,11 @@ def mutate(folder: Path, *args: str, pytest_args: tuple[str, ...] = ()) -> subpr
     return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
 
 
+def report_of(folder: Path) -> dict[str, Any]:
+    """The JSON report ``reuseit mutate`` wrote in ``folder`` (its default place)."""
+    return json.loads((folder / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
 @pytest.fixture(scope="module")
 def mutation_run(
     tmp_path_factory: pytest.TempPathFactory, pages_url: str
@@ -111,9 +116,8 @@ def mutation_run(
         "allure-mutants",
         pytest_args=("--base-url", pages_url, "--reuseit-llm", "off", "-n", "2"),
     )
-    report = folder / "reuseit-output" / "mutation.json"
-    assert report.exists(), proc.stdout + proc.stderr
-    data = json.loads(report.read_text(encoding="utf-8"))
+    assert (folder / "reuseit-output" / "mutation.json").exists(), proc.stdout + proc.stderr
+    data = report_of(folder)
     data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
     data["run_folders"] = sorted(p.name for p in (folder / "reuseit-output").iterdir() if p.is_dir())
     return proc, data
@@ -306,7 +310,7 @@ def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages
         "click_ignored",
         pytest_args=("--base-url", pages_url, "--reuseit-llm", "live", "--reuseit-llm-retries", "0"),
     )
-    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    report = report_of(tmp_path)
     (mutant,) = report["reuseit"]["mutants"]
     assert mutant["outcome"] == "killed", (mutant, proc.stdout[-2000:])
     assert mutant["run"]["failed_phase"] == "post" and mutant["localised"]
@@ -342,7 +346,7 @@ def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path
             *flag,
             pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
         )
-        report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+        report = report_of(tmp_path)
         (mutant,) = report["reuseit"]["mutants"]
         assert mutant["outcome"] == "killed", proc.stdout + proc.stderr
         waited[flag] = mutant["run"]["message"]
@@ -362,7 +366,7 @@ def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(tmp_pat
     proc = mutate(
         tmp_path, ".", "--operators", "element_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
     )
-    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    report = report_of(tmp_path)
     (mutant,) = report["reuseit"]["mutants"]
     assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
     assert "Locator.fill: Timeout 500ms exceeded" in mutant["run"]["message"], mutant["run"]
@@ -398,7 +402,7 @@ def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tm
     proc = mutate(
         tmp_path, ".", "--operators", "late_page", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
     )
-    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    report = report_of(tmp_path)
     (mutant,) = report["reuseit"]["mutants"]
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
@@ -435,7 +439,7 @@ def test_a_run_that_fails_before_its_fault_is_placed_is_tried_again_with_full_wa
     proc = mutate(
         tmp_path, ".", "--operators", "late_then_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
     )
-    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    report = report_of(tmp_path)
     (mutant,) = report["reuseit"]["mutants"]
     assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
@@ -474,7 +478,7 @@ def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(tmp_pat
     )
     (tmp_path / "conftest.py").write_text(SLOWER_CONFTEST, encoding="utf-8")
     proc = mutate(tmp_path, ".", "--operators", "slower", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"))
-    report = json.loads((tmp_path / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))
+    report = report_of(tmp_path)
     (mutant,) = report["reuseit"]["mutants"]
     # Passed under the capped waits at once: no second try with the workflow's own waits.
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
