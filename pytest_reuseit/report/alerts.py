@@ -1,0 +1,201 @@
+"""The nightly alert: one webhook message per report, only when something changed state.
+
+``message(events, causes)`` builds the body: ``text`` for people and ``events`` for machines
+(docs/monitoring.md, "Alerts"). ``post(url, body)`` delivers it with a few retries inside a bounded
+time and returns an error line instead of raising: a webhook that is down must never cost the
+night its report.
+
+``text`` is read in Slack, Microsoft Teams and Mattermost incoming webhooks, whose markdown
+dialects differ (Slack bolds ``*x*``, the others ``**x**``, so no bold). It keeps to what the
+three render alike: plain lines, paragraphs separated by a blank line (Teams joins single line breaks), ``- ``
+list items and inline code. Names from the suite (test ids, locators, page lines) go inside code
+spans, so an underscore or bracket in a node id is not read as markup and an ``@channel`` inside
+a page's text notifies nobody; ``<`` and ``>`` become look-alikes because Slack reads ``<...>`` as a
+link or a mention even there. The inputs are already masked; nothing from the environment is
+added.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+# What one message lists before "and N more": a night with a hundred failures still reads as a
+# message, and stays under the receivers' size limits (Teams refuses about 28 KB).
+MAX_PER_GROUP = 15
+MAX_CHANGED_LINES = 3
+MAX_FIELD = 200
+# Worst case of post() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
+BACKOFF = 0.5
+DEADLINE = 20.0
+
+KIND_ORDER = ("failing", "drifting", "fixed")
+
+
+def message(events: list[dict[str, Any]], causes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The webhook body: ``{"text": human summary grouped by cause, "events": events as given}``."""
+    by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KIND_ORDER}
+    for event in events:
+        by_kind.setdefault(str(event.get("kind", "")), []).append(event)
+    cause_of = {str(c.get("id", "")): c for c in causes}
+    parts = [_headline(by_kind)]
+    parts += _failing(by_kind["failing"], cause_of)
+    if by_kind["drifting"]:
+        parts.append(
+            "Drifting: passed only through a fallback or healing (the site changed; the test got around it)\n"
+            + _items(by_kind["drifting"], lambda e: _drift_line(e, cause_of))
+        )
+    if by_kind["fixed"]:
+        parts.append("Fixed: passing again\n" + _items(by_kind["fixed"], _run_line))
+    for kind in sorted(set(by_kind) - set(KIND_ORDER)):
+        if by_kind[kind]:
+            parts.append(f"{_plain(kind) or 'other'}\n" + _items(by_kind[kind], _run_line))
+    return {"text": "\n\n".join(parts), "events": events}
+
+
+def post(url: str, body: dict[str, Any], *, attempts: int = 3, timeout: float = 5.0) -> str | None:
+    """POST ``body`` as JSON; None when a 2xx answered, else one line saying what went wrong.
+
+    Retried on a refused or broken connection, a timeout, 408, 429 and 5xx, with a short backoff,
+    and never started past a 20 s deadline. The line names the webhook's host only: a Slack or
+    Teams webhook URL carries its token in the path.
+    """
+    where = _host(url)
+    if urlsplit(url).scheme not in ("http", "https"):
+        return f"alert webhook {where!r}: not an http(s) URL; no message sent"
+    data = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
+    start = time.monotonic()
+    error = "not tried"
+    tried = 0
+    for attempt in range(max(1, attempts)):
+        if attempt:
+            pause = BACKOFF * 2 ** (attempt - 1)
+            if time.monotonic() - start + pause + timeout > DEADLINE:
+                break
+            time.sleep(pause)
+        tried += 1
+        error, retry = _send(request, timeout)
+        if not error:
+            return None
+        if not retry:
+            break
+    elapsed = time.monotonic() - start
+    return f"alert webhook {where}: {error} ({tried} attempt{'s' if tried != 1 else ''}, {elapsed:.1f} s); no message delivered"
+
+
+def _send(request: urllib.request.Request, timeout: float) -> tuple[str, bool]:
+    """("", _) when delivered, else (what went wrong, whether another attempt may succeed)."""
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            response.read(65536)
+            return ("", False) if 200 <= response.status < 300 else (f"answered {response.status}", False)
+    except urllib.error.HTTPError as exc:
+        return f"answered {exc.code} {exc.reason}", exc.code in (408, 429) or exc.code >= 500
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        return _reason(reason), True
+    except (TimeoutError, OSError) as exc:  # a read that timed out, a connection reset mid-answer
+        return _reason(exc), True
+
+
+def _reason(exc: object) -> str:
+    if isinstance(exc, TimeoutError) or "timed out" in str(exc):
+        return "no answer in time"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror.lower()
+    return str(exc).splitlines()[0][:MAX_FIELD] if str(exc) else type(exc).__name__
+
+
+def _host(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "(unreadable URL)"
+    return f"{parts.scheme}://{host}{port}" if host else "(no host)"
+
+
+def _headline(by_kind: dict[str, list[dict[str, Any]]]) -> str:
+    failing = by_kind["failing"]
+    counts = []
+    if failing:
+        n_causes = len({str(e.get("cause", "")) for e in failing})
+        counts.append(f"{len(failing)} failing ({n_causes} cause{'s' if n_causes != 1 else ''})")
+    if by_kind["drifting"]:
+        counts.append(f"{len(by_kind['drifting'])} drifting")
+    if by_kind["fixed"]:
+        counts.append(f"{len(by_kind['fixed'])} fixed")
+    return "reuseit nightly: " + (", ".join(counts) if counts else "no change")
+
+
+def _failing(failing: list[dict[str, Any]], cause_of: dict[str, dict[str, Any]]) -> list[str]:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for event in failing:
+        groups.setdefault(str(event.get("cause") or ""), []).append(event)
+    # The cause that breaks the most runs first: that is the one to look at.
+    parts = []
+    for cause_id, group in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        cause = cause_of.get(cause_id, {})
+        summary = cause.get("summary") or (f"cause {cause_id}" if cause_id else "cause not known")
+        head = f"Failing ({len(group)} run{'s' if len(group) != 1 else ''}): {_code(summary)}"
+        lines = [head, *_changed(cause.get("changed")), _items(group, _run_line)]
+        parts.append("\n".join(line for line in lines if line))
+    return parts
+
+
+def _changed(changed: Any) -> list[str]:
+    """What differs from the last pass, a few lines: the first thing a reader wants to see."""
+    if not isinstance(changed, dict):
+        return []
+    out = []
+    for key, sign in (("removed", "left"), ("added", "appeared")):
+        lines = [str(line) for line in changed.get(key) or []]
+        if lines:
+            shown = ", ".join(_code(line) for line in lines[:MAX_CHANGED_LINES])
+            more = f" and {len(lines) - MAX_CHANGED_LINES} more" if len(lines) > MAX_CHANGED_LINES else ""
+            out.append(f"since the last pass, {sign}: {shown}{more}")
+    url = changed.get("url")
+    if isinstance(url, list) and len(url) == 2 and url[0] != url[1]:
+        out.append(f"page was {_code(url[0])}, now {_code(url[1])}")
+    return out
+
+
+def _run_line(event: dict[str, Any]) -> str:
+    since = f" since {_plain(event['since'])}" if event.get("since") else ""
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}"
+
+
+def _drift_line(event: dict[str, Any], cause_of: dict[str, dict[str, Any]]) -> str:
+    # What was got around: the cause's summary when the event names a cause, else its own words.
+    cause = event.get("cause")
+    if not cause:
+        return _run_line(event)
+    summary = cause_of.get(str(cause), {}).get("summary") or cause
+    return f"{_run_line(event)}: {_code(summary)}"
+
+
+def _items(events: Iterable[dict[str, Any]], line: Callable[[dict[str, Any]], str]) -> str:
+    events = list(events)
+    shown = [f"- {line(e)}" for e in events[:MAX_PER_GROUP]]
+    if len(events) > MAX_PER_GROUP:
+        shown.append(f"- and {len(events) - MAX_PER_GROUP} more")
+    return "\n".join(shown)
+
+
+def _plain(value: Any) -> str:
+    text = " ".join(str(value).split())[:MAX_FIELD]
+    return text.replace("<", "‹").replace(">", "›")
+
+
+def _code(value: Any) -> str:
+    # A backtick inside would end the code span early.
+    return "`" + (_plain(value).replace("`", "'") or " ") + "`"
