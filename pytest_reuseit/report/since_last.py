@@ -1,0 +1,342 @@
+"""Since the last run: the reported run of the suite against the one before it (docs/monitoring.md).
+
+``compare`` reads the history (the reported run already appended) and gives the one line every
+report prints, the ``since-last.json`` dict, the alert events (state changes only, the state kept
+in the history) and the recent runs per test for the monitor page.
+
+Rules this module decides (stated in docs/monitoring.md, "Since the last run"):
+
+- a run *passes* when passed, recovered or healed; it *fails* when failed or broken; skipped runs
+  count as neither. A test is compared with its own latest earlier run within the last
+  ``WINDOW`` runs of the suite; a test with none is new (a new test failing is a new failure). A
+  test absent tonight is in no list: neither fixed nor failing.
+- *slower*: a passing run whose duration exceeds both twice the median of its last 7 passing
+  runs and that median + 5 s, with at least 3 earlier passing runs.
+- *flaky*: 3 or more changes between passing and failing over the test's last 10 runs.
+- *causes*: this run's failures grouped by what failed: the same infrastructure error (numbers,
+  ports and ids stripped), or the same element (the failed op's locator) or check on the same
+  page (url path without query); ``id`` is a short hash of that key, the same night after night.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..browser.aria import PageSnapshot
+from ..browser.aria import compare as compare_pages
+from .history import History, SuiteRun, iso
+from .records import FAILING, PASSING
+
+WINDOW = 30  # runs of the suite read back for previous runs, flaky and slower
+SLOWER_RUNS = 7
+SLOWER_MIN_RUNS = 3
+SLOWER_FACTOR = 2.0
+SLOWER_MARGIN = 5.0
+FLAKY_RUNS = 10
+FLAKY_FLIPS = 3
+RECENT_RUNS = 14  # runs of the suite the monitor page shows per workflow
+
+_NUMBERISH = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}\b|\d+(?:\.\d+)?", re.IGNORECASE)
+
+
+@dataclass
+class SinceLast:
+    line: str
+    data: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    recent: list[dict[str, Any]] = field(default_factory=list)
+
+
+def normalise(message: str) -> str:
+    """An error message without what differs from run to run: numbers, ports, hex ids."""
+    return " ".join(_NUMBERISH.sub("#", message).split())[:300]
+
+
+def _path(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.split("?")[0]
+    return parts.path or "/"
+
+
+def _failing_url(record: dict[str, Any]) -> str:
+    steps = record.get("steps") or []
+    step = next((s for s in steps if isinstance(s, dict) and s.get("index") == record.get("step")), None)
+    if step is not None and step.get("url"):
+        return str(step["url"])
+    last = next((s for s in reversed(steps) if isinstance(s, dict) and s.get("url")), None)
+    return str(last["url"]) if last is not None else ""
+
+
+def cause_key(record: dict[str, Any]) -> tuple[str, str]:
+    """(key, one-line summary) of a failing run's cause."""
+    infra = str(record.get("infrastructure") or "")
+    if infra:
+        return f"infra|{normalise(infra)}", f"infrastructure: {infra}"
+    phase = str(record.get("phase") or "")
+    kind = "check" if phase in ("pre", "post", "outcome") else "action"
+    target = str(record.get("locator") or "") or str(record.get("check") or "")
+    error = str(record.get("error") or "")
+    if not target:
+        if not record.get("step"):  # the run never got to a step: the start page, the browser
+            return f"error|{normalise(error)}", error or "failed before its first step"
+        target = normalise(error)
+    path = _path(_failing_url(record))
+    if kind == "check" and not record.get("locator"):
+        what = f'check "{record.get("check") or error}"'
+    else:
+        what = f"{target} ({'check' if kind == 'check' else phase or 'action'})"
+    said = f": {error}" if error else ""
+    return f"{kind}|{target}|{path}", f"{what} on {path or 'the page'}{said}"[:300]
+
+
+def cause_id(record: dict[str, Any]) -> str | None:
+    """The cause id of a failing run (None for a run that did not fail)."""
+    if record.get("status") not in FAILING:
+        return None
+    key, _ = cause_key(record)
+    return hashlib.sha1(key.encode()).hexdigest()[:10]
+
+
+def annotate(records: list[dict[str, Any]]) -> None:
+    """Give each failing record its ``cause`` id, which the history keeps (for ``first_seen``)."""
+    for record in records:
+        found = cause_id(record)
+        if found is not None:
+            record["cause"] = found
+
+
+def _run(record: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "test": record.get("test"),
+        "workflow": record.get("workflow", ""),
+        "variation": record.get("variation", ""),
+        "status": record.get("status"),
+        "step": record.get("step"),
+        "action": record.get("action", ""),
+    }
+
+
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def line_of(data: dict[str, Any]) -> str:
+    new = data["new_failures"]
+    n_causes = len({r.get("cause") for r in new})
+    return (
+        f"since the last run: {_plural(len(new), 'new failure')} ({_plural(n_causes, 'cause')}), "
+        f"{len(data['still_failing'])} still failing, {len(data['fixed'])} fixed, "
+        f"{len(data['newly_recovered'])} newly recovered, {len(data['slower'])} slower"
+    )
+
+
+def compare(history: History, suite: SuiteRun, records: list[dict[str, Any]], *, alert_after: int = 1) -> SinceLast:
+    """What changed from the previous run of the suite; alert events, with their state kept."""
+    annotate(records)
+    window = history.window(suite, WINDOW)
+    earlier = window[:-1]
+    by_test: dict[str, list[dict[str, Any]]] = {}
+    order = {s.id: n for n, s in enumerate(window)}
+    for run in history.runs_in(window):
+        by_test.setdefault(run["test"], []).append(run)
+    for runs in by_test.values():
+        runs.sort(key=lambda r: order[r["suite_run"]])
+    data: dict[str, Any] = {
+        "suite_run": {"id": suite.id, "started": suite.when},
+        "previous": {"id": earlier[-1].id, "started": earlier[-1].when} if earlier else None,
+        "new_failures": [],
+        "still_failing": [],
+        "fixed": [],
+        "newly_recovered": [],
+        "slower": [],
+        "flaky": [],
+        "causes": [],
+    }
+    for record in records:
+        test = str(record.get("test"))
+        past = [r for r in by_test.get(test, []) if r["suite_run"] != suite.id]
+        _classify(history, suite, record, past, data)
+    data["causes"] = _causes(history, suite, records)
+    data["line"] = line_of(data)
+    events = _alerts(history, suite, records, data, alert_after) if suite.new and history.is_latest(suite) else []
+    return SinceLast(data["line"], data, events, _recent(window, by_test))
+
+
+def _classify(
+    history: History, suite: SuiteRun, record: dict[str, Any], past: list[dict[str, Any]], data: dict[str, Any]
+) -> None:
+    status = record.get("status")
+    previous = past[-1] if past else None
+    before = previous["status"] if previous else None
+    run = _run(record)
+    if status in FAILING:
+        run["cause"] = record.get("cause")
+        if before in FAILING:
+            streak = history.failing_streak(str(record.get("test")), suite)
+            run["since"] = streak[-1].when if streak else suite.when
+            run["runs_failing"] = len(streak)
+            data["still_failing"].append(run)
+        else:
+            run["previous"] = before
+            data["new_failures"].append(run)
+    elif status in PASSING:
+        if before in FAILING:
+            data["fixed"].append(run | {"previous": before})
+        if status in ("recovered", "healed") and before == "passed":
+            data["newly_recovered"].append(run | {"recovered": record.get("recovered") or []})
+        slower = _slower(record, past)
+        if slower is not None:
+            data["slower"].append(run | slower)
+    statuses = [r["status"] for r in past] + [str(status)]
+    flips = _flips(statuses[-FLAKY_RUNS:])
+    if flips >= FLAKY_FLIPS:
+        data["flaky"].append(run | {"flips": flips, "recent": statuses[-FLAKY_RUNS:]})
+
+
+def _slower(record: dict[str, Any], past: list[dict[str, Any]]) -> dict[str, Any] | None:
+    durations = [float(r["duration"]) for r in past if r["status"] in PASSING][-SLOWER_RUNS:]
+    if len(durations) < SLOWER_MIN_RUNS:
+        return None
+    usual = statistics.median(durations)
+    now = float(record.get("duration") or 0.0)
+    if now > max(SLOWER_FACTOR * usual, usual + SLOWER_MARGIN):
+        return {"duration": round(now, 2), "usual": round(usual, 2)}
+    return None
+
+
+def _flips(statuses: list[str]) -> int:
+    sides = [s in PASSING for s in statuses if s in PASSING or s in FAILING]
+    return sum(1 for a, b in zip(sides, sides[1:], strict=False) if a != b)
+
+
+def _failing_page(record: dict[str, Any]) -> PageSnapshot | None:
+    step = next(
+        (s for s in record.get("steps") or [] if isinstance(s, dict) and s.get("index") == record.get("step")), None
+    )
+    if step is None or not step.get("aria"):
+        return None
+    return PageSnapshot(str(step.get("url") or ""), str(step.get("title") or ""), str(step["aria"]))
+
+
+def changed_since_pass(history: History, suite: SuiteRun, record: dict[str, Any]) -> dict[str, Any] | None:
+    """The record's own ``changed``, else the failing step's page now against the last pass's."""
+    if isinstance(record.get("changed"), dict):
+        return dict(record["changed"])
+    now = _failing_page(record)
+    if now is None:
+        return None
+    passed = history.last_pass(str(record.get("test")), before=suite)
+    if passed is None:
+        return None
+    then = passed.steps.get(int(record.get("step") or 0))
+    if then is None or not then.page.aria:
+        return None
+    out = compare_pages(then.page, now)
+    out["since"] = passed.when
+    return out
+
+
+def _causes(history: History, suite: SuiteRun, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    causes: dict[str, dict[str, Any]] = {}
+    for record in records:
+        cid = record.get("cause")
+        if record.get("status") not in FAILING or not cid:
+            continue
+        cause = causes.get(cid)
+        if cause is None:
+            _, summary = cause_key(record)
+            cause = causes[cid] = {
+                "id": cid,
+                "summary": summary,
+                "tests": [],
+                "workflows": [],
+                "step": record.get("step"),
+                "locator": record.get("locator") or "",
+                "category": record.get("category") or "",
+                "error": record.get("error") or "",
+                "first_seen": history.cause_first_seen(cid, suite).when,
+                "changed": None,
+            }
+        cause["tests"].append(record.get("test"))
+        if record.get("workflow") not in cause["workflows"]:
+            cause["workflows"].append(record.get("workflow"))
+        if cause["changed"] is None:
+            cause["changed"] = changed_since_pass(history, suite, record)
+    # The cause that breaks the most runs first.
+    return sorted(causes.values(), key=lambda c: (-len(c["tests"]), c["summary"]))
+
+
+def _alerts(
+    history: History, suite: SuiteRun, records: list[dict[str, Any]], data: dict[str, Any], alert_after: int
+) -> list[dict[str, Any]]:
+    """State changes only: ``failing`` once when a test's failing streak reaches ``alert_after``,
+    ``fixed`` when an alerted test passes again, ``drifting`` when newly recovered or healed."""
+    state = history.alert_state()
+    streaks = {r["test"]: r for r in data["still_failing"]}
+    drifting = {r["test"]: r for r in data["newly_recovered"]}
+    events: list[dict[str, Any]] = []
+    for record in records:
+        test = str(record.get("test"))
+        status = record.get("status")
+        alerted, since_id = state.get(test, (False, None))
+        base = {"test": test, "workflow": record.get("workflow", ""), "variation": record.get("variation", "")}
+        if status in FAILING and not alerted:
+            still = streaks.get(test)
+            count = int(still["runs_failing"]) if still else 1
+            if count >= max(1, alert_after):
+                since = still["since"] if still else suite.when
+                events.append(base | {"kind": "failing", "cause": record.get("cause"), "since": since})
+                history.set_alert(test, alerted=True, since=suite.id, event="failing")
+        elif status in PASSING and alerted:
+            started = history.suite_run(since_id) if since_id is not None else None
+            events.append(base | {"kind": "fixed", "cause": None, "since": started.when if started else None})
+            history.set_alert(test, alerted=False, since=None, event="fixed")
+        if test in drifting:
+            helped = drifting[test].get("recovered") or []
+            what = "; ".join(
+                f"step {h.get('step')}: {h.get('fallback') or 'recovered'}" for h in helped if isinstance(h, dict)
+            )
+            events.append(base | {"kind": "drifting", "cause": what or None, "since": suite.when})
+            history.set_alert(test, alerted=False, since=None, event="drifting")
+    return events
+
+
+def _recent(window: list[SuiteRun], by_test: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per test, its runs over the last RECENT_RUNS runs of the suite (oldest first) for the monitor page."""
+    shown = window[-RECENT_RUNS:]
+    ids = {s.id: s for s in shown}
+    out = []
+    for test in sorted(by_test):
+        runs = [r for r in by_test[test] if r["suite_run"] in ids]
+        if not runs:
+            continue
+        last = runs[-1]
+        out.append(
+            {
+                "test": test,
+                "workflow": last["workflow"],
+                "variation": last["variation"],
+                "name": last["name"],
+                "runs": [
+                    {
+                        "suite_run": r["suite_run"],
+                        "started": iso(ids[r["suite_run"]].started),
+                        "status": r["status"],
+                        "duration": round(float(r["duration"]), 2),
+                        "calls": r["calls"],
+                        "cost": r["cost"],
+                        "step": r["step"],
+                        "cause": r["cause"],
+                    }
+                    for r in runs
+                ],
+            }
+        )
+    return out
