@@ -33,6 +33,9 @@ MAX_FIELD = 200
 # Worst case of post() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
 BACKOFF = 0.5
 DEADLINE = 20.0
+# Answers that may change on the next attempt (a receiver restarting, overloaded or rate-limiting);
+# any other refusal (404 for a revoked webhook, 400 for a body it will not take) would only repeat.
+RETRIED = (408, 429, 500, 502, 503, 504)
 
 KIND_ORDER = ("failing", "drifting", "fixed")
 
@@ -61,7 +64,7 @@ def message(events: list[dict[str, Any]], causes: list[dict[str, Any]]) -> dict[
 def post(url: str, body: dict[str, Any], *, attempts: int = 3, timeout: float = 5.0) -> str | None:
     """POST ``body`` as JSON; None when a 2xx answered, else one line saying what went wrong.
 
-    Retried on a refused or broken connection, a timeout, 408, 429 and 5xx, with a short backoff,
+    Retried on a refused or broken connection, a timeout, 408, 429, 500 and 502-504, with a short backoff,
     and never started past a 20 s deadline. The line names the webhook's host only: a Slack or
     Teams webhook URL carries its token in the path.
     """
@@ -96,7 +99,7 @@ def _send(request: urllib.request.Request, timeout: float) -> tuple[str, bool]:
             response.read(65536)
             return ("", False) if 200 <= response.status < 300 else (f"answered {response.status}", False)
     except urllib.error.HTTPError as exc:
-        return f"answered {exc.code} {exc.reason}", exc.code in (408, 429) or exc.code >= 500
+        return f"answered {exc.code} {exc.reason}", exc.code in RETRIED
     except urllib.error.URLError as exc:
         reason = exc.reason
         return _reason(reason), True
