@@ -150,7 +150,7 @@ def install_profiler() -> None:
     from playwright.sync_api._generated import Browser, BrowserContext, Page, Tracing
 
     from pytest_reuseit import runtime as rt_mod
-    from pytest_reuseit.engine import runner as runner_mod
+    from pytest_reuseit.engine import actions, judging, recovery, screenshots
 
     def wrap(owner: Any, attr: str, name: str) -> None:
         static = isinstance(inspect.getattr_static(owner, attr), staticmethod)
@@ -171,9 +171,11 @@ def install_profiler() -> None:
         (Tracing, "stop", SHARED[5]),
         (BrowserContext, "close", SHARED[6]),
         (rt_mod, "execute", ENGINE[0]),
-        (runner_mod, "_run_ops", ENGINE[1]),
-        (runner_mod, "check_expect", ENGINE[2]),
-        (runner_mod, "_capture", ENGINE[3]),
+        # A step's ops and a fallback's: each module holds its own name for run_ops.
+        (actions, "run_ops", ENGINE[1]),
+        (recovery, "run_ops", ENGINE[1]),
+        (judging, "check_expect", ENGINE[2]),
+        (screenshots, "_capture", ENGINE[3]),
     ):
         wrap(owner, attr, name)
 

@@ -25,9 +25,10 @@ from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .browser.tracing import RunTrace
 from .engine.analysis import observe
+from .engine.context import RunOptions
 from .engine.ports import Models, Probe
 from .engine.result import RunResult
-from .engine.runner import RunOptions, execute, read_environment
+from .engine.runner import execute, read_environment
 from .errors import BrokenRun, PlaceholderError
 from .experience import DEFAULT_DIR as EXPERIENCE_DIR
 from .experience import ExperienceStore

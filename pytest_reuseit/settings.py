@@ -19,7 +19,7 @@ from typing import Any, get_args
 import pytest
 
 from .browser.tracing import TRACE_MODES, TraceMode
-from .engine.runner import RunOptions, ScreenshotMode
+from .engine.context import RunOptions, ScreenshotMode
 from .errors import ReuseitError
 from .llm.client import LlmConfig
 from .workflow.loader import FILE_PATTERNS

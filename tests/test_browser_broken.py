@@ -27,9 +27,10 @@ from playwright.sync_api import Page, sync_playwright
 
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence, host_allowed
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import RunResult
-from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse

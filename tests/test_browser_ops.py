@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 import yaml
 
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
-from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.workflow.loader import parse
 
 pytestmark = pytest.mark.browser

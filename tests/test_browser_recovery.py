@@ -18,9 +18,10 @@ import yaml
 from playwright.sync_api import Page
 
 from pytest_reuseit.browser.tracing import RunTrace
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import ActionRecord, RunResult
-from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.report.text import failure_text
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.settings import default

@@ -222,17 +222,17 @@ def test_the_judged_screenshot_is_taken_at_that_moment(rt: Runtime, fake: FakeLL
 def test_checks_in_words_next_to_each_other_are_judged_on_one_look(
     rt: Runtime, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_reuseit.engine import runner
+    from pytest_reuseit.engine import screenshots
 
     captures: list[str] = []
-    real_capture = runner.capture_view
+    real_capture = screenshots.capture_view
 
     def counting(page: Any, *args: Any, **kwargs: Any) -> Any:
         if kwargs.get("steady"):  # a picture for the model (step screenshots are taken apart)
             captures.append(page.url)
         return real_capture(page, *args, **kwargs)
 
-    monkeypatch.setattr(runner, "capture_view", counting)
+    monkeypatch.setattr(screenshots, "capture_view", counting)
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     fake.add_rule("condition_check", "The page shows a status", shows("Status:"))
     fake.add_rule("condition_check", "The status was read", shows("(read)"))
@@ -606,10 +606,10 @@ def test_a_warm_rerun_takes_one_picture_per_look(rt: Runtime, fake: FakeLLM, mon
     """A cold look takes pictures until two agree (the cache key must not depend on a frame
     caught mid-paint); a warm one stops at the first when the cache knows it."""
     from pytest_reuseit.browser import observe
-    from pytest_reuseit.engine import runner
+    from pytest_reuseit.engine import screenshots
 
     looks: list[int] = []  # pictures taken by each look for the model
-    take, capture_view = observe._screenshot, runner.capture_view  # noqa: SLF001 - counted, not replaced
+    take, capture_view = observe._screenshot, screenshots.capture_view  # noqa: SLF001 - counted, not replaced
     shots: list[int] = []
 
     def counted_shot(*args: Any, **kwargs: Any) -> bytes:
@@ -624,7 +624,7 @@ def test_a_warm_rerun_takes_one_picture_per_look(rt: Runtime, fake: FakeLLM, mon
         return view
 
     monkeypatch.setattr(observe, "_screenshot", counted_shot)
-    monkeypatch.setattr(runner, "capture_view", counted_view)
+    monkeypatch.setattr(screenshots, "capture_view", counted_view)
     fake.add_rule("condition_check", "The status says waiting", shows("Status: waiting"))
     fake.add_rule("condition_check", "The status says painted", shows("Status: painted"))
     steps = [

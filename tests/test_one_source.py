@@ -16,8 +16,8 @@ import pytest
 
 from pytest_reuseit import settings
 from pytest_reuseit.atomic import write_text_atomic
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.result import CATEGORIES
-from pytest_reuseit.engine.runner import RunOptions
 from pytest_reuseit.llm.agent import _ON_ELEMENT
 from pytest_reuseit.llm.client import LlmConfig
 from pytest_reuseit.llm.schemas import AGENT_ACTIONS, SCHEMAS, AgentAction

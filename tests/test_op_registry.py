@@ -12,8 +12,9 @@ import pytest
 
 from pytest_reuseit.browser.ops import OpContext
 from pytest_reuseit.cli import main
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import Models
-from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow import ops as registry
 from pytest_reuseit.workflow.loader import parse

@@ -16,9 +16,10 @@ import pytest
 import yaml
 
 from pytest_reuseit.browser.ops import _performed
+from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
-from pytest_reuseit.engine.runner import RunOptions, execute
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.report.text import failure_text
 from pytest_reuseit.workflow.loader import parse
