@@ -1,10 +1,10 @@
-"""Model cost in view: per test in Allure, per workflow across runs in ``reuseit report``, a session limit.
+"""Model cost in view: per test in Allure, a session limit.
 
 Two pytest runs ("nights") of the same workflows in subprocesses, each with ``--alluredir``,
 ``--junitxml`` and the plugin's artifacts, against ``FakeLLM`` on 127.0.0.1: the first with an
 empty cache (every check is a call), the second warm (no call). One workflow's check gets a 2 MB
-explanation, which every report must show cut. Then ``reuseit report`` builds the Allure report
-and the trend of both nights. The limit (``--reuseit-max-cost``) is tested on the Runtime.
+explanation, which every report must show cut. (The nights' history, per workflow across runs,
+is tested in test_history.py and test_since_last.py.) The limit (``--reuseit-max-cost``) is tested on the Runtime.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import yaml
 
 from pytest_reuseit.api import default_settings
 from pytest_reuseit.llm.cost import CostGuard, CostLimitReached
-from pytest_reuseit.report.trends import summarize, update
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import FakeLLM
@@ -145,52 +144,6 @@ def test_a_2mb_model_answer_is_cut_in_every_report(nights: dict[str, Any]) -> No
     (folder,) = [p for p in (root / "out1").iterdir() if "wordy" in p.name]
     assert (folder / "result.json").stat().st_size < 60_000
     assert (folder / "model-text" / "condition_check-explanation-1.txt").read_text() == HUGE
-
-
-@pytest.mark.slow
-def test_report_trends_per_workflow_across_runs(nights: dict[str, Any]) -> None:
-    root = nights["root"]
-    # The first night's entry as the report command writes it (without its Allure generate, which
-    # the second night's command runs: it must keep the history that `allure generate --clean`
-    # would wipe from the report folder).
-    update(root / "results1", root / "report")
-    proc = subprocess.run(
-        # --multi-file: one `allure generate` instead of two (the single-file report, its history and
-        # offline view are tested in test_allure.py); the trends must survive its --clean all the same.
-        [
-            sys.executable,
-            "-m",
-            "pytest_reuseit.cli",
-            "report",
-            "--results",
-            "results2",
-            "--output",
-            "report",
-            "--multi-file",
-        ],
-        cwd=root,
-        env={**os.environ, "ALLURE_NO_ANALYTICS": "true"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "trends:" in proc.stdout
-    entries = json.loads((root / "report" / "trends.json").read_text())
-    assert len(entries) == 2
-    cold, warm = (e["workflows"]["Cheap search"] for e in entries)
-    assert (cold["runs"], cold["passed"], cold["calls"], cold["cache_hits"]) == (1, 1, 4, 0)
-    assert (warm["calls"], warm["cache_hits"], warm["cost_usd"]) == (0, 4, 0)
-    assert cold["cost_usd"] > 0
-    wordy = entries[0]["workflows"]["Wordy judge"]
-    assert (wordy["failed"], wordy["calls"]) == (1, 2)
-    page = (root / "report" / "trends.html").read_text()
-    assert "<h2>Cheap search</h2>" in page and "<h2>Wordy judge</h2>" in page
-    assert (root / "report" / "index.html").exists()  # the Allure report is still built
-    # Reporting the same results again replaces their entry instead of adding one.
-    update(root / "results2", root / "report")
-    again = json.loads((root / "report" / "trends.json").read_text())
-    assert len(again) == 2 and again[1]["workflows"] == summarize(root / "results2")
 
 
 # --------------------------------------------------------------------------- the session limit

@@ -1,18 +1,31 @@
-"""``reuseit report``: the Allure HTML report from the results, with history kept across runs."""
+"""``reuseit report``: the night in the history, what changed since the last run, then the Allure report.
+
+Order (docs/monitoring.md): the run records of the results folder; the history checked (a file
+that is not one: exit 2 before anything is written), the night appended and compared with the last
+one; the "since the last run" line; the webhook and the Pushgateway; the Allure report; then
+``since-last.json``, ``monitor.html`` and ``metrics.prom`` in the output folder (after Allure,
+whose ``generate --clean`` empties it; written also when Allure is missing or fails).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from ..report import allure_files, trends
+from ..atomic import write_text_atomic
+from ..report import alerts, allure_files, history, metrics, monitor, records, since_last
 
 ALLURE_ENV = "REUSEIT_ALLURE"
+WEBHOOK_ENV = "REUSEIT_ALERT_WEBHOOK"
+SINCE_LAST = "since-last.json"
 
 
 def find_allure(explicit: str | None) -> list[str] | None:
@@ -45,12 +58,75 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not results.is_dir() or not any(results.glob("*-result.json")):
         print(f"no Allure results in {results}: run pytest with --alluredir {results} first", file=sys.stderr)
         return 2
-    # The trend history lives beside the report, which `allure generate --clean` empties: read it first.
-    history = trends.load(output)
+    night = _monitor(args, results)
+    if isinstance(night, int):
+        return night  # the history is not one: nothing written
+    try:
+        return _allure_report(args, results, output)
+    finally:
+        # After Allure: `allure generate --clean` empties the output folder. Also when Allure is
+        # missing or fails: the night's monitoring files do not depend on it.
+        if night is not None:
+            _write_monitoring(night, output)
+
+
+@dataclass
+class _Night:
+    records: list[dict[str, Any]]
+    since: since_last.SinceLast | None
+
+
+def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
+    """Read the run records, append them to the history, compare, alert, push. An int: exit now."""
+    found = records.read_all(results)
+    if not found:
+        print(
+            f"no reuseit run records in {results} (results of an older pytest-reuseit?): "
+            "no history, since-last or monitor page this time",
+            file=sys.stderr,
+        )
+        return None
+    since: since_last.SinceLast | None = None
+    if args.no_history:
+        print("history off (--no-history): nothing compared with the last run", file=sys.stderr)
+    else:
+        path = Path(args.history or os.environ.get(history.ENV) or history.DEFAULT_PATH)
+        try:
+            with history.writing(path) as kept:
+                suite = kept.append(found)
+                since = since_last.compare(kept, suite, found, alert_after=args.alert_after)
+                kept.trim()
+        except history.HistoryError as exc:
+            print(f"reuseit report: {exc}", file=sys.stderr)
+            return 2
+        print(since.line)
+        if not suite.new:
+            print(f"history {path}: this results folder was already recorded; counted once", file=sys.stderr)
+        webhook = args.alert_webhook or os.environ.get(WEBHOOK_ENV)
+        if webhook and since.events:
+            problem = alerts.post(webhook, alerts.message(since.events, since.data["causes"]))
+            if problem:
+                print(f"warning: {problem}", file=sys.stderr)
+    if args.pushgateway:
+        problem = metrics.push(args.pushgateway, found)
+        if problem:
+            print(f"warning: {problem}", file=sys.stderr)
+    return _Night(found, since)
+
+
+def _write_monitoring(night: _Night, output: Path) -> None:
+    output.mkdir(parents=True, exist_ok=True)
+    if night.since is not None:
+        data = json.dumps(night.since.data, indent=1, ensure_ascii=False)
+        write_text_atomic(output / SINCE_LAST, data + "\n")
+        page = monitor.write(output, night.since.data, night.since.recent)
+        print(f"monitor: {page.resolve()}  (what needs attention, each workflow's recent runs, rates over time)")
+    metrics.write_textfile(output / metrics.FILE, night.records)
+
+
+def _allure_report(args: argparse.Namespace, results: Path, output: Path) -> int:
     allure = find_allure(args.allure)
     if allure is None:
-        page = trends.update(results, output, history)
-        print(f"trends: {page.resolve()}", file=sys.stderr)
         print(
             "the Allure command line is not installed: npm install -g allure-commandline "
             "(needs Java: apt-get install default-jre-headless), or pass --allure CMD",
@@ -58,7 +134,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         )
         return 2
     allure_files.write_categories(results)
-    # Trends need the previous report's history inside the new results.
+    # Allure's trends need the previous report's history inside the new results.
     allure_history = output / "history"
     if allure_history.is_dir():
         shutil.copytree(allure_history, results / "history", dirs_exist_ok=True)
@@ -75,7 +151,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             if not _generate(allure, results, Path(tmp) / "report", single_file=False, env=env):
                 return 1
             shutil.copytree(Path(tmp) / "report" / "history", allure_history, dirs_exist_ok=True)
-    page = trends.update(results, output, history)
     index = output / "index.html"
     print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
     # What the report weighs: a big one is slow to open and to keep as a CI artifact. The history
@@ -84,14 +159,45 @@ def cmd_report(args: argparse.Namespace) -> int:
     files = [weighed] if weighed.is_file() else [p for p in output.rglob("*") if p.is_file()]
     report_bytes = sum(p.stat().st_size for p in files if "history" not in p.relative_to(output).parts)
     print(f"{weighed}{'/' if args.multi_file else ''}: {report_bytes / 1_000_000:.1f} MB")
-    print(f"trends: {page.resolve()}  (model cost, calls, recovered and healed runs per workflow)")
     return 0
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("report", help="generate the Allure HTML report (keeps history for trends)")
+    p = sub.add_parser(
+        "report",
+        help="the Allure HTML report, the night in the history and what changed since the last run",
+    )
     p.add_argument("--results", default="allure-results", help="Allure results folder [allure-results]")
     p.add_argument("--output", default="allure-report", help="report folder [allure-report]")
     p.add_argument("--allure", help="Allure 2 command (default: allure on PATH)")
     p.add_argument("--multi-file", action="store_true", help="a classic multi-file report instead of one index.html")
+    p.add_argument(
+        "--history",
+        metavar="FILE",
+        help=f"the nightly history (SQLite) this report is added to [${history.ENV} or {history.DEFAULT_PATH}]",
+    )
+    p.add_argument("--no-history", action="store_true", help="neither read nor write a history this time")
+    p.add_argument(
+        "--alert-webhook",
+        metavar="URL",
+        help=f"POST one message when something changed state (failing, fixed, drifting) [${WEBHOOK_ENV}]",
+    )
+    p.add_argument(
+        "--alert-after",
+        metavar="N",
+        type=_at_least_one,
+        default=1,
+        help="alert a workflow run as failing once it failed N runs of the suite in a row [1]",
+    )
+    p.add_argument("--pushgateway", metavar="URL", help="push the last run's figures to this Prometheus Pushgateway")
     p.set_defaults(func=cmd_report)

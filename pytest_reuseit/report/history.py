@@ -273,9 +273,23 @@ def _i(value: Any) -> int | None:
         return None
 
 
-_RUN_KEYS = (
-    "id suite_run test workflow variation name status started duration step action cause recovered calls cost".split()
-)
+_RUN_KEYS = [
+    "id",
+    "suite_run",
+    "test",
+    "workflow",
+    "variation",
+    "name",
+    "status",
+    "started",
+    "duration",
+    "step",
+    "action",
+    "cause",
+    "recovered",
+    "calls",
+    "cost",
+]
 
 
 class History:
@@ -505,10 +519,15 @@ class History:
     # ----------------------------------------------------------------- trimming
 
     def trim(self, *, keep_runs: int = KEEP_RUNS, keep_days: float = KEEP_DAYS, now: float | None = None) -> int:
-        """Drop runs of the suite beyond the last ``keep_runs`` or older than ``keep_days``, then
+        """Drop runs of the suite beyond the last ``keep_runs`` or older than ``keep_days`` before the
+        newest one (or ``now``), then
         the pages and texts nothing refers to any more. The number of runs of the suite dropped."""
         order = self._suite_order()
-        cutoff = (time.time() if now is None else now) - keep_days * 86400
+        if not order:
+            return 0
+        # Age counts back from the newest run of the suite, not the clock: a suite that was not run
+        # for a while keeps what it had.
+        cutoff = (order[-1][0] if now is None else now) - keep_days * 86400
         drop = [sid for n, (started, sid) in enumerate(reversed(order)) if n >= keep_runs or started < cutoff]
         if not drop:
             return 0

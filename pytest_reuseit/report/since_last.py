@@ -39,7 +39,7 @@ SLOWER_FACTOR = 2.0
 SLOWER_MARGIN = 5.0
 FLAKY_RUNS = 10
 FLAKY_FLIPS = 3
-RECENT_RUNS = 14  # runs of the suite the monitor page shows per workflow
+RECENT_RUNS = WINDOW  # runs of the suite the monitor page shows
 
 _NUMBERISH = re.compile(r"0x[0-9a-f]+|\b[0-9a-f]{8,}\b|\d+(?:\.\d+)?", re.IGNORECASE)
 
@@ -309,25 +309,18 @@ def _alerts(
 
 
 def _recent(window: list[SuiteRun], by_test: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Per test, its runs over the last RECENT_RUNS runs of the suite (oldest first) for the monitor page."""
+    """The last RECENT_RUNS runs of the suite, oldest first, each with its workflow runs (monitor page)."""
     shown = window[-RECENT_RUNS:]
-    ids = {s.id: s for s in shown}
-    out = []
+    runs_of: dict[int, list[dict[str, Any]]] = {s.id: [] for s in shown}
     for test in sorted(by_test):
-        runs = [r for r in by_test[test] if r["suite_run"] in ids]
-        if not runs:
-            continue
-        last = runs[-1]
-        out.append(
-            {
-                "test": test,
-                "workflow": last["workflow"],
-                "variation": last["variation"],
-                "name": last["name"],
-                "runs": [
+        for r in by_test[test]:
+            if r["suite_run"] in runs_of:
+                runs_of[r["suite_run"]].append(
                     {
-                        "suite_run": r["suite_run"],
-                        "started": iso(ids[r["suite_run"]].started),
+                        "test": test,
+                        "workflow": r["workflow"],
+                        "variation": r["variation"],
+                        "name": r["name"],
                         "status": r["status"],
                         "duration": round(float(r["duration"]), 2),
                         "calls": r["calls"],
@@ -335,8 +328,5 @@ def _recent(window: list[SuiteRun], by_test: dict[str, list[dict[str, Any]]]) ->
                         "step": r["step"],
                         "cause": r["cause"],
                     }
-                    for r in runs
-                ],
-            }
-        )
-    return out
+                )
+    return [{"id": s.id, "started": s.when, "reported_at": iso(s.reported_at), "runs": runs_of[s.id]} for s in shown]
