@@ -63,8 +63,8 @@ EVENTS = [
         "test": "shop/search.reuseit.yaml::search",
         "workflow": "shop/search.reuseit.yaml",
         "variation": "",
-        "cause": "",
-        "since": "",
+        "cause": None,
+        "since": "2024-04-30T02:23:00Z",
     },
     {
         "kind": "drifting",
@@ -98,7 +98,9 @@ def test_message_groups_failures_by_cause_with_what_changed() -> None:
         "- `shop/checkout.reuseit.yaml::checkout` since 2024-05-02T02:23:00Z: `step 2 recovered by its fallback"
         in (paragraphs[3])
     )
-    assert paragraphs[4] == "Fixed: passing again\n- `shop/search.reuseit.yaml::search`"
+    assert paragraphs[4] == (
+        "Fixed: passing again\n- `shop/search.reuseit.yaml::search` (failing since 2024-04-30T02:23:00Z)"
+    )
     assert "**" not in text and "<" not in text  # nothing one of the three receivers would garble
     json.dumps(body)  # what post() sends
 

@@ -126,9 +126,8 @@ def since_last() -> dict[str, Any]:
                 "shop/checkout.reuseit.yaml",
                 "",
                 "recovered",
-                step=2,
-                action="pay",
-                fallback="close the cookie overlay",
+                step=None,
+                recovered=[{"step": 2, "action": "pay", "fallback": "close the cookie overlay"}],
             )
         ],
         "slower": [
@@ -194,7 +193,7 @@ def test_monitor_page_in_chromium(tmp_path: Path, browser_page: tuple[Page, list
     assert cause.locator("li").count() == 2
     still = attention.locator("table.list").first.inner_text()
     assert "shop/login.reuseit.yaml" in still and "2024-05-26 02:23 UTC" in still and "did not answer" in still
-    assert "close the cookie overlay" in attention.inner_text()
+    assert "step 2 pay: close the cookie overlay" in attention.inner_text()
 
     # One cell per suite run in every row, the worst rows first, a row's missing nights shown.
     rows = page.locator("#workflows table.grid tr")

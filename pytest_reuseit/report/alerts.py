@@ -54,7 +54,7 @@ def message(events: list[dict[str, Any]], causes: list[dict[str, Any]]) -> dict[
             + _items(by_kind["drifting"], lambda e: _drift_line(e, cause_of))
         )
     if by_kind["fixed"]:
-        parts.append("Fixed: passing again\n" + _items(by_kind["fixed"], _run_line))
+        parts.append("Fixed: passing again\n" + _items(by_kind["fixed"], _fixed_line))
     for kind in sorted(set(by_kind) - set(KIND_ORDER)):
         if by_kind[kind]:
             parts.append(f"{_plain(kind) or 'other'}\n" + _items(by_kind[kind], _run_line))
@@ -163,7 +163,8 @@ def _changed(changed: Any) -> list[str]:
     for key, sign in (("removed", "left"), ("added", "appeared")):
         lines = [str(line) for line in changed.get(key) or []]
         if lines:
-            shown = ", ".join(_code(line) for line in lines[:MAX_CHANGED_LINES])
+            # An ARIA snapshot line's leading list dash says nothing here.
+            shown = ", ".join(_code(line.removeprefix("- ")) for line in lines[:MAX_CHANGED_LINES])
             more = f" and {len(lines) - MAX_CHANGED_LINES} more" if len(lines) > MAX_CHANGED_LINES else ""
             out.append(f"since the last pass, {sign}: {shown}{more}")
     url = changed.get("url")
@@ -174,6 +175,11 @@ def _changed(changed: Any) -> list[str]:
 
 def _run_line(event: dict[str, Any]) -> str:
     since = f" since {_plain(event['since'])}" if event.get("since") else ""
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}"
+
+
+def _fixed_line(event: dict[str, Any]) -> str:
+    since = f" (failing since {_plain(event['since'])})" if event.get("since") else ""
     return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}"
 
 

@@ -74,7 +74,9 @@ def render(since_last: dict[str, Any], recent: list[dict[str, Any]]) -> str:
 
 
 def since_line(since_last: dict[str, Any]) -> str:
-    """The contract's one line, from a since-last dict."""
+    """The contract's one line: the dict's own ``line`` when it has one, else counted from it."""
+    if isinstance(since_last, dict) and isinstance(since_last.get("line"), str):
+        return str(since_last["line"])
     new = _list(since_last, "new_failures")
     n_causes = len(_causes_of(new, _list(since_last, "causes")))
     return (
@@ -106,11 +108,10 @@ def _attention(since_last: dict[str, Any]) -> str:
         for cause, runs in _causes_of(new, causes):
             parts.append(_cause_card(cause, runs))
     if still:
-        summary = {t: c.get("summary", "") for c in causes for t in c.get("tests", []) or []}
         rows = "".join(
             f"<tr><td>{_test(r)}</td><td>{_e(_when_text(r.get('since')))}</td>"
             f"<td class='num'>{_e(r.get('runs_failing', ''))}</td><td>{_step(r)}</td>"
-            f"<td>{_e(summary.get(str(r.get('test')), ''))}</td></tr>"
+            f"<td>{_e(_cause_of(r, causes).get('summary', ''))}</td></tr>"
             for r in still
         )
         parts.append(
@@ -150,13 +151,23 @@ def _causes_of(
     runs: list[dict[str, Any]], causes: list[dict[str, Any]]
 ) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
     """The causes of ``runs``, most runs first, each with its runs; runs of no known cause last."""
-    by_test = {str(t): c for c in causes for t in c.get("tests", []) or []}
     groups: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for run in runs:
-        cause = by_test.get(str(run.get("test")), {})
+        cause = _cause_of(run, causes)
         key = str(cause.get("id", "")) if cause else ""
         groups.setdefault(key, (cause, []))[1].append(run)
     return sorted(groups.values(), key=lambda g: (not g[0], -len(g[1])))
+
+
+def _cause_of(run: dict[str, Any], causes: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's cause: by the id the run carries, else the cause that lists its test."""
+    for cause in causes:
+        if run.get("cause") and cause.get("id") == run.get("cause"):
+            return cause
+    for cause in causes:
+        if str(run.get("test")) in [str(t) for t in cause.get("tests", []) or []]:
+            return cause
+    return {}
 
 
 def _cause_card(cause: dict[str, Any], runs: list[dict[str, Any]]) -> str:
@@ -186,12 +197,17 @@ def _changed(changed: Any) -> str:
             lines.append(f"<div class='{css}'>{sign}: {_e(pair[0])} → {_e(pair[1])}</div>")
     for key, sign, css in (("removed", "−", "del"), ("added", "+", "add")):
         items = [str(x) for x in changed.get(key) or []]
-        lines += [f"<div class='{css}'>{sign} {_e(x)}</div>" for x in items[:MAX_DIFF_LINES]]
+        lines += [f"<div class='{css}'>{sign} {_e(_aria_line(x))}</div>" for x in items[:MAX_DIFF_LINES]]
         if len(items) > MAX_DIFF_LINES:
             lines.append(f"<div class='ctx'>… {len(items) - MAX_DIFF_LINES} more {key}</div>")
     if not lines:
         return "<p class='muted'>The page reads the same as when it last passed.</p>"
     return "<div class='diff'><div class='ctx'>since the last pass:</div>" + "".join(lines) + "</div>"
+
+
+def _aria_line(line: str) -> str:
+    # An ARIA snapshot line begins with its list dash; beside the diff's own sign it reads as noise.
+    return line[2:] if line.startswith("- ") else line
 
 
 def _workflows(recent: list[dict[str, Any]]) -> str:
@@ -250,6 +266,7 @@ def _spark(values: list[Any]) -> str:
     top = max(v for _, v in points) or 1.0
     width, height = 90, 18
     step = width / max(1, len(values) - 1)
+    # Scaled from 0 to the slowest night: a run twice as slow draws twice as high.
     coords = " ".join(f"{i * step:.1f},{height - 1 - (v / top) * (height - 2):.1f}" for i, v in points)
     return f"<svg class='spark' width='{width}' height='{height}'><polyline points='{coords}'/></svg>"
 
@@ -316,12 +333,17 @@ def _step(run: dict[str, Any]) -> str:
 
 
 def _fallback(run: dict[str, Any]) -> str:
+    """What got the run past: ``fallback``, or each of its ``recovered`` steps with the fallback used."""
     if run.get("fallback"):
         return str(run["fallback"])
     recovered = run.get("recovered")
-    if isinstance(recovered, list):
-        return "; ".join(str(r.get("fallback", "")) for r in recovered if isinstance(r, dict))
-    return str(run.get("status", ""))
+    if isinstance(recovered, list) and recovered:
+        return "; ".join(
+            f"step {r.get('step')} {r.get('action') or ''}: {r.get('fallback') or 'recovered'}".replace(" :", ":")
+            for r in recovered
+            if isinstance(r, dict)
+        )
+    return "healing" if run.get("status") == "healed" else str(run.get("status", ""))
 
 
 def _severity(run: dict[str, Any] | None) -> int:
@@ -442,7 +464,10 @@ _SCRIPT = """
   function pct(x){ return x + ' %'; }
   var date = uPlot.fmtDate('{YYYY}-{MM}-{DD} {HH}:{mm}');
   var night = {label: 'night', value: shown(d.x, function(x){ return date(new Date(x * 1000)); })};
+  // Ticks a day apart at least: suite runs are nights, not hours.
+  var days = [1, 2, 7, 14, 30, 91, 182, 365].map(function(n){ return n * 86400; });
   function opts(el, series, axes, scales){
+    axes[0] = {incrs: days, space: 50};
     return {width: Math.max(300, el.clientWidth), height: 240, series: [night].concat(series),
             axes: axes, scales: scales, cursor: {drag: {x: false, y: false}}};
   }
