@@ -315,6 +315,13 @@ def test_report_prints_the_line_and_writes_since_last_json(tmp_path: Path, capsy
     assert main(["report", "--results", str(r1), *args]) == 0
     again = capsys.readouterr()
     assert "1 new failure (1 cause)" in again.out and "already recorded" in again.err
+    # A third night still failing on the same cause: first seen on the second night.
+    r2 = results_folder(tmp_path / "r2", [record("a", night=2), record("b", "failed", night=2, locator=ADD)])
+    assert main(["report", "--results", str(r2), *args]) == 0
+    third = json.loads((tmp_path / "out" / "since-last.json").read_text())
+    (cause,) = third["causes"]
+    assert cause["first_seen"] == data["suite_run"]["started"] != third["suite_run"]["started"]
+    assert third["still_failing"][0]["since"] == data["suite_run"]["started"]
 
 
 def test_report_of_results_without_records_says_so_and_still_builds_the_report(

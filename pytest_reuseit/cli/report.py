@@ -93,6 +93,7 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
         path = Path(args.history or os.environ.get(history.ENV) or history.DEFAULT_PATH)
         try:
             with history.writing(path) as kept:
+                since_last.annotate(found)  # each failure's cause id goes into the history with it
                 suite = kept.append(found)
                 since = since_last.compare(kept, suite, found, alert_after=args.alert_after)
                 kept.trim()
