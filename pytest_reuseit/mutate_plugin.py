@@ -155,6 +155,10 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
             "category": run.analysis.category if run.analysis else "",
             "duration": run.duration,
             "applied": probe.applied,
+            # Whether the element its check read carried the fault (mutation/hold.py), and if not, why.
+            "held": probe.held,
+            "why": probe.why if not (probe.applied and probe.held) else "",
+            "reads": probe.reads,
             "ended": time.time(),
         }
         folder.mkdir(parents=True, exist_ok=True)

@@ -3,12 +3,15 @@ used (the op about to act, the check about to read) or when the page opens (rout
 
 from __future__ import annotations
 
+from typing import Any
+
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
 from ..engine.ports import Locate
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.model import Check, Locator, Op
-from . import operators
+from . import hold, operators
 from .plan import Mutant
 
 _AGAIN_MS = 100.0
@@ -16,7 +19,9 @@ _AGAIN_MS = 100.0
 
 class Injector:
     """Never raises (the probe contract): ``applied`` says whether the fault was placed at all, so
-    a run that failed without it is not counted as a kill."""
+    a run that failed without it is not counted as a kill; ``reads`` whether each time its target
+    check was judged, the element it read carried the fault (hold.py), and ``why`` what kept the
+    fault out, when something did."""
 
     def __init__(self, loaded: LoadedWorkflow, mutant: Mutant) -> None:
         self.loaded = loaded
@@ -24,6 +29,9 @@ class Injector:
         self.operator = operators.get(mutant.operator)
         self.target = mutant.target
         self.applied = False
+        self.reads: list[dict[str, Any]] = []  # {step, phase, check, held, why}, one per time the check was judged
+        self.why = ""
+        self._reading: PwLocator | None = None  # the target check's element, to look at once it was judged
         settings = loaded.workflow.settings
         self._action_ms = settings.action_timeout * 1000
         self._check_ms = settings.check_timeout * 1000
@@ -36,6 +44,29 @@ class Injector:
         again is found at once and gets the fault again."""
         return full_ms if not self.applied else _AGAIN_MS
 
+    @property
+    def held(self) -> bool:
+        """The last time its target check was judged (the judgement that let the run go on), the
+        fault was in what it read."""
+        return not self.reads or bool(self.reads[-1]["held"])
+
+    def _judged(self) -> None:
+        """The probe's next call after the target check's: it has been judged. Did the element it
+        read carry the fault? (A check that failed ends the run: this is for one that passed.)"""
+        loc, self._reading = self._reading, None
+        if loc is None:
+            return
+        t = self.target
+        state = hold.verify(loc)
+        where = f"the {t.phase} check at line {t.line}" if t.step is not None else f"the outcome check at line {t.line}"
+        why = {
+            "held": "",
+            "replaced": f"the page drew {t.locator} again and {where} read it without the fault",
+            "gone": f"the page loaded a new document before {where} read {t.locator}: the fault was not in it",
+        }.get(state, "")
+        self.reads.append({"step": t.step, "phase": t.phase, "check": t.index, "held": not why, "why": why})
+        self.why = why or self.why
+
     def start(self, page: Page) -> None:
         start = self.operator.start
         if start is not None:
@@ -46,6 +77,7 @@ class Injector:
         self.applied = True
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
+        self._judged()
         t, on_op = self.target, self.operator.on_op
         if on_op is None or t.what != "op" or (t.step, t.index) != (step, index) or not isinstance(op.arg, Locator):
             return
@@ -53,11 +85,16 @@ class Injector:
         wait = self._wait_ms(op.timeout * 1000 if op.timeout is not None else self._action_ms)
         if operators.apply_safely(self.mutant.id, lambda: on_op(loc, t, wait)):
             self.applied = True
+        elif not self.applied:
+            self.why = f"{t.locator} never came before the op at line {t.line} (within {wait / 1000:g} s)"
 
     def before_check(self, page: Page, step: int | None, phase: str, index: int, check: Check, locate: Locate) -> None:
         t, on_check = self.target, self.operator.on_check
         if on_check is None or t.what != "check" or (t.step, t.phase, t.index) != (step, phase, index):
+            self._judged()
             return
+        # Judged again (a fallback's attempt): the judgement before failed, and says nothing here.
+        self._reading = None
         if check.expect is None or t.expect_index >= len(check.expect):
             return
         arg = dict(check.expect[t.expect_index].items()).get(t.key)
@@ -65,9 +102,13 @@ class Injector:
         wait = self._wait_ms(check.timeout * 1000 if check.timeout is not None else self._check_ms)
         if operators.apply_safely(self.mutant.id, lambda: on_check(page, loc, t, wait)):
             self.applied = True
+            if self.operator.holds and loc is not None:
+                self._reading = loc
+        elif not self.applied:
+            self.why = f"{t.locator} never came before the check at line {t.line} (within {wait / 1000:g} s)"
 
     def action(self, page: Page, step: int, when: str) -> None:
-        pass
+        self._judged()
 
     def step_end(self, page: Page, step: int | None) -> None:
-        pass
+        self._judged()

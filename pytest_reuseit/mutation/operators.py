@@ -21,6 +21,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page, Route
 
+from . import hold
 from .touches import STORAGE_PROXY, CheckTouch, OpTouch, RunTouches
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,9 @@ class Operator:
     on_op: Callable[[PwLocator, Target, float], None] | None = None
     on_check: Callable[[Page, PwLocator | None, Target, float], None] | None = None
     slows_s: float = 0.0
+    # Its check fault is placed through hold.py: after the check, the run tells whether the
+    # element the check read carried it (a run that read it without the fault is not applied).
+    holds: bool = False
 
 
 _OPERATORS: dict[str, Operator] = {}
@@ -222,78 +226,22 @@ def _page(run: RunTouches) -> list[Target]:
 
 # --------------------------------------------------------------------------- faults in the page
 
-_REMOVE = "e => { e.style.setProperty('display', 'none', 'important'); e.remove(); }"
-_NO_POINTER = "e => e.style.setProperty('pointer-events', 'none', 'important')"
-# The element's own handlers (and the browser's default action: follow, toggle, submit) never
-# see the events aimed at it: a handler swallowed, as a broken event binding would.
-_SWALLOW = """(e, types) => {
-  if (e.__reuseitSwallow) return;
-  e.__reuseitSwallow = true;
-  // A form control keeps its value: what was typed or chosen is undone, as if never received.
-  const kept = 'value' in e ? e.value : null;
-  const stop = ev => {
-    if (!(ev.target instanceof Node && e.contains(ev.target))) return;
-    ev.stopImmediatePropagation(); ev.preventDefault();
-    if (kept !== null && (ev.type === 'input' || ev.type === 'change') && e.value !== kept) e.value = kept;
-  };
-  for (const t of types) window.addEventListener(t, stop, true);
-}"""
 _CLICK_EVENTS = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]
 _INPUT_EVENTS = ["keydown", "keypress", "keyup", "beforeinput", "input", "change"]
-# A text fault that stays: the page re-rendering the right text gets it changed again.
-_TEXT = """(e, [mode, word]) => {
-  const change = s => {
-    if (mode === 'number') {
-      const m = word ? s.match(new RegExp('(?<!\\\\d)' + word + '(?!\\\\d)')) : s.match(/\\d+/);
-      return m ? s.slice(0, m.index) + String(Number(m[0]) + 1) + s.slice(m.index + m[0].length) : null;
-    }
-    const i = s.indexOf(word);
-    if (i < 0) return null;
-    let other = word.split('').reverse().join('');
-    if (other === word) other = word.slice(1) + word[0] + 'x';
-    return s.slice(0, i) + other + s.slice(i + word.length);
-  };
-  if ('value' in e && (e.localName === 'input' || e.localName === 'textarea')) {
-    const v = change(e.value); if (v !== null) e.value = v; return;
-  }
-  if (e.__reuseitText) return;
-  e.__reuseitText = true;
-  const apply = () => {
-    const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-      const v = change(n.data); if (v !== null) { n.data = v; return; }
-    }
-  };
-  const opts = {characterData: true, childList: true, subtree: true};
-  let last = null;
-  const obs = new MutationObserver(() => {
-    if (e.textContent === last) return;
-    obs.disconnect(); apply(); last = e.textContent; obs.observe(e, opts);
-  });
-  apply(); last = e.textContent; obs.observe(e, opts);
-}"""
 _TITLE = """([mode, word]) => {
   const s = document.title;
   if (mode === 'number') { const m = s.match(/\\d+/); if (m) document.title = s.replace(m[0], String(Number(m[0]) + 1)); }
   else if (s.includes(word)) document.title = s.replace(word, word.split('').reverse().join(''));
 }"""
-_ONE_MORE = "e => e.after(e.cloneNode(true))"
-_ELSEWHERE = """e => {
-  const href = e.getAttribute('href') || '';
-  e.setAttribute('href', href.startsWith('#') ? '#/reuseit-elsewhere' : '/reuseit-elsewhere/');
-}"""
-_NO_SUBMIT = """e => {
-  const form = e.form || e.closest('form');
-  if (!form || form.__reuseitNoSubmit) return;
-  form.__reuseitNoSubmit = true;
-  window.addEventListener('submit', ev => { if (ev.target === form) { ev.preventDefault(); ev.stopImmediatePropagation(); } }, true);
-}"""
 _NO_STORAGE = "(() => { Storage.prototype.setItem = function () {}; " + STORAGE_PROXY + " })();"
 
 
-def _on_element(script: str, arg: Any = None) -> Callable[[PwLocator, Target, float], None]:
+def _held_op(fault: str, **extra: Any) -> Callable[[PwLocator, Target, float], None]:
+    """An element fault placed on the op's element and kept there (hold.py): the page drawing
+    the element again before the op acts gets it again."""
+
     def apply(loc: PwLocator, target: Target, timeout_ms: float) -> None:
-        loc.first.evaluate(script, arg, timeout=timeout_ms)
+        hold.place(loc, hold.spec(fault, target.detail.get("loc") or {}, **extra), timeout_ms)
 
     return apply
 
@@ -301,19 +249,20 @@ def _on_element(script: str, arg: Any = None) -> Callable[[PwLocator, Target, fl
 def _text_fault(mode: str) -> Callable[[Page, PwLocator | None, Target, float], None]:
     def apply(page: Page, loc: PwLocator | None, target: Target, timeout_ms: float) -> None:
         word = str(target.detail.get("word", ""))
+        loc_spec = target.detail.get("loc") or {}
         if target.key == "title" or loc is None:
             page.evaluate(_TITLE, [mode, word])
         elif target.key == "count":
-            loc.last.evaluate(_ONE_MORE, timeout=timeout_ms)
+            hold.place(loc, hold.spec("count", loc_spec), timeout_ms, last=True)
         else:
-            loc.first.evaluate(_TEXT, [mode, word], timeout=timeout_ms)
+            hold.place(loc, hold.spec("text", loc_spec, mode=mode, word=word), timeout_ms)
 
     return apply
 
 
 def _remove_checked(page: Page, loc: PwLocator | None, target: Target, timeout_ms: float) -> None:
     if loc is not None:
-        loc.first.evaluate(_REMOVE, timeout=timeout_ms)
+        hold.place(loc, hold.spec("remove", target.detail.get("loc") or {}), timeout_ms)
 
 
 def _route(answer: Literal["500", "empty", "never"]) -> Callable[[Page, Target, Callable[[], None]], None]:
@@ -434,43 +383,44 @@ for _op in (
         "breaking",
         "the element is not on the page",
         _removable,
-        on_op=_on_element(_REMOVE),
+        on_op=_held_op("remove"),
         on_check=_remove_checked,
+        holds=True,
     ),
     Operator(
         "not_clickable",
         "breaking",
         "the element shows but cannot be clicked (something invisible takes its clicks)",
         lambda run: _ops(run, _CLICKS),
-        on_op=_on_element(_NO_POINTER),
+        on_op=_held_op("pointer"),
     ),
     Operator(
         "click_ignored",
         "breaking",
         "a click on the element does nothing (its handler and default action never run)",
         lambda run: _ops(run, _CLICKS),
-        on_op=_on_element(_SWALLOW, _CLICK_EVENTS),
+        on_op=_held_op("swallow", events=_CLICK_EVENTS),
     ),
     Operator(
         "input_ignored",
         "breaking",
         "typing or choosing in the element does nothing (its key and input handlers never run)",
         lambda run: _ops(run, _INPUTS),
-        on_op=_on_element(_SWALLOW, _INPUT_EVENTS),
+        on_op=_held_op("swallow", events=_INPUT_EVENTS),
     ),
     Operator(
         "link_elsewhere",
         "breaking",
         "the link leads to another page",
         _links,
-        on_op=_on_element(_ELSEWHERE),
+        on_op=_held_op("elsewhere"),
     ),
     Operator(
         "submit_dropped",
         "breaking",
         "the form is not submitted",
         _submits,
-        on_op=_on_element(_NO_SUBMIT),
+        on_op=_held_op("nosubmit"),
     ),
     Operator(
         "number_off_by_one",
@@ -478,6 +428,7 @@ for _op in (
         "a number in the checked text (or the number of elements) is one more",
         _numbers,
         on_check=_text_fault("number"),
+        holds=True,
     ),
     Operator(
         "word_replaced",
@@ -485,6 +436,7 @@ for _op in (
         "a word in the checked text is replaced",
         _words,
         on_check=_text_fault("word"),
+        holds=True,
     ),
     Operator("request_500", "breaking", "the request answers HTTP 500", _requests(), start=_route("500")),
     Operator(

@@ -3,7 +3,8 @@
 The words are Stryker's and PIT's (killed, survived, timeout), plus what a self-healing tool must
 never hide: a breaking mutant whose run passed only by a fallback, healing or the agent is
 *healed around* (a survivor, listed apart). Broken and timeout mutants are counted, never as
-killed; a fault that could not be placed at all (the element never came) is *not applied*.
+killed; a fault that could not be placed at all (the element never came), or that its check read
+the element without (the page drew it again), is *not applied*, with why.
 """
 
 from __future__ import annotations
@@ -45,11 +46,13 @@ def judge(mutant: Mutant, verdict: dict[str, Any] | None, time_limit: float) -> 
             return MutantResult(mutant, "not applied", verdict)
         outcome = "timeout" if timed_out else "killed"
         return MutantResult(mutant, outcome, verdict, localised=_localised(mutant, verdict))
+    # The fault never went in (its element never showed), or its check read the element without it
+    # (the page drew it again where the fault could not follow): the run says nothing about it.
+    placed = bool(verdict.get("applied", False)) and bool(verdict.get("held", True))
     if status == "passed":
-        # The fault never went in (its element never showed): the run says nothing about it.
-        return MutantResult(mutant, "survived" if verdict.get("applied", False) else "not applied", verdict)
+        return MutantResult(mutant, "survived" if placed else "not applied", verdict)
     if status in ("recovered", "healed"):
-        return MutantResult(mutant, "healed around" if verdict.get("applied", False) else "not applied", verdict)
+        return MutantResult(mutant, "healed around" if placed else "not applied", verdict)
     return MutantResult(mutant, "timeout" if timed_out else "broken", verdict)
 
 

@@ -127,6 +127,15 @@ def _tighter_check(t: Target) -> str:
     )
 
 
+def _not_applied_why(r: MutantResult) -> str:
+    why = str(r.verdict.get("why", ""))
+    if why:
+        return why
+    if r.verdict.get("status") in ("failed", "broken"):
+        return f"the run stopped before it reached the fault: {r.verdict.get('message', '')}".rstrip(": ")
+    return "the fault could not be placed"
+
+
 def _line_of(t: Target, run: RunTouches | None) -> int:
     if t.line:
         return t.line
@@ -158,6 +167,8 @@ def _record(r: MutantResult, run: RunTouches | None) -> dict[str, Any]:
         out["localised"] = r.localised
     if r.outcome in ("survived", "healed around"):
         out["suggestion"] = suggestion(r, run)
+    if r.outcome == "not applied":
+        out["why"] = _not_applied_why(r)
     return out
 
 
@@ -193,7 +204,9 @@ def build(
                 "replacement": r.mutant.target.locator,
                 "location": {"start": {"line": line, "column": 1}, "end": {"line": line, "column": 2}},
                 "status": _STRYKER_STATUS[r.outcome],
-                "statusReason": str(r.verdict.get("message", "")) or r.outcome,
+                "statusReason": (_not_applied_why(r) if r.outcome == "not applied" else "")
+                or str(r.verdict.get("message", ""))
+                or r.outcome,
                 "killedBy": [r.mutant.nodeid] if r.outcome == "killed" else [],
                 "coveredBy": [nodeid for _, nodeid, _ in r.mutant.covering] or [r.mutant.nodeid],
             }
@@ -252,8 +265,11 @@ def details(report: dict[str, Any]) -> Iterator[str]:
         ("SURVIVED (no check noticed)", ("survived",)),
         ("FALSE ALARM (a harmless change failed the run)", ("false alarm",)),
         ("BROKEN (no verdict)", ("broken", "timeout")),
+        ("NOT APPLIED (the run says nothing about the fault)", ("not applied",)),
     ):
-        chosen = [m for m in mutants if m["outcome"] in outcomes]
+        chosen = [
+            m for m in mutants if m["outcome"] in outcomes and (m["kind"] == "breaking" or outcomes[0] != "not applied")
+        ]
         if not chosen:
             continue
         yield ""
@@ -264,6 +280,8 @@ def details(report: dict[str, Any]) -> Iterator[str]:
             yield f"  {m['id']} {m['operator']} on {t['locator']} ({where}): {m['description']}"
             if m["outcome"] in ("false alarm", "broken", "timeout") and m["run"].get("message"):
                 yield f"      {m['run']['status']}: {m['run']['message']}"
+            if m.get("why"):
+                yield f"      {m['why']}"
             for line in str(m.get("suggestion", "")).splitlines():
                 yield f"      {line}"
     for run in report["reuseit"]["not_clean"]:
