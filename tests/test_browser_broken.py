@@ -166,7 +166,8 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
 def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script(page, fence, pages_url, do) -> None:  # type: ignore[no-untyped-def]
     """Playwright waits for a navigation in flight before anything else it does on the page, so a
     document the server never answers left the page as silent as an endless loop; the report
-    blamed a script on the page. It names the address that did not answer."""
+    blamed a script on the page. It names the address that did not answer within the navigation
+    budget (its own setting: the op's element wait is not the page's load)."""
     steps = [
         {
             "action": "Open the docs",
@@ -178,17 +179,21 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     ]
     with other_page_never_answers(page):
         result = run(
-            page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2})
+            page,
+            fence,
+            pages_url,
+            workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2, "navigation_timeout": 2}),
         )
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "action"
-    assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
+    words = f"{pages_url}/other.html did not answer within 2s (navigation_timeout), so the page was closed"
+    assert words in result.message
     assert "endless loop" not in result.message
     # The fallback meets the closed page: it is told so, not taken for a browser that went away.
     attempt = result.steps[0].attempts[0]
     assert "not tried: the page was closed earlier in this run, when it stopped responding" in attempt.note
     assert not result.infrastructure and "went away" not in result.message
-    assert result.analysis is not None and result.analysis.category == "action_incomplete"
-    assert "the page it leads to never answered" in " ".join(result.analysis.guidance)
+    assert result.analysis is not None and result.analysis.category == "page_not_ready"
+    assert "never answered" in " ".join(result.analysis.guidance)
 
 
 def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_it(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
@@ -204,10 +209,16 @@ def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_
     ]
     with other_page_never_answers(page):
         result = run(
-            page, fence, pages_url, workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 2})
+            page,
+            fence,
+            pages_url,
+            workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 2, "navigation_timeout": 2}),
         )
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "post", result.message
-    assert f"{pages_url}/other.html did not answer within 2s, so the page was closed" in result.message
+    assert f"{pages_url}/other.html did not answer within 2s (navigation_timeout), so the page was closed" in (
+        result.message
+    )
+    assert result.analysis is not None and result.analysis.category == "page_not_ready"
     assert "endless loop" not in result.message
 
 

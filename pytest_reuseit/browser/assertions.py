@@ -210,7 +210,7 @@ def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) 
             # Half a second at least: the last poll may start at the deadline and must still run.
             value = run_script(page, expr, max(deadline - time.monotonic(), 0.5) * 1000)
         except PlaywrightTimeout:
-            closed = close_if_unresponsive(page, t / 1000)
+            closed = close_if_unresponsive(page)
             return DomVerdict(False, wanted, closed or f"the expression did not finish within {t / 1000:g}s")
         if _js_truthy(value):
             return DomVerdict(True, wanted, "truthy")

@@ -22,8 +22,9 @@ from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from ..workflow.model import NAVIGATION_TIMEOUT_S
 from .masking import ScreenMasks, masked_text, painted
-from .scripts import STUCK, close_if_stuck
+from .scripts import STUCK, close_if_stuck, close_unanswered
 
 log = logging.getLogger(__name__)
 
@@ -127,8 +128,11 @@ class NetworkWatch:
 
     def __init__(self) -> None:
         self.inflight: dict[int, float] = {}
-        # Documents asked for and not answered yet, oldest first: request id -> (its frame, url).
-        self.navigations: dict[int, tuple[Any, str]] = {}
+        # Documents asked for and not answered yet, oldest first: request id -> (its frame, url,
+        # when it was asked for).
+        self.navigations: dict[int, tuple[Any, str, float]] = {}
+        # How long a document may take to answer (the run's navigation_timeout, see navigation_budget).
+        self.navigation_s = NAVIGATION_S
         self.last_activity = 0.0
         # Requests started or ended so far: a capture compares it before and after (see capture_view).
         self.events = 0
@@ -145,7 +149,7 @@ class NetworkWatch:
                 # A pop-up's first document is asked for before its frame exists (under a route,
                 # Playwright then raises here, and an event handler that raises loses the pop-up).
                 return
-            self.navigations[id(request)] = (frame, request.url)
+            self.navigations[id(request)] = (frame, request.url, time.monotonic())
 
     def answered(self, request: Any) -> None:
         """The server's answer began (its headers): the document is no longer waited for."""
@@ -175,6 +179,10 @@ class NetworkWatch:
         return max(0.0, self.QUIET_S - (now - self.last_activity))
 
 
+# A context nobody set a budget for (the agent exploring a site, a test's page) waits as long as a
+# workflow does by default.
+NAVIGATION_S = NAVIGATION_TIMEOUT_S
+
 _WATCHES: weakref.WeakKeyDictionary[BrowserContext, NetworkWatch] = weakref.WeakKeyDictionary()
 
 
@@ -190,27 +198,80 @@ def watch_network(context: BrowserContext) -> None:
     _WATCHES[context] = watch
 
 
-def unanswered_document(page: Page) -> str | None:
-    """The URL of the page's next document, asked for and not answered yet (None when there is
-    none, or the context is not watched). Playwright waits for such a navigation before anything
-    else it does on the page, so a server that never answers looks like a page that stopped
-    responding; this tells the two apart."""
+def navigation_budget(page: Page, seconds: float) -> None:
+    """How long a document asked for in ``page``'s context may take to answer from now on (the
+    run's ``navigation_timeout``, set per step). Element waits are the ops' own; this one is the
+    page's load, wherever it was started (an op, a fallback, the agent, a script, the page)."""
+    watch = _WATCHES.get(page.context)
+    if watch is not None:
+        watch.navigation_s = seconds
+
+
+def navigation_s(page: Page) -> float:
+    """The navigation budget of ``page``'s context, in seconds (see :func:`navigation_budget`)."""
+    watch = _WATCHES.get(page.context)
+    return watch.navigation_s if watch is not None else NAVIGATION_S
+
+
+def _waiting(page: Page) -> tuple[str, float] | None:
+    """The page's oldest document asked for and not answered yet: its URL and when it was asked for."""
     watch = _WATCHES.get(page.context)
     if watch is None:
         return None
-    waiting = [url for frame, url in list(watch.navigations.values()) if frame == page.main_frame]
+    try:
+        main = page.main_frame
+    except PlaywrightError:
+        return None
+    waiting = [(url, t) for frame, url, t in list(watch.navigations.values()) if frame == main]
     return waiting[0] if waiting else None
 
 
-def close_if_unresponsive(page: Page, waited_s: float) -> str | None:
-    """After a call that timed out: :func:`close_if_stuck`, and why the page was closed (None when
-    it still answers): the document its server never answered, named, or a script that never
-    ends. ``waited_s``: how long the call waited (a routed request's own age is not known:
-    Playwright reports it to Python only once its route is handled, which a hung one never is)."""
-    waiting = unanswered_document(page)  # read before closing (closing ends the request)
-    if not close_if_stuck(page):
+def unanswered_document(page: Page) -> str | None:
+    """The URL of the page's next document, asked for and not answered yet (None when there is
+    none, or the context is not watched). Playwright waits for such a navigation before anything
+    else it does on the page, so a server that has not answered yet looks like a page that stopped
+    responding; this tells them apart."""
+    waiting = _waiting(page)
+    return waiting[0] if waiting is not None else None
+
+
+# How often a document waited for is looked for again.
+_ANSWER_POLL_MS = 50
+
+
+def await_document(page: Page) -> str | None:
+    """Wait until the page's next document has answered, at most the navigation budget counted
+    from when it was asked for (so waiting twice for one document does not wait twice as long).
+    Returns the URL of the document that did not answer in time (None when none is waited for, or
+    it answered). A slow server is not a dead one: a login POST answered after a few seconds is a
+    page loading, however short the wait of the op that sent it."""
+    budget = navigation_s(page)
+    while (waiting := _waiting(page)) is not None:
+        url, asked = waiting
+        left = asked + budget - time.monotonic()
+        if left <= 0:
+            return url
+        try:
+            page.wait_for_timeout(min(_ANSWER_POLL_MS, left * 1000))
+        except PlaywrightError:
+            return None  # the page closed: nothing of it is waited for any more
+    return None
+
+
+def close_if_unresponsive(page: Page) -> str | None:
+    """After a call that timed out: why the page had to be closed, or None when it answers.
+
+    A document the page waits for gets the rest of its navigation budget first (a slow server is
+    not a dead one): one that answers leaves the page open (None); one that does not is named, and
+    the page closed, since everything Playwright does on it waits for that document. With no
+    document waited for, :func:`close_if_stuck`: a script that never ends."""
+    if _waiting(page) is None:
+        return STUCK if close_if_stuck(page) else None
+    late = await_document(page)
+    if late is None:
         return None
-    return STUCK if waiting is None else f"{waiting} did not answer within {waited_s:g}s, so the page was closed"
+    close_unanswered(page)
+    return f"{late} did not answer within {navigation_s(page):g}s (navigation_timeout), so the page was closed"
 
 
 def acted(page: Page) -> None:

@@ -43,7 +43,7 @@ from ..workflow.model import (
 )
 from .locators import describe, resolve
 from .masking import track_secret
-from .observe import acted, close_if_unresponsive
+from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
 from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
 from .scripts import STUCK, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
@@ -187,12 +187,39 @@ def run_op(op: Op, ctx: OpContext) -> str:
 def _failure(ctx: OpContext, exc: BaseException, what: str, blocked: Sequence[str] = ()) -> ReuseitError:
     """:func:`classify`, after closing a page a timed-out call left unresponsive (nothing about it
     would answer again): caught in a script that never ends, or waiting for a next document its
-    server never answers (then named)."""
+    server did not answer within the navigation budget (then named)."""
     if isinstance(exc, PlaywrightTimeout):
-        reason = close_if_unresponsive(ctx.page, ctx.action_timeout_ms / 1000)
+        reason = close_if_unresponsive(ctx.page)
         if reason is not None:
             return OpFailed(what, reason, "stuck" if reason == STUCK else "no_answer")
     return classify(exc, what, blocked)
+
+
+def _not_answered(ctx: OpContext, page: Page, what: str) -> OpFailed:
+    """The page's next document did not answer within the navigation budget: the page is closed
+    (everything Playwright does on it would wait for that document) and the op fails, saying so."""
+    return OpFailed(what, close_if_unresponsive(page) or f"{page.url} did not answer", "no_answer")
+
+
+def loaded_after(page: Page, exc: BaseException, *, acted: bool = False) -> bool:
+    """Whether a call that timed out had done its part and was only waiting for the page it set
+    loading, which then answered within the navigation budget: a click that submitted a form to a
+    slow server (Playwright waits for the navigation a click starts, within the click's own
+    timeout). The call's timeout is for its element; the page gets the navigation budget. One that
+    does not answer in time is left to the caller (:func:`_failure` names it). ``acted``: the caller
+    knows the call acted (a script), whatever its call log says. The agent's actions use it too."""
+    if not isinstance(exc, PlaywrightTimeout) or page.is_closed() or not (acted or _performed(exc)):
+        return False
+    return unanswered_document(page) is not None and await_document(page) is None
+
+
+def _loaded_after(ctx: OpContext, op: Op, exc: PlaywrightTimeout) -> bool:
+    """:func:`loaded_after` for an op (an ``eval`` script that navigated, too); the page it
+    loaded is then let finish loading, as after any op."""
+    if not loaded_after(ctx.page, exc, acted=op.kind == "eval"):
+        return False
+    until_loaded(ctx.page, ctx.action_timeout_ms)
+    return True
 
 
 def _acted_on(
@@ -203,6 +230,10 @@ def _acted_on(
     fine and the opener is current again, so the op is meant for it)."""
     assert ctx.pages is not None
     acting_on = ctx.pages.page
+    # A page whose next document has not answered yet is loading (a slow server is not a dead
+    # one): it gets the navigation budget before the op's own wait for its element starts.
+    if await_document(acting_on) is not None:
+        raise _not_answered(ctx, acting_on, what)
     until_loaded(acting_on, ctx.action_timeout_ms)
     ctx.pages.answer_with(policy)
     try:
@@ -214,6 +245,8 @@ def _acted_on(
             _let_dialogs_arrive(ctx)
         return True
     except (PlaywrightError, PlaywrightTimeout) as exc:
+        if isinstance(exc, PlaywrightTimeout) and _loaded_after(ctx, op, exc):
+            return True
         if not (acting_on.is_closed() and ctx.pages.open_pages()):
             raise
         if _performed(exc):
@@ -263,7 +296,8 @@ def _goto(ctx: OpContext, arg: str) -> None:
     url = urljoin(page.url, target) if page.url.startswith("http") else target
     if not web_address(url):
         raise BrokenRun(f"goto {ctx.render(arg)}: not a web address; write it with http:// or https://")
-    response = page.goto(url, timeout=ctx.action_timeout_ms, wait_until="domcontentloaded")
+    # Opening a page waits for its server as long as the navigation budget allows.
+    response = page.goto(url, timeout=navigation_s(page) * 1000, wait_until="domcontentloaded")
     until_loaded(page, ctx.action_timeout_ms)
     if ctx.blocked and url in ctx.blocked:
         raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
@@ -389,11 +423,13 @@ def _eval(ctx: OpContext, arg: str) -> None:
     # Its value is not used: not brought back (nothing to lose when the page goes). A returned
     # Promise is awaited.
     ran = run_once(page, ctx.reveal(arg), ctx.action_timeout_ms, keep_value=False, watch=True)
-    if ran.navigated:
-        # A script that navigates (location.reload(), form.submit(), location.href = ...) is done
-        # as a click on a link is: the next op and check meet the new page once it has loaded.
-        wait_for_next_document(page, ran, ms_left(deadline))
-    until_loaded(page, ms_left(deadline))
+    # A script that navigates (location.reload(), form.submit(), location.href = ...) is done as a
+    # click on a link is: the next op and check meet the new page once it has loaded, within the
+    # navigation budget (the op's own timeout is for the script).
+    arrived = not ran.navigated or wait_for_next_document(page, ran, navigation_s(page) * 1000)
+    if not arrived and await_document(page) is not None:
+        raise _not_answered(ctx, page, ctx.render(describe_op(ctx.op)) if ctx.op is not None else "eval")
+    until_loaded(page, ctx.action_timeout_ms if ran.navigated else ms_left(deadline))
 
 
 @registry.handles("extract")
@@ -428,7 +464,7 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
         before = ctx.page.url
-        response = getattr(ctx.page, method)(timeout=ctx.action_timeout_ms, wait_until="domcontentloaded")
+        response = getattr(ctx.page, method)(timeout=navigation_s(ctx.page) * 1000, wait_until="domcontentloaded")
         until_loaded(ctx.page, ctx.action_timeout_ms)
         # No response also means a same-document step (a #hash route of a single-page app): only
         # an unchanged URL says there was nowhere to go.

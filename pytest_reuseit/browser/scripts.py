@@ -231,12 +231,18 @@ def close_if_stuck(page: Page) -> bool:
     its script); True if it was."""
     if page.is_closed() or responsive(page):
         return False
+    close_unanswered(page)
+    return True
+
+
+def close_unanswered(page: Page) -> None:
+    """Close a page that stopped answering (a script that never ends, or a document its server
+    never answered within the navigation budget), remembering why: see :func:`closed_unresponsive`."""
     _CLOSED_UNRESPONSIVE.add(page)
     try:
         page.close(run_before_unload=False)
     except PlaywrightError:
         pass
-    return True
 
 
 # The pages :func:`close_if_stuck` closed: an op meant for one later (a fallback) is told why it

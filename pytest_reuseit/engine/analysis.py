@@ -13,8 +13,9 @@ from collections.abc import Collection
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
-# An op whose navigation the server never answered (browser/ops.py, OpFailed "no_answer").
-_NO_ANSWER = re.compile(r" did not answer within [\d.]+s, so the page was closed")
+# A page whose next document its server did not answer within the navigation budget, so the run
+# closed it (browser/observe.py close_if_unresponsive: an op's OpFailed "no_answer", or a js check).
+_NO_ANSWER = re.compile(r"\S+ did not answer within [\d.]+s \(navigation_timeout\), so the page was closed")
 
 
 def _failed_step(result: RunResult) -> StepResult | None:
@@ -145,10 +146,39 @@ def _observe(result: RunResult, without_fallback: Collection[int] | None) -> Ana
             category="site_changed",
             guidance=["The start page answered an error: check start_url."],
         )
+    if (late := _no_answer(step)) is not None:
+        return _not_answered(step, late, where, what)
     if phase == "action":
         category, guidance = _action_failure(step)
         return Analysis(where=where, why=step.error, what=what, category=category, guidance=guidance)
     return _check_failure(step, phase, where, what, _no_attempt(step, without_fallback))
+
+
+def _no_answer(step: StepResult) -> str | None:
+    """The words of a page the run closed because its server did not answer within the navigation
+    budget, wherever the step met it: its action, an attempt's ops, a check."""
+    texts = [step.error, *(a.error for a in step.actions)]
+    for att in step.attempts:
+        texts += [att.note, *(a.error for a in att.actions), *(v.actual for v in att.verdicts)]
+    texts += [v.actual for v in (*step.pre, *step.post)]
+    return next((m.group(0) for t in texts if (m := _NO_ANSWER.search(t or ""))), None)
+
+
+def _not_answered(step: StepResult, late: str, where: str, what: str) -> Analysis:
+    """A page that did not answer is not ready, however the step failed after: not a site change
+    (a locator that found nothing on a closed page says nothing about the site)."""
+    why = step.error if late in step.error else f"{step.error}; {late}"
+    return Analysis(
+        where=where,
+        why=why,
+        what=what,
+        category="page_not_ready",
+        guidance=[
+            f"A page of step {step.index} never answered: {late}. If the server is only slow there, raise "
+            "navigation_timeout (settings, or the step's own); if it hangs, that is a defect of the site (or its "
+            "server is overloaded or down)."
+        ],
+    )
 
 
 def _outcome(result: RunResult, where: str, what: str) -> Analysis:
@@ -176,12 +206,6 @@ def _action_failure(step: StepResult) -> tuple[Category, list[str]]:
         return "action_incomplete", [
             f"A script on the page of step {step.index} never finished, so the page was closed. If it is the "
             "workflow's own (eval, js), fix the expression; otherwise the page's code hangs: a product defect."
-        ]
-    if _NO_ANSWER.search(error):
-        return "action_incomplete", [
-            f"The action of step {step.index} went through, but the page it leads to never answered. If the "
-            "server is only slow there, raise action_timeout (or the op's own timeout:); if it hangs, that is a "
-            "defect of the site (or its server is overloaded or down)."
         ]
     if "no download started" in error:
         return "action_incomplete", [

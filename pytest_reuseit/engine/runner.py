@@ -18,7 +18,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 from ..browser.masking import ScreenMasks, attach
-from ..browser.observe import acted, watch_network
+from ..browser.observe import acted, navigation_budget, watch_network
 from ..browser.ops import OpFailed, classify, extract_value
 from ..browser.pages import DialogPolicy, Pages, until_loaded
 from ..browser.session import web_address
@@ -263,6 +263,9 @@ class _StartFailed(Exception):
 def _step(ctx: RunContext, i: int, step: Step, sr: StepResult) -> None:
     _, _, step_timeout, _ = ctx.step_settings(step)
     deadline = time.monotonic() + step_timeout
+    # How long a page may take to load in this step, whatever starts the load (its ops, a
+    # fallback, the agent, a script, the page): the element waits never cut it short.
+    navigation_budget(ctx.page, step.navigation_timeout or ctx.loaded.workflow.settings.navigation_timeout)
     if step.pre:
         sr.pre, ok = judge_all(ctx, step.pre, "pre", ("steps", i, "pre"), step)
         if not ok and not recover(ctx, i, step, sr, "pre", first_failure(sr.pre), deadline):

@@ -31,6 +31,7 @@ from ..browser.observe import (
     observe,
     observe_async,
 )
+from ..browser.ops import loaded_after
 from ..browser.pages import DialogPolicy, Pages
 from ..browser.session import first_line, host_allowed, web_address
 from ..engine.ports import AgentOutcome
@@ -163,8 +164,12 @@ class ModelAgent:
             getattr(target, call.method)(*call.args, **call.kwargs)
             record.ok = True
         except (PlaywrightError, PlaywrightTimeout) as exc:
-            record.error = self.mask(first_line(str(exc)))
-            return
+            # A click whose page is slow to answer went through once the page answered (within
+            # the run's navigation budget): its timeout was for the element.
+            if not loaded_after(page, exc):
+                record.error = self.mask(first_line(str(exc)))
+                return
+            record.ok = True
         if pages is not None and call.method == "click":
             try:
                 page.wait_for_timeout(150)  # a pop-up's page event follows the click closely

@@ -21,6 +21,11 @@ allowance per fetch: a fault that removes an element or changes a text makes no 
 A killed mutant's run is most of a mutation run's time, spent waiting out these caps (once for the
 check, again for each fallback that cannot act), so they are what the run costs.
 
+The caps are element and check waits only. A page's load is never capped: the clean run's
+``navigation_timeout`` (workflow-format.md, "Slow pages") is left as the file gives it, so a form
+posted to a server that answers in seconds, by an op whose element the clean run found at once or
+by a fallback, is waited for in a mutant's run as in the clean one.
+
 A benign mutant whose run fails under the caps is tried again with the workflow's own timeouts
 before it is called a false alarm (session.py): a machine busier than in the clean run must not
 read as a false alarm. The clean runs keep the workflow's timeouts, and ``reuseit mutate
@@ -131,6 +136,7 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
     (a step the clean run did not reach gets that one too)."""
     wf = loaded.workflow
     top = float(caps["run"])
+    # navigation_timeout (settings and steps) is copied as it is: a page's load is never capped.
     per_step: list[dict[str, Any]] = list(caps.get("steps", []))
     s = wf.settings
     settings = s.model_copy(

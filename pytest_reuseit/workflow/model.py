@@ -20,6 +20,9 @@ from pydantic_core import PydanticCustomError
 MAX_SECONDS = 3600
 Seconds = Annotated[float, Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
 WaitMs = Annotated[int, Field(ge=0, le=MAX_SECONDS * 1000)]
+# How long a page may take to answer a navigation by default: Playwright's own navigation timeout.
+# A login POST that hashes a password, a busy database: real sites take seconds, not one.
+NAVIGATION_TIMEOUT_S = 30.0
 
 SCHEMA_ID = "https://pytest-reuseit.dev/schema/workflow-1.json"
 
@@ -677,6 +680,9 @@ class Step(Strict):
     check_timeout: Seconds | None = None
     step_timeout: Seconds | None = None
     action_timeout: Seconds | None = None
+    navigation_timeout: Seconds | None = Field(
+        None, description="seconds a page this step loads may take to answer; default: settings.navigation_timeout"
+    )
 
     @field_validator("extract", mode="before")
     @classmethod
@@ -796,6 +802,11 @@ class Settings(Strict):
     check_timeout: Seconds = Field(5, description="seconds a DOM assertion waits")
     step_timeout: Seconds = Field(30, description="seconds one step may take, recovery included")
     action_timeout: Seconds = Field(10, description="seconds one op waits for its element")
+    navigation_timeout: Seconds = Field(
+        NAVIGATION_TIMEOUT_S,
+        description="seconds a page may take to answer a navigation (a link, a form's submission, goto, a "
+        "script's) before it counts as not answering; element waits do not cut it short",
+    )
     dialog: DialogAnswer = Field("dismiss", description="how dialogs are answered unless an op says otherwise")
 
 
