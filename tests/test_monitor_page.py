@@ -259,3 +259,21 @@ def test_monitor_page_is_one_file_with_the_library_inlined(tmp_path: Path) -> No
     assert 'button "Add to cart"' not in text  # escaped, as every value from the suite
     assert "button &quot;Add to cart&quot;" in text
     assert len(text.encode()) < 200_000
+
+
+def test_no_value_from_the_environment_reaches_page_message_or_figures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_reuseit.report import alerts, metrics
+
+    secret = "sk-env-secret-4b1d"
+    for name in ("OPENAI_API_KEY", "DEMO_PASSWORD", "REUSEIT_ALERT_WEBHOOK", "REUSEIT_PUSHGATEWAY"):
+        monkeypatch.setenv(name, secret)
+    page = monitor.write(tmp_path, since_last(), recent()).read_text(encoding="utf-8")
+    events = [
+        {"kind": "failing", "test": t, "workflow": w, "variation": v, "cause": "c1", "since": ""} for t, w, v in TESTS
+    ]
+    text = str(alerts.message(events, [CAUSE]))
+    figures = metrics.write_textfile(tmp_path / "m.prom", [r | {"usage": {}} for r in recent()[-1]["runs"]])
+    for out in (page, text, figures.read_text(encoding="utf-8")):
+        assert secret not in out
