@@ -126,11 +126,13 @@ def test_records_are_written_atomically_and_an_unreadable_one_is_skipped_with_a_
 # --------------------------------------------------------------------------- the history
 
 
-def _night(path: Path, recs: list[dict[str, object]], *, keep_runs: int = history.KEEP_RUNS) -> history.SuiteRun:
+def _night(
+    path: Path, recs: list[dict[str, object]], *, keep_runs: int = history.KEEP_RUNS, sweep_every: int = 1
+) -> history.SuiteRun:
     with history.writing(path) as h:
         since_last.annotate(recs)  # type: ignore[arg-type]
         suite = h.append(recs)  # type: ignore[arg-type]
-        h.trim(keep_runs=keep_runs, now=T0 + 30 * DAY)
+        h.trim(keep_runs=keep_runs, now=T0 + 30 * DAY, sweep_every=sweep_every)
     return suite
 
 
@@ -197,9 +199,19 @@ def test_trimming_keeps_the_last_runs_and_drops_pages_nothing_refers_to(tmp_path
     assert conn.execute("SELECT count(*) FROM steps").fetchone()[0] == 9
     assert conn.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 3  # nights 3, 4, 5
     conn.close()
+    # Orphan pages are swept once enough nights have gone, not every night.
+    for night in range(6, 8):
+        _night(path, [record("w", night=night, aria=page(f"Label {night}"))], keep_runs=3, sweep_every=3)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 5  # 2 nights dropped, not swept yet
+    conn.close()
+    _night(path, [record("w", night=8, aria=page("Label 8"))], keep_runs=3, sweep_every=3)
+    conn = sqlite3.connect(path)
+    assert conn.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 3  # the third: swept
+    conn.close()
     # Age: nothing older than keep_days.
     with history.writing(path) as h:
-        dropped = h.trim(keep_days=1, now=T0 + 5 * DAY + 1000)
+        dropped = h.trim(keep_days=1, now=T0 + 8 * DAY + 1000)
     assert dropped == 2
 
 
