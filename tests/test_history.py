@@ -1,8 +1,8 @@
 """The run record and the nightly history: what goes in, what comes back, and every file fault.
 
 Fast unit tests on synthetic records (tests/support/run_records.py); the faults also through the
-``reuseit report`` command (in process, or two processes at once), with ``--allure true`` standing
-in for Allure's generation, which is not what these tests are about.
+``reuseit report`` command (in process, or two processes at once), with ``--no-allure``: Allure's
+generation is not what these tests are about.
 """
 
 from __future__ import annotations
@@ -359,7 +359,7 @@ def test_two_reports_at_once_on_one_history_both_keep_their_nights(tmp_path: Pat
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", str(folder), "--output", str(tmp_path / f"o{n}"),
-             "--history", str(path), "--allure", "true", "--multi-file"],
+             "--history", str(path), "--no-allure"],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         for n, folder in enumerate(folders)

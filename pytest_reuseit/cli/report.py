@@ -62,6 +62,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     if isinstance(night, int):
         return night  # the history is not one: nothing written
     try:
+        if args.no_allure:
+            output.mkdir(parents=True, exist_ok=True)
+            return 0
         return _allure_report(args, results, output)
     finally:
         # After Allure: `allure generate --clean` empties the output folder. Also when Allure is
@@ -182,6 +185,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--output", default="allure-report", help="report folder [allure-report]")
     p.add_argument("--allure", help="Allure 2 command (default: allure on PATH)")
     p.add_argument("--multi-file", action="store_true", help="a classic multi-file report instead of one index.html")
+    # A team whose Allure report is built elsewhere (or a monitoring-only job) still wants the night
+    # in the history, the since-last line, the monitor page, metrics and alerts.
+    p.add_argument(
+        "--no-allure",
+        action="store_true",
+        help="no Allure HTML this time: only the history, since-last.json, monitor.html, metrics.prom and alerts",
+    )
     p.add_argument(
         "--history",
         metavar="FILE",
