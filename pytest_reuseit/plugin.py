@@ -25,7 +25,7 @@ from .experience import learn_from_result
 from .llm.client import load_prices
 from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
 from .pytest_order import WORKER_KEY, DurationLog, cached_durations, slowest_first
-from .report import allure_adapter, run_context, text
+from .report import allure_adapter, history, records, run_context, text
 from .runtime import Placeholders, Runtime
 from .sites import LocalSites
 from .workflow import ops
@@ -332,6 +332,7 @@ class WorkflowItem(pytest.Item):
         )
         self.stash[RESULT] = result
         allure_adapter.after_run(result, runtime.settings.attach_max)
+        _write_record(self.config, result, self.nodeid)
         self.ihook.pytest_reuseit_run_end(item=self, result=hookspecs.RunEnd(result))
         if runtime.settings.learn and result.label in ("recovered", "healed"):
             # Opt-in: new rules change the agent's prompt, so a recorded cache would stop matching.
@@ -369,6 +370,20 @@ class WorkflowItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
+
+
+def _write_record(config: pytest.Config, result: RunResult, nodeid: str) -> None:
+    """The run's record for the nightly history, beside Allure's results (each xdist worker writes
+    its own runs'): ``reuseit report`` reads them back. A record that cannot be written is a
+    warning: the run's verdict stands."""
+    results_dir = getattr(config.option, "allure_report_dir", None)
+    if not results_dir:
+        return
+    try:
+        Path(results_dir).mkdir(parents=True, exist_ok=True)
+        records.write(results_dir, records.record_of(result, nodeid))
+    except OSError as exc:
+        log.warning("could not write the run record of %s into %s: %s", nodeid, results_dir, exc)
 
 
 def _visible_fixtures(item: pytest.Item) -> list[str]:
@@ -484,12 +499,30 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         run_context.write_healing(out / "healing.json", runs)
     write: Callable[..., None] = terminalreporter.write_line
     terminalreporter.section("reuseit summary")
+    problem = _history_problem(runtime) if runs and runtime is not None else ""
+    if problem:
+        write(f"WARNING {problem}: runs were not compared with their last pass")
     for line in _summary_lines(runs, verbose=config.option.verbose > 0) if runs else ():
         write(line)
     if invalid:  # files that could not be loaded are no workflow runs, but they are not forgotten either
         write(f"{len(invalid)} invalid workflow file(s):")
         for nodeid, problem in invalid:
             write(f"INVALID {nodeid.split('::')[0]}: {problem}")
+
+
+def _history_problem(runtime: Runtime) -> str:
+    """Why the history could not be read (the runs went on without a last pass), or "". Under
+    xdist the runs were the workers': the controller looks at the file itself (read-only)."""
+    if runtime.history_problem:
+        return runtime.history_problem
+    path = runtime.history_path
+    if path is None or not path.exists():
+        return ""
+    try:
+        history.check(path)
+    except history.HistoryError as exc:
+        return str(exc)
+    return ""
 
 
 def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:

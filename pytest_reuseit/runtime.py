@@ -25,9 +25,9 @@ from .authoring.judged_pages import PageRecorder
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .browser.tracing import RunTrace
 from .engine.analysis import observe
-from .engine.context import RunOptions
+from .engine.context import LastPass, RunOptions
 from .engine.ports import Models, Probe
-from .engine.result import RunResult
+from .engine.result import RunResult, Screenshot
 from .engine.runner import execute, read_environment
 from .errors import BrokenRun, PlaceholderError
 from .experience import DEFAULT_DIR as EXPERIENCE_DIR
@@ -38,7 +38,7 @@ from .llm.client import LlmClient, LlmConfig, endpoint_configured, load_prices
 from .llm.cost import session_ledger
 from .llm.judge import ModelJudge, ModelReader
 from .llm.long_text import LongTexts
-from .report import artifacts
+from .report import artifacts, history
 from .settings import ReuseitSettings
 from .sites import LocalSites
 from .workflow.loader import LoadedWorkflow, placeholder_names
@@ -66,6 +66,8 @@ class Runtime:
         self._llm: LlmClient | None = None
         self._thread: ThreadPoolExecutor | None = None
         self._thread_checked = False
+        # Why the history could not be read, once it could not: no run of this process looks again.
+        self.history_problem = ""
 
     # ---------------------------------------------------------------- lazily started parts
 
@@ -168,6 +170,41 @@ class Runtime:
             holds_secret=lambda: bool(models.values and models.values.has_secrets),
         )
         return models
+
+    # ---------------------------------------------------------------- the last pass
+
+    @property
+    def history_path(self) -> Path | None:
+        """The nightly history file (``reuseit report`` appends to it), None when switched off."""
+        return self.root / self.settings.history if self.settings.history else None
+
+    def last_pass(self, test: str) -> LastPass | None:
+        """What ``test``'s last passing run saw, from the history: each step's page and the
+        screenshots it kept (read now: this run is about to replace that run's folder). Read-only;
+        a history that cannot be read is reported once and the runs go on without a baseline."""
+        path = self.history_path
+        if path is None or self.history_problem:
+            return None
+        try:
+            found = history.last_pass(path, test)
+        except Exception as exc:  # noqa: BLE001 - a comparison is extra: it never fails a run
+            self.history_problem = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            log.warning("%s: runs are not compared with their last pass", self.history_problem)
+            return None
+        if found is None:
+            return None
+        shots: dict[int, Screenshot] = {}
+        for index, step in found.steps.items():
+            if step.screenshot:
+                try:
+                    data = Path(step.screenshot).read_bytes()
+                except OSError:
+                    continue  # not kept any more
+                mime = "image/png" if step.screenshot.endswith(".png") else "image/jpeg"
+                # Step 0 is the start page: step 1's picture before its action (report/records.py).
+                which = f"step {index} after action" if index else "step 1 before action"
+                shots[index] = Screenshot(f"the last pass ({found.when}): {which}", data, mime)
+        return LastPass(since=found.when, pages={i: s.page for i, s in found.steps.items()}, screenshots=shots)
 
     # ---------------------------------------------------------------- one run
 
@@ -310,6 +347,7 @@ class Runtime:
         s = self.settings
         wf = loaded.workflow
         folder = self.root / s.output / artifacts.slug(run_id)
+        last_pass = self.last_pass(run_id)  # before its folder goes: it may hold the last pass's screenshots
         shutil.rmtree(folder, ignore_errors=True)  # a stale folder from an earlier run would mislead
         try:
             # Before any browser work, as the format promises: a run that needs a variable that
@@ -343,7 +381,11 @@ class Runtime:
                 extra_params=dict(s.params),
                 # Downloads are saved in the run's own folder, beside its artifacts.
                 options=dataclasses.replace(
-                    self.run_options(), output_dir=str(folder), on_first_retry=trace.on_first_retry, probe=probe
+                    self.run_options(),
+                    output_dir=str(folder),
+                    on_first_retry=trace.on_first_retry,
+                    probe=probe,
+                    last_pass=last_pass,
                 ),
                 models=models,
                 blocked=fence.blocked,

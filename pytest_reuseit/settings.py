@@ -22,6 +22,7 @@ from .browser.tracing import TRACE_MODES, TraceMode
 from .engine.context import RunOptions, ScreenshotMode
 from .errors import ReuseitError
 from .llm.client import LlmConfig
+from .report.history import DEFAULT_PATH as HISTORY_PATH
 from .workflow.loader import FILE_PATTERNS
 
 DEFAULT_FILES = FILE_PATTERNS
@@ -91,6 +92,12 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
         ("slowest-first", "collected"),
         "slowest-first",
     ),
+    "history": (
+        "the nightly history file (SQLite, relative to the rootdir) that `reuseit report` appends to: a run that "
+        "fails where it passed before says what changed on the page since its last pass (empty: not read)",
+        None,
+        HISTORY_PATH,
+    ),
     "attach_max": (
         "MB: the largest attachment (download, trace, screenshot, analysis page) put in the Allure report whole; "
         "a larger one is listed by name, size and path (the report embeds what it is given)",
@@ -123,6 +130,7 @@ class ReuseitSettings:
     image_detail: str
     page_text: int
     attach_max: float  # MB
+    history: str
     order: str
     llm_timeout: float
     llm_budget: float

@@ -9,9 +9,20 @@ appeared) where a pixel diff would only say "different".
 
 from __future__ import annotations
 
+import logging
+import re
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from .masking import masks_for
+
+log = logging.getLogger(__name__)
 
 # A snapshot is kept for every step of every passing run: bounded, so a huge page cannot swell
 # the history (the cut is marked, and the comparison then only covers the kept part).
@@ -19,6 +30,16 @@ MAX_CHARS = 32_000
 CUT_MARK = "- text: … (snapshot cut)"
 # Lines listed per side in a comparison: enough to name what changed, short enough to read.
 MAX_LINES = 40
+# What stands for a password field's value (the run's own mask, workflow/placeholders.MASK).
+HIDDEN = "***"
+# A snapshot of a 15 KB page takes about 50 ms; a page that does not answer within this is
+# stuck or gone, and the run must not wait on it (Playwright's driver enforces it even then).
+SNAPSHOT_TIMEOUT_MS = 3_000
+# Reading the title and the password fields' values of one frame (the same reasoning).
+READ_TIMEOUT_MS = 1_000
+# A password value shorter than this is hidden only where it is a field's value: replaced in the
+# page's text as well, "pw" would blank every "pw" of it (placeholders.MIN_SECRET_LENGTH alike).
+MIN_HIDDEN_IN_TEXT = 4
 
 
 @dataclass(frozen=True)
@@ -26,6 +47,156 @@ class PageSnapshot:
     url: str = ""
     title: str = ""
     aria: str = ""
+
+
+# The title and every password field's value of one frame, open shadow roots included.
+_READ_JS = """() => {
+  const values = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === 'INPUT' && el.type === 'password' && el.value) values.push(el.value);
+    }
+  };
+  walk(document);
+  return [document.title, ...values];
+}"""
+
+
+def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
+    """The page's url, title and ARIA snapshot, masked and bounded; empty parts when the page is
+    closed, navigating or stuck. Never raises: a look at the page must not change a run's verdict.
+
+    Playwright's ARIA snapshot prints a field's value, a password field's too
+    (``- textbox "Password": the-password``): the values of every password field of every frame
+    are read right after the snapshot and replaced by ``***`` wherever they show, whether the
+    workflow typed them from a secret or from a plain parameter. ``mask`` (the run's secret
+    masking) then applies to everything, to values the snapshot wrote escaped as well; the fields a
+    secret was typed into are hidden too, whatever part of it they kept."""
+    try:
+        if page.is_closed():
+            return PageSnapshot()
+        url = page.url
+    except PlaywrightError:
+        return PageSnapshot()
+    try:
+        aria = _aria(page)
+        title, hidden = _read(page)
+    except PlaywrightError as exc:  # closed, navigating away, or not answering
+        log.debug("no ARIA snapshot of %s: %s", mask(url), str(exc).splitlines()[0] if str(exc) else exc)
+        return PageSnapshot(url=mask(url))
+    return PageSnapshot(url=mask(url), title=mask(title), aria=bounded(hide(aria, hidden, mask)))
+
+
+def _aria(page: Page) -> str:
+    """The body's ARIA snapshot; once more after a navigation that replaced the document meanwhile."""
+    body = page.locator("body")
+    try:
+        return body.aria_snapshot(timeout=SNAPSHOT_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        raise
+    except PlaywrightError:
+        if page.is_closed():
+            raise
+        page.wait_for_load_state("domcontentloaded", timeout=READ_TIMEOUT_MS)
+        return body.aria_snapshot(timeout=SNAPSHOT_TIMEOUT_MS)
+
+
+def _read(page: Page) -> tuple[str, list[str]]:
+    """The main frame's title, and the password values of every frame (a frame that cannot be
+    read has nothing in the snapshot either: only the main frame's tree is in it).
+
+    The main frame answered the snapshot a moment ago, so a plain evaluate (2 ms) reads it; a
+    child frame may run in a renderer of its own that is stuck, where evaluate would wait for
+    ever: it is read through a locator, whose timeout holds (10 ms)."""
+    title, *values = _values(page.main_frame.evaluate(_READ_JS))
+    for frame in page.frames[1:]:
+        if frame.is_detached() or not frame.url:
+            continue  # no document yet (a hung provider): nothing shown, and evaluate would wait for ever
+        try:
+            values.extend(_values(frame.locator(":root").evaluate(_READ_JS, timeout=READ_TIMEOUT_MS))[1:])
+        except PlaywrightError:
+            continue
+    return title, values + _secret_fields(page)
+
+
+def _secret_fields(page: Page) -> list[str]:
+    """What the fields a secret was typed into hold now: a field that keeps only part of it
+    (maxlength, formatting) shows a value the run's masking no longer recognises."""
+    masks = masks_for(page)
+    values: list[str] = []
+    for sf in masks.secret_fields if masks is not None else ():
+        if sf.locator.page is not page:
+            continue
+        try:
+            values.extend(str(v) for v in sf.locator.evaluate_all("els => els.map(e => e.value ?? '')"))
+        except PlaywrightError:
+            continue  # its frame or element is gone: it shows nothing
+    return values
+
+
+def _values(got: object) -> list[str]:
+    return [str(v) for v in got] if isinstance(got, list) and got else [""]
+
+
+# One line of an ARIA snapshot: "- " then the key (role, "name", [attributes]; single-quoted
+# when it needs quotes) and, after ": ", the value (double-quoted when it needs quotes).
+_LINE = re.compile(
+    r"^(?P<lead>\s*- )(?P<key>'(?:[^']|'')*'|[^\s'\":]+(?: \"(?:[^\"\\]|\\.)*\")?(?: \[[^\]]*\])*)"
+    r"(?P<rest>:(?: (?P<value>.*))?)?$"
+)
+_NAME = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_ESCAPE = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+_ESCAPES = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape(text: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code[0] in "xu" and len(code) > 1:
+            return chr(int(code[1:], 16))
+        return _ESCAPES.get(code, code)
+
+    return _ESCAPE.sub(one, text)
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.split())
+
+
+def hide(aria: str, hidden: Iterable[str], mask: Callable[[str], str]) -> str:
+    """``aria`` with the ``hidden`` values (password fields') shown as ``***`` and ``mask`` applied,
+    also to names and values the snapshot escaped (a secret with a quote or a backslash in it)."""
+    values = {v for v in hidden if v}
+    plain = {_plain(v) for v in values} - {""}
+    # Longest first: a value inside a longer one must not leave the rest showing.
+    in_text = sorted((v for v in values | plain if len(v) >= MIN_HIDDEN_IN_TEXT), key=len, reverse=True)
+    lines = [_hide_line(line, plain, mask) for line in aria.split("\n")]
+    text = "\n".join(lines)
+    for value in in_text:
+        text = text.replace(value, HIDDEN)
+    return mask(text)
+
+
+def _hide_line(line: str, plain: set[str], mask: Callable[[str], str]) -> str:
+    m = _LINE.match(line)
+    if m is None or "\\" not in line and not plain:
+        return line  # nothing escaped, no password: the masking of the whole text is enough
+    key, value = m.group("key"), m.group("value")
+    if "\\" in key:
+        key = _NAME.sub(lambda n: _quoted(mask(u)) if mask(u := _unescape(n.group(1))) != u else n.group(0), key)
+    if value is None:
+        return m.group("lead") + key + (m.group("rest") or "")
+    shown = _unescape(value[1:-1]) if len(value) >= 2 and value[0] == value[-1] == '"' else value
+    if _plain(shown) in plain:
+        value = HIDDEN
+    elif mask(shown) != shown:
+        value = _quoted(mask(shown)) if shown is not value else mask(shown)
+    return f"{m.group('lead')}{key}: {value}"
 
 
 def bounded(text: str, limit: int = MAX_CHARS) -> str:

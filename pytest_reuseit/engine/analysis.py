@@ -8,7 +8,8 @@ messages and screenshots; without one, these rules still give the author a place
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import Any
 
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
@@ -85,7 +86,88 @@ def observe(result: RunResult, without_fallback: Collection[int] | None = None) 
     analysis = _observe(result, without_fallback)
     if result.status == "failed" and result.unvisited_pages:
         _window_left_behind(analysis, result)
+    if result.changed is not None:
+        analysis.why = f"{analysis.why.rstrip()} {changes_sentence(result.changed, _compared_step(result))}"
     return analysis
+
+
+# Lines named per side in the why: enough for a renamed element or two; the attachment lists all.
+_WHY_LINES = 3
+
+
+def _compared_step(result: RunResult) -> int | None:
+    if result.failed_step is not None:
+        return result.failed_step
+    return result.steps[-1].index if result.steps else None
+
+
+def _pair(changed: Mapping[str, Any], key: str) -> tuple[str, str] | None:
+    """``[then, now]`` of url or title when they differ, else None."""
+    pair = changed.get(key)
+    if isinstance(pair, (list, tuple)) and len(pair) == 2 and pair[0] != pair[1]:
+        return str(pair[0]), str(pair[1])
+    return None
+
+
+def _element(line: str) -> str:
+    """An ARIA snapshot line without its list dash: ``button "Add to cart"``."""
+    return line[2:] if line.startswith("- ") else line
+
+
+def _listed(lines: list[str], more: int) -> str:
+    shown = "; ".join(lines[:_WHY_LINES])
+    left = len(lines) - _WHY_LINES + more
+    return shown + (f" (and {left} more)" if left > 0 else "")
+
+
+def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str:
+    """What is different on the page since the run last passed, in one sentence for the why."""
+    since = str(changed.get("since") or "")
+    page = f"the page of step {step}" if step else "the page"
+    when = f" ({since})" if since else ""
+    removed = [_element(str(x)) for x in changed.get("removed") or []]
+    added = [_element(str(x)) for x in changed.get("added") or []]
+    more = changed.get("more") or {}
+    parts = []
+    if removed:
+        parts.append(f"gone: {_listed(removed, int(more.get('removed', 0)))}")
+    if added:
+        parts.append(f"new: {_listed(added, int(more.get('added', 0)))}")
+    for key in ("url", "title"):
+        pair = _pair(changed, key)
+        if pair is not None:
+            parts.append(f"{key} was '{pair[0]}', now '{pair[1]}'")
+    if not parts:
+        return (
+            f"Since the run last passed{when}, {page} looks the same to its accessibility tree "
+            "(the same elements, url and title): what differs is not on the page (timing, or the data behind it)."
+        )
+    return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}."
+
+
+def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:
+    """The same comparison in full, one line per element, for a person (Allure) or the model."""
+    since = str(changed.get("since") or "")
+    out = [
+        f"Changed since the last pass{f' ({since})' if since else ''}"
+        + (f", on the page of step {step}" if step else "")
+        + ": the page's accessibility tree (ARIA snapshot) then and now."
+    ]
+    for key in ("url", "title"):
+        pair = _pair(changed, key)
+        if pair is not None:
+            out.append(f"{key}: {pair[0]} -> {pair[1]}")
+        elif isinstance(changed.get(key), (list, tuple)) and changed[key]:
+            out.append(f"{key}: {changed[key][-1]} (unchanged)")
+    more = changed.get("more") or {}
+    for key, sign, what in (("removed", "-", "gone since then"), ("added", "+", "new since then")):
+        lines = [_element(str(x)) for x in changed.get(key) or []]
+        extra = int(more.get(key, 0))
+        out.append(f"{len(lines) + extra} line(s) {what}:" if lines else f"nothing {what}")
+        out.extend(f"  {sign} {line}" for line in lines)
+        if extra:
+            out.append(f"  ... and {extra} more")
+    return "\n".join(out)
 
 
 def _window_left_behind(analysis: Analysis, result: RunResult) -> None:

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
+from ..browser.aria import PageSnapshot
 from ..browser.locators import resolve
 from ..browser.masking import ScreenMasks
 from ..browser.observe import View
@@ -20,9 +21,21 @@ from ..workflow.loader import LoadedWorkflow
 from ..workflow.model import Locator, Step
 from ..workflow.placeholders import Values
 from .ports import Judgement, Models, Probe
-from .result import RunResult
+from .result import RunResult, Screenshot
 
 ScreenshotMode = Literal["steps", "failures", "off"]
+
+
+@dataclass(frozen=True)
+class LastPass:
+    """This test's last passing run, as the caller read it from the history: when it passed and
+    each step's page then (1-based step -> page). A failure is compared with the same step's page."""
+
+    since: str  # ISO 8601
+    pages: Mapping[int, PageSnapshot] = field(default_factory=dict)
+    # Step -> the screenshot it kept after the step, when it kept one (read before this run
+    # replaces that run's folder).
+    screenshots: Mapping[int, Screenshot] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -41,6 +54,8 @@ class RunOptions:
     on_first_retry: Callable[[], None] | None = None
     # Watches the run from inside (mutation testing records and injects faults through it).
     probe: Probe | None = None
+    # The last pass of this test, when the caller knows one: a failure says what changed since.
+    last_pass: LastPass | None = None
 
 
 @dataclass

@@ -133,6 +133,12 @@ class StepResult:
     group: str = ""
     group_id: str = ""  # the same file used twice makes two groups
     file: str = ""  # "" = the run's own file
+    # The page once the step was over (a failed one: as the run gave up on it), as its
+    # accessibility tree saw it (browser/aria.py: masked, bounded); "" when not taken. Nightly
+    # monitoring keeps a passing run's and compares a later failure's with them.
+    page_url: str = ""
+    page_title: str = ""
+    page_aria: str = ""
 
 
 @dataclass
@@ -199,6 +205,17 @@ class RunResult:
     downloads: list[DownloadRecord] = field(default_factory=list)
     pages: list[str] = field(default_factory=list)  # every page of the run in open order (urls)
     unvisited_pages: list[str] = field(default_factory=list)  # opened, never switched to (urls)
+    # The page once start_url opened, as StepResult.page_* (the page before step 1).
+    start_page_url: str = ""
+    start_page_title: str = ""
+    start_page_aria: str = ""
+    # A failed or broken run of a test that passed before: the failing step's page now against the
+    # same step's when the run last passed (browser.aria.compare: "removed", "added", "url" and
+    # "title" as [then, now]; "since": when it passed, ISO 8601). None: no such page to compare.
+    changed: dict[str, Any] | None = None
+    # That last pass's screenshot of the same step, when it kept one (its file may be gone since:
+    # the picture is held here).
+    last_pass_screenshot: Screenshot | None = None
 
     @property
     def recovered(self) -> bool:

@@ -13,10 +13,12 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
+from ..browser.aria import PageSnapshot, compare, page_snapshot
 from ..browser.masking import ScreenMasks, attach
 from ..browser.observe import acted, navigation_budget, watch_network
 from ..browser.ops import OpFailed, classify, extract_value
@@ -107,6 +109,7 @@ def execute(
         result.usage = ctx.models.usage
         result.typed_secret = bool(values.secrets_used)
         _record_pages(ctx)
+        _changed_since_last_pass(ctx)
     # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
     _mask_result(ctx)
     if result.status in ("failed", "broken"):
@@ -154,6 +157,53 @@ def _record_pages(ctx: RunContext) -> None:
     result.downloads = list(pages.downloads)
 
 
+def _look(ctx: RunContext, sr: StepResult) -> None:
+    """The page once the step is over, as its accessibility tree sees it: a passing run's are kept
+    by the nightly history, a failing step's is compared with the same step's when the run last
+    passed. One ARIA snapshot (tens of milliseconds); it never raises."""
+    page = page_snapshot(ctx.page, ctx.values.mask)
+    sr.page_url, sr.page_title, sr.page_aria = page.url, page.title, page.aria
+
+
+def _changed_since_last_pass(ctx: RunContext) -> None:
+    """A failed or broken run of a test that passed before: what is different on the page the run
+    gave up on since the last pass saw the same point of the run.
+
+    That point is the failing step's page then (after the step), or the page before it (after the
+    step before, or the start page for step 1): an action that failed left the page as it was
+    before the step, and compared with the page after it then, every line the action changes
+    (a cart count, or a whole new page) would read as a change of the site. Of the two, the one
+    closer to the page now is taken; on a tie, the page before for a pre check or an action, the
+    page after for a post check, an extract or the outcome."""
+    result, last = ctx.result, ctx.options.last_pass
+    if last is None or result.status not in ("failed", "broken") or not result.steps:
+        return
+    if result.failed_step is not None:
+        step = result.steps[result.failed_step - 1]
+    elif result.failed_phase == "outcome":
+        step = result.steps[-1]
+    else:
+        return  # the start page failed: no step's page to compare
+    if not step.page_aria:
+        return  # the page was closed or gone: every line would read as changed
+    now = PageSnapshot(step.page_url, step.page_title, step.page_aria)
+    order = (step.index - 1, step.index) if result.failed_phase in ("pre", "action") else (step.index, step.index - 1)
+    best: tuple[int, int, dict[str, Any]] | None = None
+    for index in order:
+        then = last.pages.get(index)
+        if then is None or not then.aria:
+            continue
+        changed = compare(then, now)
+        size = sum(len(changed[k]) for k in ("removed", "added")) + sum(dict(changed.get("more", {})).values())
+        if best is None or size < best[0]:
+            best = (size, index, changed)
+    if best is None:
+        return
+    _, index, changed = best
+    result.changed = {**changed, "since": last.since}
+    result.last_pass_screenshot = last.screenshots.get(index)
+
+
 def _pick_variation(loaded: LoadedWorkflow, variation: str | None) -> Variation:
     variations = loaded.workflow.all_variations()
     if variation is None:
@@ -184,6 +234,12 @@ def _run(ctx: RunContext) -> None:
     if ctx.options.probe is not None:
         ctx.options.probe.start(ctx.page)
     _open(ctx, url)
+    opened = page_snapshot(ctx.page, ctx.values.mask)  # the page before step 1, as _look sees a step's
+    ctx.result.start_page_url, ctx.result.start_page_title, ctx.result.start_page_aria = (
+        opened.url,
+        opened.title,
+        opened.aria,
+    )
     for i, step in enumerate(wf.steps):
         origin = ctx.loaded.origin(i)
         sr = StepResult(
@@ -209,6 +265,7 @@ def _run(ctx: RunContext) -> None:
             ctx.result.masked.extend(m for m in sr.masked if m not in ctx.result.masked)
             sr.dialogs = ctx.pages.dialogs[dialogs_before:]
             sr.page = ctx.page_name()
+            _look(ctx, sr)
         if sr.status == "failed":
             ctx.result.status = "failed"
             ctx.result.failed_step = sr.index

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 
 from ..browser.observe import data_url
+from ..engine.analysis import changes_text
 from ..engine.result import Analysis, ModelUsage, RunResult
 from .client import LlmClient, ModelUnavailable
 from .long_text import LongTexts
-from .prompts import ANALYST_SYSTEM
+from .prompts import ANALYST_SYSTEM, data_block
 from .schemas import ChallengeAnalysis
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,13 @@ class ModelAnalyst:
                 )
         lines.append("What was tried:\n" + observed.what)
         lines.append(f"The runner's own reading: category {observed.category}; why: {observed.why}")
+        if result.changed is not None:
+            # The page's own words (element names, text), so they travel as data.
+            step_index = result.failed_step or (result.steps[-1].index if result.steps else None)
+            lines.append(
+                "What is different on the failing page since the run last passed:\n"
+                + data_block("page_text", changes_text(result.changed, step_index))
+            )
         parts: list[dict[str, object]] = [{"type": "text", "text": "\n".join(lines)}]
         shots = [s for s in result.screenshots() if s.data][-MAX_IMAGES:]
         for shot in shots:

@@ -19,12 +19,14 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ..engine.analysis import changes_text
 from ..engine.result import ActionRecord, Attempt, RunResult, Screenshot, StepResult, Verdict
 from ..workflow.loader import LoadedWorkflow
 
 log = logging.getLogger(__name__)
 
 USAGE_ATTACHMENT = "model usage (json)"
+CHANGED_ATTACHMENT = "changed since the last pass"
 
 # Bytes one attachment may have (--reuseit-attach-max), for the run being written: after_run sets
 # it, and every attachment made while the run's steps are replayed is bounded by it.
@@ -252,7 +254,7 @@ def _action_group(s: StepResult) -> None:
         _attach_shot(s.after, again_at=s.action_ended)
 
 
-def _workflow_step(s: StepResult, page: str) -> None:
+def _workflow_step(s: StepResult, page: str, extra: Callable[[], None] | None = None) -> None:
     status = {"failed": "failed", "broken": "broken"}.get(s.status, "passed")
     marker = f" [{s.status}]" if s.status in ("recovered", "healed", "skipped") else ""
     # The parts in the order they happened (an action's recovery comes before the post checks).
@@ -279,6 +281,8 @@ def _workflow_step(s: StepResult, page: str) -> None:
             with _step(f"current page: {s.page}"):
                 pass
         _masked(s.masked)
+        if extra is not None:
+            extra()
 
 
 def usage_summary(result: RunResult) -> dict[str, Any]:
@@ -305,13 +309,15 @@ def _usage(result: RunResult) -> None:
     _attach(json.dumps(summary, indent=2), USAGE_ATTACHMENT, allure.attachment_type.JSON)
 
 
-def _steps_grouped(steps: list[StepResult], page: str) -> None:
-    """The run's steps; those from a ``use``d workflow nest under one parent step per use."""
+def _steps_grouped(steps: list[StepResult], page: str, extra: dict[int, Callable[[], None]] | None = None) -> None:
+    """The run's steps; those from a ``use``d workflow nest under one parent step per use.
+    ``extra``: what to add at the end of a step (by index), after its own parts."""
+    extra = extra or {}
     i = 0
     while i < len(steps):
         group, group_id = steps[i].group, steps[i].group_id
         if not group:
-            _workflow_step(steps[i], page)
+            _workflow_step(steps[i], page, extra.get(steps[i].index))
             i += 1
             continue
         j = i
@@ -321,7 +327,7 @@ def _steps_grouped(steps: list[StepResult], page: str) -> None:
         worst = next((st.status for st in members if st.status in ("failed", "broken")), "passed")
         with _step(f"use: {group}", worst, start=members[0].started, stop=members[-1].ended):
             for member in members:
-                _workflow_step(member, page)
+                _workflow_step(member, page, extra.get(member.index))
         i = j
 
 
@@ -396,13 +402,37 @@ def _top_steps(result: RunResult) -> None:
             message=(result.message + page_text(result)) if failed_start else "",
         ):
             pass
-    _steps_grouped(result.steps, page_text(result))
+    # What changed since the last pass goes beside the failure's own pictures: in the failing step,
+    # or in the outcome when an outcome check failed.
+    changes: Callable[[], None] | None = functools.partial(_changes, result) if result.changed is not None else None
+    in_step: dict[int, Callable[[], None]] = (
+        {result.failed_step: changes} if changes is not None and result.failed_step is not None else {}
+    )
+    _steps_grouped(result.steps, page_text(result), in_step)
     if result.outcome:
         start, stop = _span(result.outcome)
         with _step(
             "outcome", "failed" if any(v.ok is False for v in result.outcome) else "passed", start=start, stop=stop
         ):
             _verdicts(result.outcome)
+            if changes is not None and result.failed_phase == "outcome":
+                changes()
+
+
+def changed_text(result: RunResult) -> str:
+    """The comparison with the last pass as a person reads it (the run's result is already masked)."""
+    assert result.changed is not None
+    step = result.failed_step or (result.steps[-1].index if result.steps else None)
+    return changes_text(result.changed, step) + "\n"
+
+
+def _changes(result: RunResult) -> None:
+    """The text of what changed since the last pass and, when it kept one, that pass's screenshot."""
+    _attach(changed_text(result), CHANGED_ATTACHMENT, allure.attachment_type.TEXT)
+    shot = result.last_pass_screenshot
+    if shot is not None and shot.data:
+        kind = allure.attachment_type.JPG if shot.mime == "image/jpeg" else allure.attachment_type.PNG
+        _attach(shot.data, shot.label, kind)
 
 
 def after_run(result: RunResult, attach_max: float = 1.0) -> None:
@@ -429,6 +459,9 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
             )
         if result.not_judged:
             allure.dynamic.tag("not-judged")
+        if result.changed is not None:
+            # Also beside the challenge analysis, where a reader of the test starts.
+            _attach(changed_text(result), CHANGED_ATTACHMENT, allure.attachment_type.TEXT)
         if result.analysis is not None:
             _attach(
                 analysis_html(result, _LIMIT.get()),

@@ -74,8 +74,8 @@ def record_of(result: RunResult, test: str) -> dict[str, Any]:
             "tokens": usage.prompt_tokens + usage.completion_tokens,
             "cost": round(usage.cost, 6),
         },
-        "steps": [_step(s) for s in result.steps],
-        "changed": getattr(result, "changed", None) or None,
+        "steps": _start(result) + [_step(s) for s in result.steps],
+        "changed": result.changed,
     }
 
 
@@ -85,12 +85,33 @@ def _step(step: StepResult) -> dict[str, Any]:
         "action": step.action,
         "status": step.status,
         "duration": round(step.duration, 3),
-        # The page after the step (the capture side adds these to StepResult; "" when not taken).
-        "url": getattr(step, "page_url", "") or "",
-        "title": getattr(step, "page_title", "") or "",
-        "aria": getattr(step, "page_aria", "") or "",
+        # The page after the step ("" when not taken).
+        "url": step.page_url,
+        "title": step.page_title,
+        "aria": step.page_aria,
         "screenshot": (step.after.path or "") if step.after is not None else "",
     }
+
+
+def _start(result: RunResult) -> list[dict[str, Any]]:
+    """The page once start_url opened, as a step 0: a later run whose step 1 fails on its action
+    (the page still as before it) is compared with it."""
+    if not result.start_page_aria:
+        return []
+    # Step 1's picture before its action is this page (after step 1's pre checks, if any).
+    before = result.steps[0].before if result.steps else None
+    return [
+        {
+            "index": 0,
+            "action": "open start_url",
+            "status": "passed",
+            "duration": 0.0,
+            "url": result.start_page_url,
+            "title": result.start_page_title,
+            "aria": result.start_page_aria,
+            "screenshot": (before.path or "") if before is not None else "",
+        }
+    ]
 
 
 def _failing_step(result: RunResult) -> StepResult | None:

@@ -1,0 +1,248 @@
+"""What a run saw of each step's page (its ARIA snapshot), and what changed since the run last passed.
+
+Real Chromium on pages served on 127.0.0.1: the snapshot never shows a password field's value, a
+secret's, or what is left of a secret in a field that kept part of it; a workflow that passed once
+(its run recorded in the history) and then fails because a button was renamed says so in its
+result, its analysis, its run record and its Allure result; a first failure says nothing of
+changes; a history that cannot be read is a warning, never a failed run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from playwright.sync_api import Page
+
+from pytest_reuseit.browser.aria import PageSnapshot, hide, page_snapshot
+from pytest_reuseit.report import history, records
+from pytest_reuseit.runtime import Runtime
+from pytest_reuseit.workflow.loader import parse
+from tests.support.nightly_site import WORKFLOWS, Night, handler
+from tests.support.serve import Served
+
+PLAIN = "plain-pass-4417"  # a password typed from an ordinary parameter, not a secret
+TOKEN = 'tok: "Zq81"-9'  # a secret the snapshot writes escaped ("tok: \"Zq81\"-9")
+CODE = "98765432"  # a secret typed into a field that keeps six characters of it
+
+SIGN_IN = {
+    "name": "Sign in",
+    "task": "Sign in as {user}",
+    "start_url": "{base_url}/changes/login.html",
+    "params": {"user": "ada", "password": PLAIN},
+    "settings": {"retries": 0, "action_timeout": 2, "check_timeout": 2},
+    "steps": [
+        {
+            "action": "Fill in the form",
+            "do": [
+                {"fill": {"css": "#user", "value": "{user}"}},
+                {"fill": {"css": "#password", "value": "{password}"}},
+                {"fill": {"css": "#token", "value": "{secret.REUSEIT_CHANGES_TOKEN}"}},
+                {"fill": {"css": "#code", "value": "{secret.REUSEIT_CHANGES_CODE}"}},
+                {"fill": {"css": "#backup", "value": "{password}"}},  # in an open shadow root
+                {"fill": {"selector": "#frame >> internal:control=enter-frame >> #pin", "value": "{password}"}},
+            ],
+        },
+        {
+            "action": "Sign in",
+            "do": [{"click": {"role": "button", "name": "Sign in"}}],
+            "post": [{"expect": {"text": {"role": "status", "equals": "Signed in as ada"}}}],
+        },
+    ],
+}
+
+
+def _leaks(text: str) -> list[str]:
+    """The secret or password values (or what is left of them) that ``text`` shows."""
+    shown = [PLAIN, TOKEN, "Zq81", CODE, CODE[:6]]
+    return [value for value in shown if value in text]
+
+
+@pytest.mark.slow
+def test_the_snapshot_never_shows_a_password_or_a_secret(
+    make_runtime: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REUSEIT_CHANGES_TOKEN", TOKEN)
+    monkeypatch.setenv("REUSEIT_CHANGES_CODE", CODE)
+    rt = make_runtime(llm="off")
+    result = rt.run(parse(yaml.safe_dump(SIGN_IN, sort_keys=False), "sign-in.reuseit.yaml"), None, "sign-in")
+    assert result.status == "passed", result.message
+    filled, signed_in = result.steps
+    assert 'textbox "Password": ***' in filled.page_aria
+    assert 'textbox "Backup password": ***' in filled.page_aria
+    assert 'textbox "API token": ***' in filled.page_aria
+    assert 'textbox "Code": ***' in filled.page_aria
+    # What is not a secret stays readable: the snapshot is for comparing pages.
+    assert 'textbox "User": ada' in filled.page_aria
+    assert "status: Signed in as ada" in signed_in.page_aria
+    assert (signed_in.page_title, signed_in.page_url.endswith("/changes/login.html")) == ("Sign in", True)
+    assert 'heading "Sign in" [level=1]' in result.start_page_aria
+    for text in (result.start_page_aria, filled.page_aria, signed_in.page_aria):
+        assert _leaks(text) == [], text
+
+
+def test_a_closed_page_gives_an_empty_snapshot(page: Page, pages_url: str) -> None:
+    other = page.context.new_page()
+    other.goto(f"{pages_url}/changes/login.html")
+    assert "Sign in" in page_snapshot(other, str).aria
+    other.close()
+    assert page_snapshot(other, str) == PageSnapshot()
+
+
+def test_a_password_field_s_value_is_hidden_as_the_snapshot_writes_it() -> None:
+    aria = "\n".join(
+        [
+            '- textbox "Password": "a\\"b: c"',  # escaped: the value is a"b: c
+            '- textbox "PIN": pw',  # short: hidden where it is a field's value only
+            "- paragraph: a pw here",
+            '- textbox "Spaces": my pass',  # the snapshot folds white space
+            '- button "Open tok: \\"Zq81\\"-9 now"',  # a secret in a name, escaped
+            "- paragraph: the-long-password echoed",
+        ]
+    )
+    shown = hide(aria, ['a"b: c', "pw", "my \t pass", "the-long-password"], lambda t: t.replace(TOKEN, "***"))
+    assert shown.splitlines() == [
+        '- textbox "Password": ***',
+        '- textbox "PIN": ***',
+        "- paragraph: a pw here",
+        '- textbox "Spaces": ***',
+        '- button "Open *** now"',
+        "- paragraph: *** echoed",
+    ]
+
+
+# --------------------------------------------------------------------------- the last pass
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[tuple[Night, str]]:
+    """The nightly shop; the test changes ``Night`` between pytest runs, as a deploy would."""
+    night = Night()
+    with Served(handler(night)) as site:
+        yield night, site.url
+
+
+def _pytest(root: Path, results: str, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTEST_", "REUSEIT_"))}
+    env["REUSEIT_LLM"] = "off"
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--alluredir", results]
+        + ["--base-url", base_url, *args, str(root)],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _report(root: Path, results: str) -> None:
+    """What ``reuseit report`` does with the night's records: append them to the history."""
+    with history.writing(root / history.DEFAULT_PATH) as kept:
+        kept.append(records.read_all(root / results))
+
+
+def _record(root: Path, results: str, name: str) -> dict[str, Any]:
+    found = [r for r in records.read_all(root / results) if name in r["test"]]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def _allure(root: Path, results: str, title: str) -> dict[str, Any]:
+    found = [json.loads(p.read_text()) for p in (root / results).glob("*-result.json")]
+    return next(r for r in found if r["name"] == title)
+
+
+def _attachments(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every attachment of an Allure result, the test's own and its steps' (nested)."""
+    out = list(result.get("attachments", []))
+    todo = list(result.get("steps", []))
+    while todo:
+        step = todo.pop()
+        out.extend(step.get("attachments", []))
+        todo.extend(step.get("steps", []))
+    return out
+
+
+@pytest.mark.slow
+def test_a_renamed_button_shows_as_one_line_gone_and_one_new_since_the_last_pass(
+    shop: tuple[Night, str], tmp_path: Path
+) -> None:
+    night, url = shop
+    night.add_label = "Add to cart"
+    (tmp_path / "add-shoes.reuseit.yaml").write_text(WORKFLOWS["add-shoes.reuseit.yaml"])
+    # Every step's screenshot kept: the last pass's is shown beside the failure's.
+    keep = ("--reuseit-artifacts", "always", "--reuseit-screenshots", "steps")
+    first = _pytest(tmp_path, "night1", url, *keep)
+    assert first.returncode == 0, first.stdout + first.stderr
+    passed = _record(tmp_path, "night1", "add-shoes")
+    assert passed["changed"] is None
+    # The page of every step is in the record (and the start page as step 0), for the history.
+    assert [s["index"] for s in passed["steps"]] == [0, 1]
+    assert 'button "Add to cart"' in passed["steps"][0]["aria"]
+    assert "status: 1 item in cart" in passed["steps"][1]["aria"]
+    _report(tmp_path, "night1")
+
+    # The next night the button is renamed; a workflow added since has never passed.
+    night.add_label = "Add to basket"
+    (tmp_path / "add-hat.reuseit.yaml").write_text(WORKFLOWS["add-hat.reuseit.yaml"])
+    second = _pytest(tmp_path, "night2", url, *keep)
+    assert second.returncode == 1, second.stdout + second.stderr
+    since = history.last_pass(tmp_path / history.DEFAULT_PATH, passed["test"])
+    assert since is not None
+    failed = _record(tmp_path, "night2", "add-shoes")
+    assert failed["status"] == "failed" and failed["step"] == 1
+    changed = failed["changed"]
+    assert changed["removed"] == ['- button "Add to cart"'], changed
+    assert changed["added"] == ['- button "Add to basket"'], changed
+    assert changed["since"] == since.when
+    assert changed["url"][0] == changed["url"][1] and changed["title"] == ["Trail shoes - Shop"] * 2
+
+    # The why says it without a model, as the first line every summary shows.
+    allure = _allure(tmp_path, "night2", "Add the shoes to the cart [default]")
+    message = allure["statusDetails"]["message"]
+    assert f"Since the run last passed ({since.when}), the page of step 1 changed" in message
+    assert 'gone: button "Add to cart"; new: button "Add to basket"' in message
+    assert 'gone: button "Add to cart"' in second.stdout
+    # The attachment beside the failure reads as a person wants it.
+    named = [a for a in _attachments(allure) if a["name"] == "changed since the last pass"]
+    assert len(named) == 2  # in the failing step and beside the challenge analysis
+    text = (tmp_path / "night2" / named[0]["source"]).read_text()
+    assert f"Changed since the last pass ({since.when}), on the page of step 1" in text
+    assert '  - button "Add to cart"' in text and '  + button "Add to basket"' in text
+    assert "1 line(s) gone since then:" in text and "1 line(s) new since then:" in text
+    pictures = [a for a in _attachments(allure) if a["name"].startswith("the last pass")]
+    assert [a["name"] for a in pictures] == [f"the last pass ({since.when}): step 1 before action"]
+    assert (tmp_path / "night2" / pictures[0]["source"]).read_bytes()[:2] == b"\xff\xd8"  # a JPEG
+
+    # A first failure (no pass in the history) says nothing of changes, and does not crash.
+    first_failure = _record(tmp_path, "night2", "add-hat")
+    assert first_failure["status"] == "failed" and first_failure["changed"] is None
+    hat = _allure(tmp_path, "night2", "Add the hat to the cart [default]")
+    assert "since the run last passed" not in hat["statusDetails"]["message"].lower()
+    assert not [a for a in _attachments(hat) if a["name"] == "changed since the last pass"]
+
+
+@pytest.mark.slow
+def test_a_history_that_cannot_be_read_is_a_warning_and_the_runs_go_on(shop: tuple[Night, str], tmp_path: Path) -> None:
+    night, url = shop
+    night.add_label = "Add to basket"
+    (tmp_path / "add-shoes.reuseit.yaml").write_text(WORKFLOWS["add-shoes.reuseit.yaml"])
+    broken = tmp_path / "nightly.sqlite"
+    broken.write_bytes(b"not a database at all\n" * 10)
+    before = broken.read_bytes()
+    run = _pytest(tmp_path, "results", url, "--reuseit-history", "nightly.sqlite")
+    # Failed for its own reason (the renamed button), not an error of the plugin.
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert "1 failed" in run.stdout and "error" not in run.stdout.splitlines()[-1]
+    assert f"history {broken}: not a reuseit history" in run.stdout
+    assert "runs were not compared with their last pass" in run.stdout
+    assert _record(tmp_path, "results", "add-shoes")["changed"] is None
+    assert broken.read_bytes() == before
