@@ -46,7 +46,7 @@ HOLD = (
     """(e, spec) => {
   const holds = window.__reuseitHolds = window.__reuseitHolds || {};
   const old = holds[spec.key];
-  if (old) { old.run(e); return e.isConnected && old.held(e); }
+  if (old) { old.run(e); return old.held(e); }
   const pathOf = PATH;
   const path = pathOf(e);
   let css = null;
@@ -144,8 +144,9 @@ HOLD = (
     return spec.fault === 'count' ? els[els.length - 1] : els[0];
   };
   const run = first => {
-    // The element Playwright found may have been replaced before this script ran: the live one then.
-    const el = first && first.isConnected ? first : pick();
+    // The element Playwright found may have changed before this script ran (replaced, or no longer
+    // matching: a class moved to another link): what the locator picks now, then.
+    const el = first && first.isConnected && matches().includes(first) ? first : pick();
     // A removal goes only to a node that replaced the one removed, never to one that was there.
     if (el && !fault.held(el) && !(spec.fault === 'remove' && seen.has(el))) fault.apply(el);
     for (const x of matches()) seen.add(x);
@@ -163,7 +164,7 @@ HOLD = (
   holds[spec.key] = {run, held: el => fault.held(el), verify};
   run(e);
   obs.observe(document.documentElement, opts);
-  const now = e.isConnected ? e : pick();
+  const now = e.isConnected && matches().includes(e) ? e : pick();
   return !!now && fault.held(now);
 }"""
 ).replace("PATH", _PATH)
