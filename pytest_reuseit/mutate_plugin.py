@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from .hookspecs import RunEnd
-from .mutation import operators
+from .mutation import ignore, operators
 from .mutation.inject import Injector
 from .mutation.plan import Mutant, make
 from .mutation.plan import load as load_plan
@@ -53,6 +53,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="JSON {nodeid: {needs, fetches}} of the clean runs: cap each mutant run's action and check "
         "timeouts (mutation/waits.py)",
     )
+    parser.addini(ignore.INI_KEY, ignore.INI_HELP, type="linelist", default=[])
+
+
+def _ini_rules(config: pytest.Config) -> list[ignore.Rule]:
+    try:
+        rules = ignore.from_ini(list(config.getini(ignore.INI_KEY)))
+        ignore.check_operators(rules, operators.names())
+    except ignore.BadRule as exc:
+        raise pytest.UsageError(f"reuseit mutate: {exc}") from None
+    return rules
 
 
 def _operator_names(config: pytest.Config) -> tuple[str, ...]:
@@ -67,6 +77,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(
             f"reuseit mutate: unknown operator(s): {', '.join(unknown)}; operators: {', '.join(operators.names())}"
         )
+    if config.getoption("reuseit_mutation_make"):
+        _ini_rules(config)  # a rule that cannot be read stops the command before any run
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -77,7 +89,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not target or not folder or hasattr(config, "workerinput"):
         return
     runs = [r for r in load_all(Path(folder)) if r.status in ("passed", "recovered", "healed")]
-    save_plan(make(runs, _operator_names(config), config.getoption("reuseit_mutation_max")), Path(target))
+    mutants = make(runs, _operator_names(config), config.getoption("reuseit_mutation_max"), _ini_rules(config))
+    save_plan(mutants, Path(target))
 
 
 def _file_name(nodeid: str) -> str:
@@ -96,6 +109,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         for item in items:
             assert isinstance(item, WorkflowItem)
             run = RunTouches(item.nodeid, item.loaded.source.path, item.variation)
+            rules = ignore.from_file(item.loaded)
+            try:
+                ignore.check_operators(rules, operators.names())
+            except ignore.BadRule as exc:
+                raise pytest.UsageError(f"reuseit mutate: {exc}") from None
+            run.ignore = [r.to_json() for r in rules]
             item.stash[PROBE] = Recorder(item.loaded, run)
         return
     plan = config.getoption("reuseit_mutation_plan")
@@ -159,6 +178,7 @@ def pytest_reuseit_run_end(item: pytest.Item, result: RunEnd) -> None:
             "held": probe.held,
             "why": probe.why if not (probe.applied and probe.held) else "",
             "reads": probe.reads,
+            "aria": probe.arias,
             "ended": time.time(),
         }
         folder.mkdir(parents=True, exist_ok=True)

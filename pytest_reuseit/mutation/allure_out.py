@@ -27,6 +27,7 @@ _STATUS = {
     "timeout": "broken",
     "not applied": "skipped",
     "not run": "skipped",
+    "ignored": "skipped",
 }
 
 

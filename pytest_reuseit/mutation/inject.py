@@ -13,6 +13,7 @@ from ..workflow.loader import LoadedWorkflow
 from ..workflow.model import Check, Locator, Op
 from . import hold, operators
 from .plan import Mutant
+from .touches import aria_of
 
 _AGAIN_MS = 100.0
 
@@ -32,6 +33,9 @@ class Injector:
         self.reads: list[dict[str, Any]] = []  # {step, phase, check, held, why}, one per time the check was judged
         self.why = ""
         self._reading: PwLocator | None = None  # the target check's element, to look at once it was judged
+        # A request's fault: the page as its accessibility tree saw it at each step's end, to tell
+        # whether the fault changed anything a check could see (report.py compares the clean run's).
+        self.arias: dict[int, str] = {}
         settings = loaded.workflow.settings
         self._action_ms = settings.action_timeout * 1000
         self._check_ms = settings.check_timeout * 1000
@@ -112,3 +116,5 @@ class Injector:
 
     def step_end(self, page: Page, step: int | None) -> None:
         self._judged()
+        if self.target.what == "request" and step is not None:
+            self.arias[step] = aria_of(page)

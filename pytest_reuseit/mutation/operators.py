@@ -129,7 +129,16 @@ def _check_target(t: CheckTouch, **detail: Any) -> Target:
         phase=t.phase,
         expect_index=t.expect_index,
         key=t.key,
-        detail={**t.element, "text": t.text, "expected": t.expected, "loc": t.loc, "page": t.page, **detail},
+        detail={
+            **t.element,
+            "text": t.text,
+            "expected": t.expected,
+            "matcher": t.matcher,
+            "count": t.count,
+            "loc": t.loc,
+            "page": t.page,
+            **detail,
+        },
     )
 
 

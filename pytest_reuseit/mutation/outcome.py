@@ -14,8 +14,8 @@ from typing import Any
 
 from .plan import Mutant
 
-BREAKING_OUTCOMES = ("killed", "survived", "healed around", "broken", "timeout", "not applied", "not run")
-BENIGN_OUTCOMES = ("clean", "false alarm", "not applied", "not run")
+BREAKING_OUTCOMES = ("killed", "survived", "healed around", "broken", "timeout", "not applied", "not run", "ignored")
+BENIGN_OUTCOMES = ("clean", "false alarm", "not applied", "not run", "ignored")
 
 
 @dataclass
@@ -33,6 +33,8 @@ class MutantResult:
 
 def judge(mutant: Mutant, verdict: dict[str, Any] | None, time_limit: float) -> MutantResult:
     """The outcome of one mutant from its run's verdict (None: the run gave none)."""
+    if mutant.ignored:
+        return MutantResult(mutant, "ignored", {"reason": mutant.ignored})
     if verdict is None:
         return MutantResult(mutant, "not run" if mutant.kind == "benign" else "broken")
     status = str(verdict.get("status", ""))
@@ -68,6 +70,7 @@ _PRIORITY = (
     "broken",
     "not applied",
     "not run",
+    "ignored",
 )
 
 
@@ -96,6 +99,7 @@ class Summary:
     broken: int = 0
     timeout: int = 0
     not_applied: int = 0
+    ignored: int = 0  # a rule said so (ignore.py): not run, out of the score and the false-alarm rate
     benign: int = 0
     false_alarms: int = 0
     localised: int = 0
@@ -133,6 +137,7 @@ class Summary:
             "broken": self.broken,
             "timeout": self.timeout,
             "not_applied": self.not_applied,
+            "ignored": self.ignored,
             "benign": self.benign,
             "false_alarms": self.false_alarms,
             "localised": self.localised,
@@ -147,6 +152,9 @@ class Summary:
 def summarise(results: list[MutantResult], seconds: float) -> Summary:
     s = Summary(total=len(results), seconds=seconds)
     for r in results:
+        if r.outcome == "ignored":
+            s.ignored += 1
+            continue
         if r.mutant.kind == "benign":
             if r.outcome in ("clean", "false alarm"):
                 s.benign += 1

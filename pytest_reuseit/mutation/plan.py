@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import operators
+from . import ignore, operators
+from .ignore import Rule
 from .operators import Kind, Target
 from .touches import RunTouches
 
@@ -36,6 +37,7 @@ class Mutant:
     covering: tuple[tuple[str, str, Target], ...] = ()  # (file, nodeid, target)
     attempt: int = 0  # which covering run this try is against (its verdict file is <id>.<attempt>.json)
     full_waits: bool = False  # this try keeps the workflow's timeouts (see waits.py)
+    ignored: str = ""  # why it is not run: a rule's reason and where it is (ignore.py)
 
     def against(self, n: int) -> Mutant:
         """The same mutant, tried against its ``n``-th covering run."""
@@ -60,6 +62,7 @@ class Mutant:
             "covering": [{"file": f, "nodeid": n, "target": t.to_json()} for f, n, t in self.covering],
             "attempt": self.attempt,
             "full_waits": self.full_waits,
+            "ignored": self.ignored,
             "target": self.target.to_json(),
         }
 
@@ -75,36 +78,50 @@ class Mutant:
             tuple((c["file"], c["nodeid"], Target(**c["target"])) for c in data.get("covering", ())),
             int(data.get("attempt", 0)),
             bool(data.get("full_waits", False)),
+            str(data.get("ignored", "")),
         )
 
 
-def make(runs: list[RunTouches], names: tuple[str, ...], max_mutants: int = 0) -> list[Mutant]:
+def make(
+    runs: list[RunTouches], names: tuple[str, ...], max_mutants: int = 0, rules: list[Rule] | None = None
+) -> list[Mutant]:
     """Mutants of the clean runs (those that passed), operator by operator in ``names``' order.
 
     With ``max_mutants``, every operator keeps its share, spread over the files, so a cap samples
-    the kinds of fault evenly rather than cutting the last operators off."""
+    the kinds of fault evenly rather than cutting the last operators off. A mutant a rule ignores
+    for one file is not tried against that file's runs (``rules``: for every file, plus each run's
+    own, ignore.py); one ignored by every file that reaches it is listed as ignored, not run, and
+    never counts against the cap."""
     per_operator: list[list[Mutant]] = []
+    ignored: list[Mutant] = []
     for name in names:
         op = operators.get(name)
         found: dict[tuple[str, str], Mutant] = {}
         covering: dict[tuple[str, str], dict[str, tuple[str, str, Target]]] = {}  # key -> file -> first run
+        why: dict[tuple[str, str], str] = {}  # key -> the first rule that ignored it
         for run in runs:
+            run_rules = [*(rules or []), *(Rule.from_json(r) for r in run.ignore)]
             for target in op.targets(run):
                 key = ("page", run.file) if op.kind == "benign" else ("", target.same_thing())
+                reason = ignore.reason_for(run_rules, name, target)
+                if reason:
+                    why.setdefault(key, reason)
+                    found.setdefault(key, Mutant("", name, op.kind, run.file, run.nodeid, target, ignored=reason))
+                    continue
                 covering.setdefault(key, {}).setdefault(run.file, (run.file, run.nodeid, target))
-                if key not in found:
+                if key not in found or found[key].ignored:
                     found[key] = Mutant("", name, op.kind, run.file, run.nodeid, target)
-        per_operator.append(
-            [
-                Mutant(m.id, m.operator, m.kind, m.file, m.nodeid, m.target, tuple(covering[key].values()))
-                for key, m in found.items()
-            ]
-        )
+        runnable = []
+        for key, m in found.items():
+            if key in covering:
+                runnable.append(
+                    Mutant(m.id, m.operator, m.kind, m.file, m.nodeid, m.target, tuple(covering[key].values()))
+                )
+            else:
+                ignored.append(m)
+        per_operator.append(runnable)
     chosen = _sample(per_operator, max_mutants) if max_mutants else [m for ms in per_operator for m in ms]
-    return [
-        Mutant(f"m{n}", m.operator, m.kind, m.file, m.nodeid, m.target, m.covering)
-        for n, m in enumerate(chosen, start=1)
-    ]
+    return [dataclasses.replace(m, id=f"m{n}") for n, m in enumerate([*chosen, *ignored], start=1)]
 
 
 def _sample(groups: list[list[Mutant]], limit: int) -> list[Mutant]:

@@ -187,7 +187,11 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
     if not plan_file.exists():
         raise UsageError(f"the clean session made no mutants (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
     mutants = plan.load(plan_file)
-    say(f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)")
+    ignored = sum(1 for m in mutants if m.ignored)
+    say(
+        f"{len(mutants)} mutants from {len(clean)} clean run(s) ({len(not_clean)} not clean)"
+        + (f", {ignored} ignored by a rule" if ignored else "")
+    )
     if opts.plan_only:
         for name, count in Counter(m.operator for m in mutants).items():
             say(f"  {name}: {count}")
@@ -230,7 +234,7 @@ def _try_mutants(
     was placed, again with the workflow's own (waits.py):
     two pytest sessions at most, and a mutant any workflow catches is killed."""
     tries: dict[str, list[outcome.MutantResult]] = {m.id: [] for m in mutants}
-    pending = mutants
+    pending = [m for m in mutants if not m.ignored]  # a rule ignores the others: listed, never run
     for round_ in (1, 2):
         if not pending:
             break
@@ -265,4 +269,4 @@ def _try_mutants(
                 # run can make a wait run out under the caps. The workflow's own waits tell.
                 again.append(m.with_full_waits())
         pending = again
-    return [outcome.combine(tries[m.id]) for m in mutants]
+    return [outcome.judge(m, None, 0.0) if m.ignored else outcome.combine(tries[m.id]) for m in mutants]

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Request, Response
 
+from ..browser.aria import page_snapshot
 from ..engine.ports import Locate
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.model import Check, Locator, Op
@@ -92,6 +93,8 @@ class CheckTouch:
     locator: str
     line: int
     expected: str = ""  # what the check compares with (equals/contains/matches), as written
+    matcher: str = ""  # how it compares: equals, contains, matches; a count: equals, or min/max
+    count: int | None = None  # a count check: how many elements the clean run showed
     text: str = ""  # what the element (or the title) showed once the step passed
     element: dict[str, Any] = field(default_factory=dict)
     loc: dict[str, Any] = field(default_factory=dict)  # the LOC as the file writes it
@@ -117,6 +120,7 @@ class StepState:
     url_after: str = ""
     text_before: str = ""
     text_after: str = ""
+    aria: str = ""  # the page as its accessibility tree saw it once the step passed
 
 
 @dataclass
@@ -140,6 +144,7 @@ class RunTouches:
     storage: list[int | None] = field(default_factory=list)  # the steps that wrote storage
     submits: list[tuple[int | None, int | None]] = field(default_factory=list)  # (step, op index)
     steps: list[StepState] = field(default_factory=list)
+    ignore: list[dict[str, Any]] = field(default_factory=list)  # the file's ignore rules (ignore.Rule's)
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -175,6 +180,24 @@ def _matcher(arg: Any) -> str:
         if isinstance(value, str):
             return value
     return ""
+
+
+def _matcher_kind(arg: Any) -> str:
+    """How a check compares: ``equals`` (exact), ``contains``, ``matches``; a count ``equals`` or
+    ``min/max``; a url given as a bare string is ``contains``."""
+    if isinstance(arg, str):
+        return "contains"
+    for name in ("equals", "contains", "matches"):
+        if getattr(arg, name, None) is not None:
+            return name
+    if getattr(arg, "min", None) is not None or getattr(arg, "max", None) is not None:
+        return "min/max"
+    return ""
+
+
+def aria_of(page: Page) -> str:
+    """The page's ARIA snapshot (password fields hidden), bounded; empty when it cannot be read."""
+    return page_snapshot(page, lambda text: text).aria
 
 
 def _address(page: Page) -> str:
@@ -251,6 +274,7 @@ class Recorder:
                         locator=arg.plain().describe() if isinstance(arg, Locator) else key,
                         line=self.loaded.source.line(*path),
                         expected=_matcher(arg),
+                        matcher=_matcher_kind(arg),
                         loc=arg.plain().model_dump(exclude_none=True, mode="json") if isinstance(arg, Locator) else {},
                     )
                 )
@@ -268,6 +292,9 @@ class Recorder:
 
     def step_end(self, page: Page, step: int | None) -> None:
         """The checks passed: read what their elements show now (the text a fault will change)."""
+        state = self.run.step_state(step) if step is not None else None
+        if state is not None:
+            state.aria = aria_of(page)  # what a request's fault that changed the page would change
         for touch in self.run.checks:
             if touch.step != step or touch.text or touch.element:
                 continue
@@ -295,6 +322,8 @@ class Recorder:
             target = loc.last if touch.key == "count" else loc.first
             if touch.key == "hidden" or target.count() == 0:
                 return  # nothing shown to change: no wait for an element that is meant to be absent
+            if touch.key == "count":
+                touch.count = loc.count()
             touch.element = self._fingerprint(target)
             touch.text = str(touch.element.get("text", "")) if touch.element else ""
             touch.page = _address(page)

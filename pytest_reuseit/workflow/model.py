@@ -810,6 +810,31 @@ class Settings(Strict):
     dialog: DialogAnswer = Field("dismiss", description="how dialogs are answered unless an op says otherwise")
 
 
+# --------------------------------------------------------------------------- reuseit mutate
+
+
+class MutationIgnore(Strict):
+    """A fault this workflow is not meant to catch: ``reuseit mutate`` leaves its mutants out of
+    the score and lists them as ignored, with the reason (docs/mutation.md)."""
+
+    operator: str | None = Field(None, description="an operator's name, e.g. request_500 (default: every operator)")
+    target: Loc | None = Field(None, description="the element, located as the steps locate it")
+    url: str | None = Field(None, description="a request's address or path (or an element's page); * is any text")
+    reason: str = Field(min_length=1, description="why the workflow need not catch it (shown in the report)")
+
+    @model_validator(mode="after")
+    def _what(self) -> MutationIgnore:
+        if self.target is not None and self.url is not None:
+            raise PydanticCustomError("target_and_url", "give 'target' or 'url', not both", {})
+        if self.operator is None and self.target is None and self.url is None:
+            raise PydanticCustomError("ignore_what", "name an 'operator', a 'target' or a 'url' to ignore", {})
+        return self
+
+
+class Mutation(Strict):
+    ignore: tuple[MutationIgnore, ...] = ()
+
+
 class Workflow(Strict):
     """A guarded workflow: one file, one task; each variation is one test."""
 
@@ -843,6 +868,7 @@ class Workflow(Strict):
     session: SessionFrom | None = Field(None, description="run this login workflow once and start from its storage")
     steps: tuple[Step, ...] = Field(min_length=1)
     outcome: tuple[CheckArg, ...] = ()
+    mutation: Mutation = Field(Mutation(), description="reuseit mutate: the mutants this workflow ignores, and why")
 
     @field_validator("variations")
     @classmethod
