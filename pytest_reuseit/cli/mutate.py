@@ -41,6 +41,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "needed in its clean run, doubled, plus a margin, so a killed mutant is known in seconds; "
         "see docs/mutation.md)",
     )
+    p.add_argument(
+        "--incremental",
+        action="store_true",
+        help="keep the verdicts of the last report (--report) for the mutants whose workflow file, target "
+        "and pages are unchanged since, and run only the others; the clean runs still run (they tell "
+        "what changed)",
+    )
     p.set_defaults(func=cmd_mutate, pytest_args=[])
 
 
@@ -86,6 +93,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
         max_mutants=args.max_mutants,
         plan_only=args.plan_only,
         full_waits=args.full_waits,
+        incremental=args.incremental,
     )
     try:
         terminal = _Terminal() if sys.stdout.isatty() else None  # else a log: progress now and then

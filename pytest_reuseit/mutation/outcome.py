@@ -25,6 +25,9 @@ class MutantResult:
     verdict: dict[str, Any] = field(default_factory=dict)  # the run's: status, failed_step, message, ...
     localised: bool | None = None  # killed: did it fail at the step that touches the target?
     tries: list[dict[str, Any]] = field(default_factory=list)  # every run tried against it, in order
+    basis: str = ""  # what its verdict depends on (incremental.py)
+    reused: bool = False  # its verdict is the last report's (--incremental): nothing it depends on changed
+    kept: dict[str, Any] | None = None  # that report's record of it
 
     @property
     def status(self) -> str:
@@ -100,6 +103,7 @@ class Summary:
     timeout: int = 0
     not_applied: int = 0
     ignored: int = 0  # a rule said so (ignore.py): not run, out of the score and the false-alarm rate
+    reused: int = 0  # verdicts kept from the last report (--incremental)
     benign: int = 0
     false_alarms: int = 0
     localised: int = 0
@@ -138,6 +142,7 @@ class Summary:
             "timeout": self.timeout,
             "not_applied": self.not_applied,
             "ignored": self.ignored,
+            "reused": self.reused,
             "benign": self.benign,
             "false_alarms": self.false_alarms,
             "localised": self.localised,
@@ -152,6 +157,7 @@ class Summary:
 def summarise(results: list[MutantResult], seconds: float) -> Summary:
     s = Summary(total=len(results), seconds=seconds)
     for r in results:
+        s.reused += r.reused
         if r.outcome == "ignored":
             s.ignored += 1
             continue

@@ -18,6 +18,7 @@ import yaml
 from ..browser.aria import diff_lines
 from ..workflow.model import ARIA_ROLES
 from . import operators
+from .incremental import identity as incremental_identity
 from .operators import Target
 from .outcome import MutantResult, Summary
 from .touches import RunTouches, StepState
@@ -311,11 +312,15 @@ def _record(r: MutantResult, run: RunTouches | None, existing: frozenset[str] = 
     if r.localised is not None:
         out["localised"] = r.localised
     if r.outcome in ("survived", "healed around"):
-        out["suggestion"] = suggestion(r, run, existing)
+        kept = (r.kept or {}).get("suggestion") if r.reused else None
+        out["suggestion"] = kept or suggestion(r, run, existing)
     if r.outcome == "not applied":
         out["why"] = _not_applied_why(r)
     if r.outcome == "ignored":
         out["why"] = f"ignored: {r.mutant.ignored}"
+    if r.basis:
+        out["incremental"] = {"identity": incremental_identity(r.mutant), "basis": r.basis}
+        out["reused"] = r.reused
     return out
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReuseitError
-from . import outcome, plan, report, touches
+from . import incremental, outcome, plan, report, touches
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -42,6 +42,7 @@ class MutateOptions:
     max_mutants: int = 0
     plan_only: bool = False  # stop after the clean runs: list the mutants, run none
     full_waits: bool = False  # mutant runs keep the workflows' timeouts (else see waits.py)
+    incremental: bool = False  # keep the last report's verdicts where nothing changed (incremental.py)
     work: Path = Path("reuseit-output/mutation")
     root: Path = Path(".")
     thresholds: dict[str, int] = field(default_factory=lambda: {"high": 80, "low": 60})
@@ -207,7 +208,22 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
         caps = {r.nodeid: {"needs": r.step_needs, "fetches": r.step_fetches} for r in clean}
         waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
-    results = _try_mutants(mutants, durations, base, work, mutant_dir, opts.root, progress, capped=not opts.full_waits)
+    bases = {m.id: incremental.basis(m, {r.nodeid: r for r in clean}, opts.root) for m in mutants}
+    kept = _kept(opts, mutants, bases, say) if opts.incremental else {}
+    ran = _try_mutants(
+        [m for m in mutants if m.id not in kept],
+        durations,
+        base,
+        work,
+        mutant_dir,
+        opts.root,
+        progress,
+        capped=not opts.full_waits,
+    )
+    by_id = {r.mutant.id: r for r in ran}
+    results = [kept.get(m.id) or by_id[m.id] for m in mutants]
+    for r in results:
+        r.basis = bases[r.mutant.id]
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)
     if opts.break_at is not None:
@@ -216,6 +232,28 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
     report.write(rep, opts.root / opts.report)
     broke = opts.break_at is not None and (summary.score is None or summary.score < opts.break_at)
     return MutateResult(summary, results, rep, 1 if broke else 0)
+
+
+def _kept(
+    opts: MutateOptions, mutants: list[plan.Mutant], bases: dict[str, str], say: Say
+) -> dict[str, outcome.MutantResult]:
+    """--incremental: the last report's verdicts of the mutants whose basis did not change (read
+    before this run writes its own report over it)."""
+    last = incremental.load(opts.root / opts.report)
+    if last is None:
+        say(f"incremental: no earlier report at {opts.report}: every mutant runs")
+        return {}
+    kept = {}
+    for m in mutants:
+        found = incremental.reuse(m, bases[m.id], last)
+        if found is not None:
+            kept[m.id] = found
+    to_run = sum(1 for m in mutants if m.id not in kept and not m.ignored)
+    say(
+        f"incremental: {len(kept)} of {len(mutants)} verdicts kept from {opts.report} (workflow, target and "
+        f"pages unchanged); {to_run} mutant(s) to run"
+    )
+    return kept
 
 
 def _try_mutants(

@@ -1,0 +1,95 @@
+"""``reuseit mutate --incremental`` (Stryker's word): keep the last report, run again only the
+mutants whose workflow, target or page changed since; the others keep their verdict, marked as
+reused.
+
+The clean session still runs: it is what tells what changed. Each mutant gets a *basis*, a hash of
+what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
+endpoint), what the clean run saw of that target (its tag, text, count), and for each workflow
+run it is tried against, the workflow file's text and the pages that run went through (their
+addresses and their accessibility trees, step by step). The report keeps each mutant's basis; a
+mutant whose basis is the same as in the last report, with a verdict that is one (not broken, not
+a timeout), is not run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .outcome import MutantResult
+from .plan import Mutant
+from .touches import RunTouches
+
+# Verdicts worth keeping: what a broken run or a timeout says may not hold the next time.
+REUSABLE = ("killed", "survived", "healed around", "clean", "false alarm", "not applied")
+# A local site listens on a new port each session: a port is no change of the page.
+_PORT = re.compile(r"((?:https?:)?//)?([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):\d{2,5}\b")
+
+
+def _stable(text: str) -> str:
+    return _PORT.sub(r"\1\2", text)
+
+
+def identity(m: Mutant) -> str:
+    """The same mutant in two runs: its operator and the thing it breaks (a benign change: its file)."""
+    thing = f"page {m.file}" if m.kind == "benign" else m.target.same_thing()
+    return f"{m.operator}|{thing}"
+
+
+def _pages(run: RunTouches | None) -> str:
+    if run is None:
+        return ""
+    looks = [(urlsplit(s.url_after).path, urlsplit(s.url_after).fragment, s.aria) for s in run.steps]
+    return _stable(json.dumps(looks))
+
+
+def _file_text(path: Path) -> str:
+    try:
+        return hashlib.sha1(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def basis(m: Mutant, runs: dict[str, RunTouches], root: Path) -> str:
+    """What the mutant's verdict depends on, as one hash (see the module's docstring)."""
+    h = hashlib.sha1(identity(m).encode())
+    h.update(_stable(json.dumps(m.target.detail, sort_keys=True, default=str)).encode())
+    h.update(m.ignored.encode())
+    for file, nodeid, _ in m.covering or ((m.file, m.nodeid, m.target),):
+        h.update(f"\0{file}\0{_file_text(root / file)}\0".encode())
+        h.update(_pages(runs.get(nodeid)).encode())
+    return h.hexdigest()
+
+
+def load(report_file: Path) -> dict[str, dict[str, Any]] | None:
+    """The last report's mutants by identity; None when there is no readable report to start from."""
+    try:
+        data = json.loads(report_file.read_text(encoding="utf-8"))
+        mutants = data["reuseit"]["mutants"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {m["incremental"]["identity"]: m for m in mutants if isinstance(m, dict) and "incremental" in m}
+
+
+def reuse(m: Mutant, basis_now: str, last: dict[str, dict[str, Any]]) -> MutantResult | None:
+    """The last report's verdict of ``m`` if nothing it depends on changed since."""
+    record = last.get(identity(m))
+    if record is None or m.ignored or record.get("outcome") not in REUSABLE:
+        return None
+    if record["incremental"].get("basis") != basis_now:
+        return None
+    verdict = {k: v for k, v in dict(record.get("run") or {}).items() if k != "nodeid"}
+    return MutantResult(
+        m,
+        str(record["outcome"]),
+        verdict,
+        localised=record.get("localised"),
+        tries=list(record.get("runs") or []),
+        basis=basis_now,
+        reused=True,
+        kept=record,
+    )
