@@ -18,11 +18,20 @@ from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
 from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
+from tests.support.quick_lane import QuickLane, limit_from_env
 from tests.support.serve import Served
 
 # openai is imported here although the plugin imports it only when a model is asked: pytester's
 # in-process runs drop every module first imported during a test, so a lazy import there would
 # import openai afresh (and with new exception classes) in each test.
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Tests not marked slow stay under the quick lane's limit (tests/support/quick_lane.py); the
+    # check sits where every report arrives, so not in xdist's workers.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(QuickLane(limit_from_env()), "reuseit-quick-lane")
+
 
 PAGES = Path(__file__).parent / "pages"
 ROOT = Path(__file__).parent.parent

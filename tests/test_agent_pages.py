@@ -124,6 +124,7 @@ def test_agent_uploads_a_file_from_the_workflow_folder_only(rt: Runtime, fake: F
     assert done.ok and done.description == "upload role=button[name=\"Invoice\"] 'files/invoice.txt'"
 
 
+@pytest.mark.slow
 def test_agent_cannot_go_to_a_local_file(rt: Runtime, fake: FakeLLM) -> None:
     # A page's text may tell the agent to open file:///etc/passwd: its screenshot and text would
     # then go to the model and the reports. The agent is told it cannot, and stays on the site.

@@ -162,6 +162,7 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
     assert "the frame selector='#payment' did not show its page within 3s" in result.message, result.message
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("do", [{"click": {"role": "link", "name": "Docs"}}, {"goto": "{base_url}/other.html"}])
 def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script(page, fence, pages_url, do) -> None:  # type: ignore[no-untyped-def]
     """Playwright waits for a navigation in flight before anything else it does on the page, so a
@@ -196,6 +197,7 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
     assert "never answered" in " ".join(result.analysis.guidance)
 
 
+@pytest.mark.slow
 def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_it(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The same for a check: the page leaves on its own after the action (a redirect in a timer),
     the server never answers, and the `js` check that waits on the page names the address."""
@@ -674,6 +676,7 @@ def test_the_fence_is_consulted_for_every_url_it_could_block_and_none_of_the_all
     assert NavigationFence(()).pattern() == "**/*"  # nothing allowed: every navigation is looked at
 
 
+@pytest.mark.slow
 def test_sessions_in_one_thread_share_its_driver_and_the_last_to_close_stops_it() -> None:
     """Starting Playwright's driver costs about half a second: sessions open together in one thread
     (pytester sessions beside the suite's own, repeated API calls) share it, each with its own

@@ -513,6 +513,7 @@ def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> No
     assert events(page) == ["load"]
 
 
+@pytest.mark.slow
 def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A fallback in words without a model changes nothing on the page: the post check, which
     already waited its 3 s, is judged again with one look, not three more seconds per attempt.
@@ -537,6 +538,7 @@ def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, f
         assert verdict.ok is False and verdict.ended - verdict.started < 1.5, verdict
 
 
+@pytest.mark.slow
 def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A fallback runs after the check waited its check_timeout: its first op ("Accept cookies")
     looks for its element for 1 s, not the step's 5 s action_timeout, when the element is not
@@ -573,6 +575,7 @@ def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) 
     assert first.ok and second.ok and second.ended - second.started > 1.2, att.actions
 
 
+@pytest.mark.slow
 def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """``timeout:`` on an op or a check is what that one waits: shorter than the step's (an op
     given 0.5 s of the step's 5 s fails in about half a second) or longer (a check given 5 s
@@ -611,6 +614,7 @@ def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence
     assert op.ok and op.ended - op.started > 1.0, op
 
 
+@pytest.mark.slow
 def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The look after an attempt that did nothing still sees a page that came right meanwhile:
     #late comes at 1.5 s, after the check's 0.8 s and during the fallback's 1.5 s wait for a

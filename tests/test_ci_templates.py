@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,7 @@ def _run(script: str, env: dict[str, str], shell: str) -> list[str]:
     return proc.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_github_report_step_passes_the_webhook_only_when_set(tmp_path: Path) -> None:
     step = next(s for s in github_steps() if s.get("id") == "report")
     assert "curl" not in (ROOT / "ci" / "github-nightly.yml").read_text(encoding="utf-8")
@@ -67,6 +69,7 @@ def test_github_report_step_passes_the_webhook_only_when_set(tmp_path: Path) -> 
     assert "--alert-webhook" not in _run(script, {"REUSEIT_ALERT_WEBHOOK": ""}, "bash")
 
 
+@pytest.mark.slow
 def test_gitlab_report_passes_the_webhook_and_the_older_name_in_plain_sh() -> None:
     script = "\n".join(load("gitlab-nightly.yml")["reuseit-report"]["script"][1:])
     assert "curl" not in script

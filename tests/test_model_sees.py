@@ -280,6 +280,7 @@ def test_a_look_with_no_time_left_on_a_page_that_never_loads_returns(page: Page,
     page.unroute("**/never.png")
 
 
+@pytest.mark.slow
 def test_a_look_at_a_page_whose_frame_never_loads_returns(page: Page, pages_url: str) -> None:
     """A frame whose document never comes (a hung payment provider) has nothing to freeze or paint:
     Playwright's evaluate in it would wait for ever, and every check in words on the page with it."""

@@ -491,6 +491,7 @@ def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: i
         pytest.param({"do": [], "post": [{"expect": {"js": "(() => { while (true) {} })()"}}]}, id="expect-js"),
     ],
 )
+@pytest.mark.slow
 def test_a_script_that_never_ends_fails_the_run_instead_of_hanging_it(page, fence, pages_url, step) -> None:  # type: ignore[no-untyped-def]
     # Playwright's title, screenshot and evaluate have no timeout: a page stuck in a script would
     # have kept the run (and the session) waiting for ever. The page is closed and the run fails.
@@ -521,6 +522,7 @@ def test_scripts_of_several_statements_still_run_and_give_their_value(page, fenc
     assert result.extracted["total"] == "4"
 
 
+@pytest.mark.slow
 def test_a_promise_that_never_settles_times_out_and_the_page_stays(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Wait for nothing", "do": [{"eval": "new Promise(() => {})"}], "retries": 0}]
     result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings={"action_timeout": 1}))

@@ -266,6 +266,7 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     assert {s: fake_llm.calls(s) for s in before} == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("concurrency", "together"), [(1, 1), (3, 3)])
 def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
     tmp_path: Path, fake_llm_env: FakeLLM, site: SiteServer, concurrency: int, together: int

@@ -1,0 +1,55 @@
+"""The quick lane stays quick: a test not marked ``slow`` whose setup, call or teardown takes the
+limit or longer fails the session, each one named with its time.
+
+The promise is 1 s (the ``slow`` mark's "a second or more"); the limit is 2 s so that a shared or
+slower machine, or a whole-suite run beside slow tests, does not fail a test that takes 0.8 s on a
+quiet one. ``REUSEIT_QUICK_LIMIT`` (seconds) sets another limit; 0 turns the check off.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+DEFAULT_LIMIT = 2.0
+
+
+def limit_from_env() -> float:
+    raw = os.environ.get("REUSEIT_QUICK_LIMIT", "")
+    try:
+        return float(raw) if raw else DEFAULT_LIMIT
+    except ValueError:
+        raise pytest.UsageError(
+            f"REUSEIT_QUICK_LIMIT={raw!r}: write a number of seconds (0 turns the check off)"
+        ) from None
+
+
+class QuickLane:
+    """A plugin: register it on the process that sees every report (the controller under xdist)."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.too_slow: list[tuple[str, str, float]] = []  # (test, phase, seconds)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # A failing test is reported as such already; a skipped one took no time worth naming.
+        if self.limit <= 0 or not report.passed or "slow" in report.keywords:
+            return
+        if report.duration >= self.limit:
+            self.too_slow.append((report.nodeid, report.when, report.duration))
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.too_slow and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.too_slow:
+            return
+        terminalreporter.section("quick lane: tests not marked slow took too long", red=True)
+        for nodeid, phase, seconds in self.too_slow:
+            terminalreporter.line(f"{nodeid} ({phase}): {seconds:.2f}s >= {self.limit:g}s")
+        terminalreporter.line(
+            "Make them quick (share the browser or the app per module, await a condition instead of "
+            "sleeping) or mark them @pytest.mark.slow. REUSEIT_QUICK_LIMIT sets the limit (0: off)."
+        )

@@ -1,0 +1,53 @@
+"""The quick-lane check (tests/support/quick_lane.py) fails a session whose unmarked test is slow,
+and only then: run on small sessions in this process with a tiny limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.quick_lane import QuickLane, limit_from_env
+
+SOURCE = """
+import time
+import pytest
+
+def test_quick():
+    pass
+
+{mark}
+def test_sleepy():
+    time.sleep(0.3)
+"""
+
+
+def run(pytester: pytest.Pytester, mark: str) -> pytest.RunResult:
+    pytester.makeini("[pytest]\nmarkers =\n    slow: slow")
+    pytester.makepyfile(SOURCE.format(mark=mark))
+    return pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2)])
+
+
+def test_an_unmarked_slow_test_fails_the_session_and_is_named(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "")
+    result.assert_outcomes(passed=2)  # the tests themselves passed: the session did not
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*quick lane: tests not marked slow took too long*", "*::test_sleepy (call): 0.*s >= 0.2s"]
+    )
+    assert "test_quick" not in result.stdout.str().split("quick lane:")[1]
+
+
+def test_a_slow_test_marked_slow_passes(pytester: pytest.Pytester) -> None:
+    result = run(pytester, "@pytest.mark.slow")
+    result.assert_outcomes(passed=2)
+    assert result.ret == pytest.ExitCode.OK
+    assert "quick lane" not in result.stdout.str()
+
+
+def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REUSEIT_QUICK_LIMIT", raising=False)
+    assert limit_from_env() == 2.0
+    monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "0")
+    assert limit_from_env() == 0.0
+    monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "two")
+    with pytest.raises(pytest.UsageError, match="REUSEIT_QUICK_LIMIT='two': write a number of seconds"):
+        limit_from_env()
