@@ -190,7 +190,15 @@ def _classify(
         if before in FAILING:
             data["fixed"].append(run | {"previous": before})
         if status in ("recovered", "healed") and before == "passed":
-            data["newly_recovered"].append(run | {"recovered": record.get("recovered") or []})
+            helped = record.get("recovered") or []
+            # Which step needed help and which fallback gave it: the run's step is that step.
+            first = helped[0] if helped else {}
+            where = {
+                "step": first.get("step"),
+                "action": first.get("action", ""),
+                "fallback": first.get("fallback", ""),
+            }
+            data["newly_recovered"].append(run | where | {"recovered": helped})
         slower = _slower(record, past)
         if slower is not None:
             data["slower"].append(run | slower)

@@ -1,0 +1,172 @@
+"""Six nights of a team's monitoring, run as the team runs it: ``pytest`` on the workflows against a
+live site, then ``reuseit report`` with the history kept between nights and a webhook listening.
+
+The site (tests/support/nightly_site.py) changes between nights as deploys change real sites:
+
+1. all is well;                   2. nothing changed;
+3. "Add to cart" is renamed "Add to basket" (three workflows meet it: one cause);
+4. still renamed, and a newsletter overlay covers the deals page (its fallback gets past it);
+5. both fixed;                    6. nothing changed.
+
+Every night must say what the contract (docs/monitoring.md) says of it, and the webhook must hear
+only of nights where something changed state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.nightly_site import WORKFLOWS, Night, handler
+from tests.support.serve import Served
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).parent.parent
+ADDS = sorted(f"add-{item}.reuseit.yaml::add-{item}[default]" for item in ("hat", "jacket", "shoes"))
+DEALS = "deals.reuseit.yaml::deals[default]"
+
+
+class Hook:
+    """A webhook receiver on 127.0.0.1 that keeps every message it was sent."""
+
+    def __init__(self) -> None:
+        received = self.received = []  # type: list[dict[str, Any]]
+
+        class Receive(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+                pass
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                received.append(json.loads(body))
+                self.send_response(200)
+                self.end_headers()
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Receive)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/hook"
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def take(self) -> list[dict[str, Any]]:
+        out = list(self.received)
+        self.received.clear()
+        return out
+
+
+class Team:
+    """The workflows folder, the history and the site: one night at a time."""
+
+    def __init__(self, root: Path, site: Served, night: Night, hook: Hook) -> None:
+        self.root, self.site, self.night, self.hook = root, site, night, hook
+        self.workflows = root / "workflows"
+        self.workflows.mkdir()
+        for name, text in WORKFLOWS.items():
+            (self.workflows / name).write_text(text, encoding="utf-8")
+        self.history = root / "history.sqlite"
+        self.count = 0
+
+    def run_night(self, add_label: str = "Add to cart", overlay: bool = False) -> tuple[str, dict[str, Any]]:
+        """Deploy tonight's site, run the suite, report it; the report's line and since-last.json."""
+        self.night.add_label, self.night.overlay = add_label, overlay
+        self.count += 1
+        results, output = self.root / f"results-{self.count}", self.root / f"report-{self.count}"
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "REUSEIT_"))}
+        env["REUSEIT_HISTORY"] = str(self.history)
+        pytest_run = subprocess.run(
+            [sys.executable, "-m", "pytest", str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows), "--base-url", self.site.url, "--alluredir", str(results)],
+            cwd=self.workflows, env=env, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert pytest_run.returncode in (0, 1), pytest_run.stdout + pytest_run.stderr
+        report = subprocess.run(
+            [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", str(results), "--output", str(output),
+             "--no-allure", "--alert-webhook", self.hook.url],
+            cwd=self.root, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert report.returncode == 0, report.stdout + report.stderr
+        (line,) = [x for x in report.stdout.splitlines() if x.startswith("since the last run:")]
+        return line, json.loads((output / "since-last.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def team(tmp_path: Path) -> Iterator[Team]:
+    night = Night()
+    hook = Hook()
+    with Served(handler(night)) as site:
+        yield Team(tmp_path, site, night, hook)
+    hook.httpd.shutdown()
+
+
+def _tests(runs: list[dict[str, Any]]) -> list[str]:
+    return sorted(r["test"] for r in runs)
+
+
+def test_six_nights_of_a_changing_site_say_what_changed_and_alert_only_on_change(team: Team) -> None:
+    # Night 1: all is well; the first night in the history has nothing to compare with.
+    line, data = team.run_night()
+    assert (
+        line == "since the last run: 0 new failures (0 causes), 0 still failing, 0 fixed, 0 newly recovered, 0 slower"
+    )
+    assert team.hook.take() == []
+
+    # Night 2: nothing changed: the same line, and no message.
+    line, data = team.run_night()
+    assert line.endswith("0 new failures (0 causes), 0 still failing, 0 fixed, 0 newly recovered, 0 slower")
+    assert team.hook.take() == []
+
+    # Night 3: the add button is renamed. Three red runs, one cause, and what changed on the page
+    # since the last pass names both labels.
+    line, data = team.run_night(add_label="Add to basket")
+    assert line == "since the last run: 3 new failures (1 cause), 0 still failing, 0 fixed, 0 newly recovered, 0 slower"
+    assert _tests(data["new_failures"]) == ADDS
+    (cause,) = data["causes"]
+    assert sorted(cause["tests"]) == ADDS
+    assert cause["step"] == 1 and "Add to cart" in cause["locator"]
+    assert cause["first_seen"] == data["suite_run"]["started"]
+    assert cause["changed"]["removed"] == ['- button "Add to cart"']
+    assert cause["changed"]["added"] == ['- button "Add to basket"']
+    (message,) = team.hook.take()
+    assert sorted((e["kind"], e["test"]) for e in message["events"]) == [("failing", t) for t in ADDS]
+    assert {e["cause"] for e in message["events"]} == {cause["id"]}
+    assert "Add to basket" in message["text"] and "Add to cart" in message["text"]
+    renamed_on = data["suite_run"]["started"]
+
+    # Night 4: still renamed (no new message for it), and the deals page gets an overlay its
+    # fallback dismisses: newly recovered, the early warning, sent once as drifting.
+    line, data = team.run_night(add_label="Add to basket", overlay=True)
+    assert (
+        line == "since the last run: 0 new failures (0 causes), 3 still failing, 0 fixed, 1 newly recovered, 0 slower"
+    )
+    assert _tests(data["still_failing"]) == ADDS
+    assert {r["since"] for r in data["still_failing"]} == {renamed_on}
+    assert {r["runs_failing"] for r in data["still_failing"]} == {2}
+    (recovered,) = data["newly_recovered"]
+    assert recovered["test"] == DEALS and recovered["step"] == 1
+    assert "No thanks" in json.dumps(recovered)
+    (cause,) = data["causes"]
+    assert cause["first_seen"] == renamed_on
+    (message,) = team.hook.take()
+    assert [(e["kind"], e["test"]) for e in message["events"]] == [("drifting", DEALS)]
+
+    # Night 5: both fixed: three fixed runs, the deals pass without help, one message saying so.
+    line, data = team.run_night()
+    assert (
+        line == "since the last run: 0 new failures (0 causes), 0 still failing, 3 fixed, 0 newly recovered, 0 slower"
+    )
+    assert _tests(data["fixed"]) == ADDS and data["causes"] == []
+    (message,) = team.hook.take()
+    assert sorted((e["kind"], e["test"]) for e in message["events"]) == [("fixed", t) for t in ADDS]
+
+    # Night 6: nothing changed: nothing sent.
+    line, data = team.run_night()
+    assert line.endswith("0 new failures (0 causes), 0 still failing, 0 fixed, 0 newly recovered, 0 slower")
+    assert team.hook.take() == []
+    assert data["flaky"] == []  # one break and one fix is no flakiness
