@@ -130,7 +130,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[OPS] = registry
     config.hook.pytest_reuseit_ops(registry=registry)
     # No placeholders of its own: each run gets what the pytest_reuseit_placeholders hook returns.
-    config.stash[RUNTIME] = Runtime(resolved, root, placeholders=())
+    runtime = config.stash[RUNTIME] = Runtime(resolved, root, placeholders=())
+    # The run records for the history (see _write_record) hold every step's page: taken only then.
+    runtime.step_pages = bool(getattr(config.option, "allure_report_dir", None))
     if not hasattr(config, "workerinput") and getattr(config, "cache", None) is not None:
         config.pluginmanager.register(DurationLog(config), "reuseit-durations")
 

@@ -68,6 +68,9 @@ class Runtime:
         self._thread_checked = False
         # Why the history could not be read, once it could not: no run of this process looks again.
         self.history_problem = ""
+        # Whether runs take every step's page (RunOptions.step_pages): only when their records are
+        # kept for the history (the plugin with --alluredir), else only a failing step's.
+        self.step_pages = False
 
     # ---------------------------------------------------------------- lazily started parts
 
@@ -93,6 +96,7 @@ class Runtime:
             jpeg_quality=s.jpeg_quality,
             max_width=s.screenshot_width,
             page_text_chars=s.page_text,
+            step_pages=self.step_pages,
         )
 
     def builtins(self, extra: Placeholders = ()) -> Mapping[str, object]:

@@ -72,6 +72,7 @@ def test_the_snapshot_never_shows_a_password_or_a_secret(
     monkeypatch.setenv("REUSEIT_CHANGES_TOKEN", TOKEN)
     monkeypatch.setenv("REUSEIT_CHANGES_CODE", CODE)
     rt = make_runtime(llm="off")
+    rt.step_pages = True  # as the plugin has it when the run records are kept (--alluredir)
     result = rt.run(parse(yaml.safe_dump(SIGN_IN, sort_keys=False), "sign-in.reuseit.yaml"), None, "sign-in")
     assert result.status == "passed", result.message
     filled, signed_in = result.steps
@@ -86,6 +87,24 @@ def test_the_snapshot_never_shows_a_password_or_a_secret(
     assert 'heading "Sign in" [level=1]' in result.start_page_aria
     for text in (result.start_page_aria, filled.page_aria, signed_in.page_aria):
         assert _leaks(text) == [], text
+
+
+@pytest.mark.slow
+def test_without_records_only_the_failing_step_s_page_is_taken(
+    make_runtime: Callable[..., Runtime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REUSEIT_CHANGES_TOKEN", TOKEN)
+    monkeypatch.setenv("REUSEIT_CHANGES_CODE", CODE)
+    wrong = yaml.safe_load(yaml.safe_dump(SIGN_IN))
+    wrong["steps"][1]["post"] = [{"expect": {"text": {"role": "status", "equals": "Signed in as bob"}}}]
+    rt = make_runtime(llm="off")
+    result = rt.run(parse(yaml.safe_dump(wrong, sort_keys=False), "sign-in.reuseit.yaml"), None, "sign-in")
+    assert (result.status, result.failed_step) == ("failed", 2)
+    assert (result.start_page_aria, result.steps[0].page_aria) == ("", "")
+    assert "status: Signed in as ada" in result.steps[1].page_aria
+    assert 'textbox "Password": ***' in result.steps[1].page_aria
+    assert _leaks(result.steps[1].page_aria) == []
+    assert result.changed is None  # no history: nothing to compare with
 
 
 def test_a_closed_page_gives_an_empty_snapshot(page: Page, pages_url: str) -> None:

@@ -18,8 +18,9 @@ from ..browser.observe import View
 from ..browser.pages import Pages
 from ..errors import BrokenRun
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Locator, Step
+from ..workflow.locators import Locator
 from ..workflow.placeholders import Values
+from ..workflow.steps import Step
 from .ports import Judgement, Models, Probe
 from .result import RunResult, Screenshot
 
@@ -56,6 +57,9 @@ class RunOptions:
     probe: Probe | None = None
     # The last pass of this test, when the caller knows one: a failure says what changed since.
     last_pass: LastPass | None = None
+    # Every step's page (and the start page) as its accessibility tree saw it, for the nightly
+    # history (an ARIA snapshot each, ~15-25 ms); off, only the page of a step that failed.
+    step_pages: bool = True
 
 
 @dataclass

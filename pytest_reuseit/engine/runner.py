@@ -26,8 +26,10 @@ from ..browser.pages import DialogPolicy, Pages, until_loaded
 from ..browser.session import web_address
 from ..errors import BrokenRun, PlaceholderError, ReuseitError
 from ..workflow.loader import LoadedWorkflow, placeholder_names
-from ..workflow.model import Locator, Step, Variation
+from ..workflow.locators import Locator
+from ..workflow.model import Variation
 from ..workflow.placeholders import Values
+from ..workflow.steps import Step
 from .actions import keep_extracted, op_context, probed_action
 from .analysis import observe
 from .context import RunContext, RunOptions
@@ -160,7 +162,10 @@ def _record_pages(ctx: RunContext) -> None:
 def _look(ctx: RunContext, sr: StepResult) -> None:
     """The page once the step is over, as its accessibility tree sees it: a passing run's are kept
     by the nightly history, a failing step's is compared with the same step's when the run last
-    passed. One ARIA snapshot (tens of milliseconds); it never raises."""
+    passed. One ARIA snapshot (tens of milliseconds); it never raises. Without ``step_pages`` only
+    a step that did not pass is looked at (its status is still open when the run broke on it)."""
+    if not ctx.options.step_pages and sr.status in ("passed", "recovered", "healed"):
+        return
     page = page_snapshot(ctx.page, ctx.values.mask)
     sr.page_url, sr.page_title, sr.page_aria = page.url, page.title, page.aria
 
@@ -234,12 +239,10 @@ def _run(ctx: RunContext) -> None:
     if ctx.options.probe is not None:
         ctx.options.probe.start(ctx.page)
     _open(ctx, url)
-    opened = page_snapshot(ctx.page, ctx.values.mask)  # the page before step 1, as _look sees a step's
-    ctx.result.start_page_url, ctx.result.start_page_title, ctx.result.start_page_aria = (
-        opened.url,
-        opened.title,
-        opened.aria,
-    )
+    if ctx.options.step_pages:  # the page before step 1, as _look sees a step's
+        opened = page_snapshot(ctx.page, ctx.values.mask)
+        ctx.result.start_page_url, ctx.result.start_page_title = opened.url, opened.title
+        ctx.result.start_page_aria = opened.aria
     for i, step in enumerate(wf.steps):
         origin = ctx.loaded.origin(i)
         sr = StepResult(
