@@ -39,7 +39,7 @@ from pytest_reuseit.browser.session import NavigationFence  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import parse  # noqa: E402
-from pytest_reuseit.workflow.model import Locator  # noqa: E402
+from pytest_reuseit.workflow.locators import Locator  # noqa: E402
 from tests.support.llm_server import FakeLLM  # noqa: E402
 
 DEALS = ROOT / "workflows" / "demo" / "deals.reuseit.yaml"

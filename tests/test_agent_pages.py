@@ -16,7 +16,7 @@ from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.synthesis.compile import compile_step, op_for, parse_evidence
 from pytest_reuseit.synthesis.explore import RecordedAction, RunRecord
 from pytest_reuseit.workflow.loader import parse
-from pytest_reuseit.workflow.model import Op
+from pytest_reuseit.workflow.ops import Op
 from tests import test_model_guards as guards
 from tests.support.llm_server import FakeLLM, Request
 from tests.test_model_guards import act, already_done, observation, ref, requests

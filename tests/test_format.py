@@ -12,23 +12,16 @@ import yaml
 
 from pytest_reuseit.errors import PlaceholderError, WorkflowFormatError
 from pytest_reuseit.sites import LocalSites
+from pytest_reuseit.workflow.checks import Check, Expect
 from pytest_reuseit.workflow.loader import load, parse
-from pytest_reuseit.workflow.model import (
-    SCHEMA_ID,
-    Check,
-    Expect,
-    Extract,
-    Fallback,
-    FillArgs,
-    Locator,
-    Op,
-    Settings,
-    Step,
-    Variation,
-    Workflow,
-)
+from pytest_reuseit.workflow.locators import Locator
+from pytest_reuseit.workflow.model import SCHEMA_ID, Variation, Workflow
+from pytest_reuseit.workflow.op_args import Extract, FillArgs
+from pytest_reuseit.workflow.ops import Op
 from pytest_reuseit.workflow.placeholders import MASK, Values, names_in
 from pytest_reuseit.workflow.schema import schema_text, workflow_schema
+from pytest_reuseit.workflow.settings import Settings
+from pytest_reuseit.workflow.steps import Fallback, Step
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted([*(ROOT / "workflows").rglob("*.reuseit.yaml"), *(ROOT / "workflows").rglob("*.reuseit.yml")])

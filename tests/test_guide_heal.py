@@ -25,7 +25,7 @@ from pytest_reuseit.experience import (
 )
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import load, parse
-from pytest_reuseit.workflow.model import Locator
+from pytest_reuseit.workflow.locators import Locator
 from tests.support.llm_server import FakeLLM
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,9 +23,9 @@ from pytest_reuseit.llm.client import LlmConfig
 from pytest_reuseit.llm.schemas import AGENT_ACTIONS, SCHEMAS, AgentAction
 from pytest_reuseit.report.allure_files import CATEGORY_TITLES, categories
 from pytest_reuseit.workflow import ops as op_registry
+from pytest_reuseit.workflow.checks import EXPECT_KEYS
 from pytest_reuseit.workflow.loader import FILE_PATTERNS
-from pytest_reuseit.workflow.model import EXPECT_KEYS
-from pytest_reuseit.workflow.model import Settings as WorkflowSettings
+from pytest_reuseit.workflow.settings import Settings as WorkflowSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pytest_reuseit"

@@ -18,8 +18,10 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow import ops as registry
 from pytest_reuseit.workflow.loader import parse
-from pytest_reuseit.workflow.model import Locator, Op, Strict
+from pytest_reuseit.workflow.locators import Locator
+from pytest_reuseit.workflow.ops import Op
 from pytest_reuseit.workflow.schema import workflow_schema
+from pytest_reuseit.workflow.strict import Strict
 
 
 class StampArgs(Strict):

@@ -23,8 +23,11 @@ from ..errors import ReuseitError
 from ..llm.prompts import GUIDE_SYSTEM
 from ..llm.schemas import GuidanceEdit, GuidanceEdits
 from ..sites import LocalSites
+from ..workflow.checks import Check
 from ..workflow.loader import LoadedWorkflow, load
-from ..workflow.model import Check, Fallback, Workflow, describe_op
+from ..workflow.model import Workflow
+from ..workflow.ops import describe_op
+from ..workflow.steps import Fallback
 from .yamledit import WorkflowDoc
 
 if TYPE_CHECKING:

@@ -31,8 +31,8 @@ from ..llm.client import LlmClient
 from ..llm.prompts import PROMOTE_SYSTEM, data_block
 from ..llm.schemas import ExpectProposal, ProposedAssertion
 from ..sites import LocalSites
+from ..workflow.checks import Check, Expect
 from ..workflow.loader import LoadedWorkflow, load
-from ..workflow.model import Check, Expect
 from .judged_pages import JudgedPage, judged_pages
 from .yamledit import WorkflowDoc
 

@@ -42,7 +42,7 @@ from ruamel.yaml.tokens import CommentToken
 from ..errors import ReuseitError, WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow, parse
-from ..workflow.model import LOCATOR_KINDS
+from ..workflow.locators import LOCATOR_KINDS
 
 #: Keys of a locator mapping (the kind and its refinements); an op's other keys (value, option,
 #: key, state) are its arguments and are kept when the locator is replaced.

@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.model import DownloadExpect, Expect, Locator, LocCount, LocText, TextMatch
+from ..workflow.checks import DownloadExpect, Expect, LocCount, LocText, TextMatch
+from ..workflow.locators import Locator
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .observe import close_if_unresponsive
 from .ops import classify
@@ -220,7 +221,7 @@ def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) 
 
 
 _Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]
-# One entry per key of ``expect`` (workflow.model.EXPECT_KEYS).
+# One entry per key of ``expect`` (workflow.checks.EXPECT_KEYS).
 _ASSERTIONS: dict[str, _Assertion] = {
     **dict.fromkeys(_STATE_METHODS, _state),
     "text": _text_or_value,

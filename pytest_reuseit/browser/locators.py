@@ -9,7 +9,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import FrameLocator, Page
 from playwright.sync_api import Locator as PwLocator
 
-from ..workflow.model import Locator
+from ..workflow.locators import Locator
 from .scripts import ms_left
 
 Render = Callable[[str], str]

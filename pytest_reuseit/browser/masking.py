@@ -24,7 +24,7 @@ from playwright.sync_api import BrowserContext, Frame, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
-from ..workflow.model import Locator
+from ..workflow.locators import Locator
 from .locators import describe, resolve
 
 log = logging.getLogger(__name__)

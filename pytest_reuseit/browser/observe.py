@@ -22,7 +22,7 @@ from playwright.sync_api import BrowserContext, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from ..workflow.model import NAVIGATION_TIMEOUT_S
+from ..workflow.settings import NAVIGATION_TIMEOUT_S
 from .masking import ScreenMasks, masked_text, painted
 from .scripts import STUCK, close_if_stuck, close_unanswered
 

@@ -28,19 +28,9 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
 from ..workflow import ops as registry
-from ..workflow.model import (
-    Extract,
-    FillArgs,
-    Locator,
-    Op,
-    PageUrl,
-    PressArgs,
-    ScrollBy,
-    SelectArgs,
-    UploadArgs,
-    WaitArgs,
-    describe_op,
-)
+from ..workflow.locators import Locator
+from ..workflow.op_args import Extract, FillArgs, PageUrl, PressArgs, ScrollBy, SelectArgs, UploadArgs, WaitArgs
+from ..workflow.ops import Op, describe_op
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document

@@ -208,7 +208,7 @@ class Pages:
         self.set_current(new)
 
     def switch(self, target: Any) -> Page:
-        """``main`` | ``last`` | an index in open order | a :class:`~..workflow.model.PageUrl`."""
+        """``main`` | ``last`` | an index in open order | a :class:`~..workflow.op_args.PageUrl`."""
         pages = self.open_pages()
         if target == "main":
             found = self.order[0] if not self.order[0].is_closed() else None

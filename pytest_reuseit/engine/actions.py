@@ -11,7 +11,9 @@ from typing import Literal
 
 from ..browser.ops import OpContext, OpFailed, run_op
 from ..errors import BrokenRun
-from ..workflow.model import Extract, Op, Step
+from ..workflow.op_args import Extract
+from ..workflow.ops import Op
+from ..workflow.steps import Step
 from .context import RunContext
 from .ports import AgentOutcome
 from .result import ActionRecord, Attempt, HealingSuggestion, StepResult

@@ -10,7 +10,8 @@ import time
 
 from ..browser.assertions import DomVerdict, check_expect
 from ..errors import BrokenRun
-from ..workflow.model import Check, Expect, Step
+from ..workflow.checks import Check, Expect
+from ..workflow.steps import Step
 from .context import RunContext
 from .ports import Judge, Judgement
 from .result import Phase, Screenshot, Verdict

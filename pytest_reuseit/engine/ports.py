@@ -14,7 +14,9 @@ from typing import Protocol
 from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
-from ..workflow.model import Check, Locator, Op
+from ..workflow.checks import Check
+from ..workflow.locators import Locator
+from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .result import ActionRecord, Analysis, ModelUsage, RunResult
 

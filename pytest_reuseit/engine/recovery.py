@@ -9,7 +9,7 @@ import time
 
 from ..browser.ops import OpFailed
 from ..errors import BrokenRun
-from ..workflow.model import Fallback, Step
+from ..workflow.steps import Fallback, Step
 from .actions import cut_short, perform_action, run_ops, stamp
 from .context import RunContext
 from .judging import first_failure, judge_all

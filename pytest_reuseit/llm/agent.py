@@ -36,7 +36,7 @@ from ..browser.pages import DialogPolicy, Pages
 from ..browser.session import first_line, host_allowed, web_address
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
-from ..workflow.model import PageUrl
+from ..workflow.op_args import PageUrl
 from .client import LlmClient
 from .long_text import LongTexts
 from .prompts import AGENT_SYSTEM, data_block

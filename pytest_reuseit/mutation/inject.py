@@ -9,8 +9,10 @@ from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Page
 
 from ..engine.ports import Locate
+from ..workflow.checks import Check
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Locator, Op
+from ..workflow.locators import Locator
+from ..workflow.ops import Op
 from . import hold, operators
 from .plan import Mutant
 from .touches import aria_of

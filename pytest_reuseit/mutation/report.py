@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from ..browser.aria import diff_lines
-from ..workflow.model import ARIA_ROLES
+from ..workflow.locators import ARIA_ROLES
 from . import operators
 from .incremental import identity as incremental_identity
 from .operators import Target

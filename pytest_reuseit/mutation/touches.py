@@ -21,8 +21,10 @@ from playwright.sync_api import Page, Request, Response
 
 from ..browser.aria import page_snapshot
 from ..engine.ports import Locate
+from ..workflow.checks import Check
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Locator, Op
+from ..workflow.locators import Locator
+from ..workflow.ops import Op
 
 log = logging.getLogger(__name__)
 

@@ -38,8 +38,9 @@ import dataclasses
 from typing import Any
 
 from ..engine.result import StepResult, Verdict
+from ..workflow.checks import Check
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.model import Check, Op
+from ..workflow.ops import Op
 
 MIN_S = 0.5
 FACTOR = 2.0

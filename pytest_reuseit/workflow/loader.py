@@ -24,8 +24,12 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import WorkflowFormatError
-from .model import Extract, Op, Step, UploadArgs, Workflow, closest
+from .model import Workflow
+from .op_args import Extract, UploadArgs
+from .ops import Op
 from .placeholders import MIN_SECRET_LENGTH, PLACEHOLDER, names_in
+from .steps import Step
+from .strict import closest
 
 # The workflow files pytest collects (the ``reuseit_files`` ini default) and `reuseit validate` finds in a folder.
 FILE_PATTERNS = ("*.reuseit.yaml", "*.reuseit.yml")

@@ -1,8 +1,9 @@
-"""The op registry: every op a ``do:`` list may use, in one place.
+"""The op registry and the :class:`Op` model: every op a ``do:`` list may use, in one place.
 
 One entry per op: its name (the YAML key), the type of its argument (validated by pydantic, so
 the loader, ``reuseit validate`` and the published JSON Schema all follow it), a one-sentence
 description (shown to the agent and in the docs' op table) and the handler that performs it.
+Each entry becomes a field of :class:`Op`; the models of the arguments are in ``op_args.py``.
 
 This module is in the workflow layer and never imports the browser: the browser layer attaches
 the handlers of the built-in ops (``browser/ops.py``). A team adds its own op, with its handler,
@@ -27,24 +28,137 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal, Optional, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, model_validator
 from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
 
-from .model import (
-    OP_MODIFIERS,
+from .locators import Loc, Locator, describe_value
+from .op_args import (
+    DialogAnswer,
     Extract,
     FillArgs,
-    Loc,
-    Op,
     PressArgs,
     ScrollBy,
     SelectArgs,
-    Strict,
     SwitchPage,
     UploadArgs,
     WaitArgs,
-    WaitMs,
 )
+from .strict import Seconds, Strict, WaitMs, closest, exactly_one
+
+# --------------------------------------------------------------------------- the Op model
+
+# Keys written beside the op name that change how any op runs (not ops themselves).
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout")
+
+
+class Op(Strict):
+    """One deterministic operation: a mapping with exactly one op name as key, plus modifiers.
+
+    The op names are not listed here: each is a field added by the registry (``workflow/ops.py``),
+    so an op is defined in one place and ops registered at run time validate like built-in ones.
+    A bare word (``back``) is an op without a value.
+    """
+
+    new_page: bool | None = Field(
+        None, description="this op opens a pop-up window or tab: wait for it (op timeout) and make it current"
+    )
+    dialog: DialogAnswer | None = Field(
+        None, description="how to answer dialogs this op raises: accept | dismiss | {accept: true, text: ...}"
+    )
+    into: str | None = Field(
+        None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", description="(download) placeholder that receives the saved path"
+    )
+    timeout: Seconds | None = Field(
+        None, description="seconds this op waits for its element (or page, pop-up, download); default: action_timeout"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shape(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            bare = bare_names()
+            if data in bare:
+                return {data: True}
+            guess = closest(data, names())
+            hint = (
+                f" (did you mean '{guess}'?)"
+                if guess in bare
+                else f" (did you mean '{{{guess}: ...}}'?)"
+                if guess
+                else ""
+            )
+            words = f" or a bare word ({', '.join(bare)})" if bare else ""
+            raise PydanticCustomError(
+                "op_shape",
+                "an op is a mapping like '{click: \"#go\"}'{words}, got the string '{value}'{hint}",
+                {"value": data, "hint": hint, "words": words},
+            )
+        return data
+
+    @model_validator(mode="after")
+    def _one_op(self) -> Op:
+        exactly_one(self, names(), "an op")
+        if self.into is not None and not spec(self.kind).takes_into:
+            takers = [n for n in names() if spec(n).takes_into]
+            raise PydanticCustomError(
+                "into_not_allowed",
+                "'into' goes with {takers}, not with '{kind}'",
+                {"takers": " or ".join(takers), "kind": self.kind},
+            )
+        return self
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        target["oneOf"] = [{"required": [n]} for n in names()]
+        bare = list(bare_names())
+        return {"anyOf": [{"type": "string", "enum": bare}, schema]} if bare else schema
+
+    def __repr_args__(self) -> Any:
+        # Only what is set: the registry makes every op a field, nearly all of them None.
+        return [(k, v) for k, v in super().__repr_args__() if v is not None]
+
+    @property
+    def kind(self) -> str:
+        return next(n for n in names() if getattr(self, n, None) is not None)
+
+    @property
+    def arg(self) -> Any:
+        return getattr(self, self.kind)
+
+
+def describe_op(op: Op) -> str:
+    """One line for reports and the agent's history: ``click role='link'[name='Add'] (new page)``."""
+    return _describe_arg(op.kind, op.arg) + _describe_modifiers(op)
+
+
+def _describe_arg(kind: str, arg: Any) -> str:
+    if arg is True:  # a bare word: back, reload, close_page
+        return kind
+    if isinstance(arg, Locator):
+        base = arg.plain().describe()
+        extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
+        return f"{kind} {base}" + ("".join(f" {k}={v!r}" for k, v in extra.items()))
+    if isinstance(arg, BaseModel):
+        return f"{kind} {describe_value(arg)}"
+    return f"{kind} {arg!r}"
+
+
+def _describe_modifiers(op: Op) -> str:
+    text = ""
+    if op.new_page:
+        text += " (opens a new page)"
+    if op.dialog is not None:
+        answer = op.dialog if isinstance(op.dialog, str) else ("accept" if op.dialog.accept else "dismiss")
+        text += f" (dialog: {answer})"
+    if op.into is not None:
+        text += f" into {op.into}"
+    return text
+
+
+# --------------------------------------------------------------------------- the registry
 
 # A handler performs the op: ``handler(ctx, arg)`` with the browser layer's OpContext (current
 # page, placeholder filling, timeouts) and the op's validated argument. Typed loosely here because

@@ -1,0 +1,155 @@
+"""The models of checks: DOM assertions (``expect``) and conditions in words (``check``).
+
+A new kind of DOM assertion is a key of :class:`Expect` (and of :data:`EXPECT_KEYS`) here, and
+its judge in ``browser/assertions.py``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from .locators import Loc, Locator, describe_value
+from .strict import OneOrList, OrString, Seconds, Strict, as_tuple, exactly_one, wrap_string
+
+
+class TextMatch(Strict):
+    equals: str | None = None
+    contains: str | None = None
+    matches: str | None = Field(None, description="a regular expression (re.search)")
+
+    @model_validator(mode="after")
+    def _one_match(self) -> TextMatch:
+        exactly_one(self, ("equals", "contains", "matches"), "a text assertion")
+        if self.matches is not None:
+            try:
+                re.compile(self.matches)
+            except re.error as exc:
+                raise PydanticCustomError("bad_regex", "invalid regular expression: {err}", {"err": str(exc)}) from None
+        return self
+
+
+class DownloadExpect(Strict):
+    """The last download: its suggested file name and, for a text file, what it contains."""
+
+    name: TextMatch | None = None
+    contains: str | None = Field(None, description="text the saved file contains")
+
+
+class LocText(Locator, TextMatch):
+    """An element's text or value compared with equals / contains / matches."""
+
+
+def _whole_number_or_placeholder(value: int | str) -> int | str:
+    if isinstance(value, str) and not re.fullmatch(r"\s*-?\d+\s*", value) and "{" not in value:
+        raise PydanticCustomError(
+            "not_a_count", "a whole number or a {placeholder} that holds one, not {value}", {"value": repr(value)}
+        )
+    return int(value) if isinstance(value, str) and "{" not in value else value
+
+
+# A count bound: a whole number, or a placeholder filled when the check runs (``equals: "{count}"``).
+CountBound = Annotated[int | str, AfterValidator(_whole_number_or_placeholder)]
+
+
+class LocCount(Locator):
+    equals: CountBound | None = None
+    min: CountBound | None = None
+    max: CountBound | None = None
+
+    @model_validator(mode="after")
+    def _some_bound(self) -> LocCount:
+        if self.equals is None and self.min is None and self.max is None:
+            raise PydanticCustomError("missing_one", "count needs equals, min and/or max", {})
+        return self
+
+
+EXPECT_KEYS = (
+    "visible",
+    "hidden",
+    "enabled",
+    "disabled",
+    "checked",
+    "unchecked",
+    "text",
+    "value",
+    "count",
+    "url",
+    "title",
+    "js",
+    "dialog",
+    "download",
+)
+
+
+class Expect(Strict):
+    """DOM assertions; every key given must hold. They auto-wait up to ``check_timeout``."""
+
+    visible: Loc | None = None
+    hidden: Loc | None = None
+    enabled: Loc | None = None
+    disabled: Loc | None = None
+    checked: Loc | None = None
+    unchecked: Loc | None = None
+    text: LocText | None = None
+    value: LocText | None = None
+    count: LocCount | None = None
+    url: TextMatch | None = None
+    title: TextMatch | None = None
+    js: str | None = Field(None, description="a JavaScript expression that must be truthy")
+    dialog: TextMatch | None = Field(None, description="the message of the last dialog shown")
+    download: DownloadExpect | None = Field(None, description="the last download (name, contents)")
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Expect:
+        if not any(getattr(self, k) is not None for k in EXPECT_KEYS):
+            raise PydanticCustomError(
+                "missing_one", "expect needs one of: {listed}", {"listed": ", ".join(EXPECT_KEYS)}
+            )
+        return self
+
+    def items(self) -> list[tuple[str, Any]]:
+        return [(k, getattr(self, k)) for k in EXPECT_KEYS if getattr(self, k) is not None]
+
+
+ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1), OneOrList()]
+
+
+class Check(Strict):
+    """A condition: words judged by the model on a screenshot, DOM assertions, or both."""
+
+    check: str | None = Field(None, description="the condition in words, judged by the model")
+    expect: ExpectList | None = None
+    votes: int = Field(1, ge=1, le=9, description="ask the model N times, take the majority")
+    timeout: Seconds | None = Field(None, description="seconds this check waits to hold; default: check_timeout")
+    promoted: bool = Field(
+        False,
+        description="written by 'reuseit promote': the expect decides alone while it holds; "
+        "when it fails the model is asked once whether the words still hold (stale assertion) or not (defect)",
+    )
+
+    @field_validator("expect", mode="before")
+    @classmethod
+    def _expect_list(cls, value: Any) -> Any:
+        return as_tuple(value)
+
+    @model_validator(mode="after")
+    def _something(self) -> Check:
+        if self.check is None and self.expect is None:
+            raise PydanticCustomError("missing_one", "a check needs 'check' (words), 'expect' (DOM), or both", {})
+        if self.promoted and (self.check is None or self.expect is None):
+            raise PydanticCustomError("promoted", "'promoted: true' needs both 'check' (words) and 'expect'", {})
+        return self
+
+    def describe(self) -> str:
+        if self.check:
+            return self.check
+        assert self.expect is not None
+        return "; ".join(f"{k} {describe_value(v)}" for e in self.expect for k, v in e.items())
+
+
+# A check is written as words or a mapping; the engine always sees a Check.
+CheckArg = Annotated[Check, BeforeValidator(wrap_string("check")), OrString()]

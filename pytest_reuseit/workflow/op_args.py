@@ -1,0 +1,74 @@
+"""The values ops take: the argument models of the built-in ops (``workflow/ops.py`` names
+each op and the model of its value) and how an op answers dialogs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from .checks import TextMatch
+from .locators import Loc, Locator
+from .strict import OneOrList, Strict, exactly_one
+
+
+class FillArgs(Locator):
+    value: str
+
+
+class SelectArgs(Locator):
+    option: str | tuple[str, ...] = Field(description="label or value (a list selects several)")
+
+
+class PressArgs(Locator):
+    key: str
+
+
+class WaitArgs(Locator):
+    state: Literal["visible", "hidden", "attached", "detached"] = "visible"
+
+
+class ScrollBy(Strict):
+    by: int = Field(description="pixels to scroll down (negative: up)")
+
+
+class Extract(Strict):
+    """Stores a value for later ``{placeholders}`` and for the report."""
+
+    into: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    text: Loc | None = Field(None, description="inner text of an element")
+    value: Loc | None = Field(None, description="input value of a form field")
+    attribute: str | None = Field(None, description="with text: read this attribute instead of the text")
+    js: str | None = Field(None, description="a JavaScript expression evaluated in the page")
+    query: str | None = Field(None, description="the model reads it from the page")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Extract:
+        exactly_one(self, ("text", "value", "js", "query"), "extract")
+        return self
+
+
+class UploadArgs(Locator):
+    files: Annotated[tuple[str, ...], Field(min_length=1), OneOrList()] = Field(
+        description="paths relative to the workflow file (one path or a list)"
+    )
+
+    @field_validator("files", mode="before")
+    @classmethod
+    def _files_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+
+class DialogReply(Strict):
+    accept: bool = Field(description="accept (OK) or dismiss (Cancel)")
+    text: str | None = Field(None, description="typed into a prompt() before accepting")
+
+
+DialogAnswer = Literal["accept", "dismiss"] | DialogReply
+
+
+class PageUrl(Strict):
+    url: str | TextMatch = Field(description="a text the page's URL contains, or {equals|contains|matches}")
+
+
+SwitchPage = Literal["main", "last"] | Annotated[int, Field(ge=0)] | PageUrl
