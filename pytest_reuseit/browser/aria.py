@@ -102,6 +102,13 @@ def _aria(page: Page) -> str:
         return body.aria_snapshot(timeout=SNAPSHOT_TIMEOUT_MS)
 
 
+def values_to_hide(page: Page) -> list[str]:
+    """The values a snapshot of ``page`` must not show (password fields', secret-typed fields'),
+    for :func:`hide`: for another snapshot of the page (the agent's observation, say). Raises
+    PlaywrightError as Playwright does."""
+    return _read(page)[1]
+
+
 def _read(page: Page) -> tuple[str, list[str]]:
     """The main frame's title, and the password values of every frame (a frame that cannot be
     read has nothing in the snapshot either: only the main frame's tree is in it).
