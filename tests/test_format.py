@@ -1058,15 +1058,15 @@ def test_models_refuse_unknown_keys_directly() -> None:
 )
 def test_fast_and_reference_yaml_parsers_give_the_same_data_and_lines(path: Path) -> None:
     """Files are parsed by libyaml for speed; what the rest of the loader sees must not change."""
-    from pytest_reuseit.workflow import loader
+    from pytest_reuseit.workflow import yaml_reader
 
-    assert yaml.__with_libyaml__ and loader._FastLoader is not loader._UniqueKeyLoader
+    assert yaml.__with_libyaml__ and yaml_reader._FastLoader is not yaml_reader._UniqueKeyLoader
     text = path.read_text(encoding="utf-8")
-    fast_node, fast_data = loader._one_parse(text, loader._FastLoader)
-    ref_node, ref_data = loader._one_parse(text, loader._UniqueKeyLoader)
+    fast_node, fast_data = yaml_reader._one_parse(text, yaml_reader._FastLoader)
+    ref_node, ref_data = yaml_reader._one_parse(text, yaml_reader._UniqueKeyLoader)
     assert fast_data == ref_data
     fast_lines: dict[tuple[str | int, ...], int] = {}
     ref_lines: dict[tuple[str | int, ...], int] = {}
-    loader._index_lines(fast_node, (), fast_lines)
-    loader._index_lines(ref_node, (), ref_lines)
+    yaml_reader.index_lines(fast_node, (), fast_lines)
+    yaml_reader.index_lines(ref_node, (), ref_lines)
     assert fast_lines == ref_lines and len(ref_lines) > 20

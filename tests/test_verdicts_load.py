@@ -12,7 +12,8 @@ import yaml
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.errors import WorkflowFormatError
-from pytest_reuseit.workflow.loader import MAX_DEPTH, MAX_NODES, _within_limits_at_a_glance, parse
+from pytest_reuseit.workflow.loader import parse
+from pytest_reuseit.workflow.yaml_reader import MAX_DEPTH, MAX_NODES, _within_limits_at_a_glance
 
 ALIAS_BOMB = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
