@@ -265,3 +265,18 @@ def test_a_history_that_cannot_be_read_is_a_warning_and_the_runs_go_on(shop: tup
     assert "runs were not compared with their last pass" in run.stdout
     assert _record(tmp_path, "results", "add-shoes")["changed"] is None
     assert broken.read_bytes() == before
+
+
+def test_the_agent_s_view_of_a_page_never_shows_a_password(page: Page, pages_url: str) -> None:
+    """The agent reads the page through the same kind of snapshot: a password field's value, typed
+    from a plain parameter, must not reach the model either (the AI-mode snapshot prints it)."""
+    from pytest_reuseit.browser.observe import observe
+
+    page.goto(f"{pages_url}/changes/login.html")
+    page.locator("#user").fill("ada")
+    page.locator("#password").fill(PLAIN)
+    raw = page.aria_snapshot(mode="ai")
+    assert PLAIN in raw  # what Playwright gives: the trap this guards against
+    seen = observe(page)
+    assert PLAIN not in seen.text and "***" in seen.text
+    assert "ada" in seen.text  # what is not a password stays readable

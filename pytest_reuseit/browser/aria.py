@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -107,6 +108,20 @@ def values_to_hide(page: Page) -> list[str]:
     for :func:`hide`: for another snapshot of the page (the agent's observation, say). Raises
     PlaywrightError as Playwright does."""
     return _read(page)[1]
+
+
+async def values_to_hide_async(page: AsyncPage) -> list[str]:
+    """:func:`values_to_hide` for Playwright's async API (exploration): the password fields' values
+    of every frame. Raises PlaywrightError as Playwright does."""
+    values = _values(await page.main_frame.evaluate(_READ_JS))[1:]
+    for frame in page.frames[1:]:
+        if frame.is_detached() or not frame.url:
+            continue
+        try:
+            values.extend(_values(await frame.locator(":root").evaluate(_READ_JS, timeout=READ_TIMEOUT_MS))[1:])
+        except PlaywrightError:
+            continue
+    return values
 
 
 def _read(page: Page) -> tuple[str, list[str]]:

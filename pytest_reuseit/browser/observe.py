@@ -23,6 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..workflow.settings import NAVIGATION_TIMEOUT_S
+from .aria import hide, values_to_hide, values_to_hide_async
 from .masking import ScreenMasks, masked_text, painted
 from .scripts import STUCK, close_if_stuck, close_unanswered
 
@@ -73,9 +74,15 @@ def observe(page: Page, max_chars: int = 6000, mask: Callable[[str], str] | None
     try:
         snapshot = page.aria_snapshot(mode="ai")
         title = page.title()
+        # The snapshot prints a password field's value in clear text: hidden before any model reads it.
+        snapshot = hide(snapshot, values_to_hide(page), mask or _same)
     except PlaywrightError:
         snapshot, title = "", ""
     return from_snapshot(snapshot, title, page.url, max_chars, mask)
+
+
+def _same(text: str) -> str:
+    return text
 
 
 async def observe_async(
@@ -85,6 +92,7 @@ async def observe_async(
     try:
         snapshot = await page.aria_snapshot(mode="ai")
         title = await page.title()
+        snapshot = hide(snapshot, await values_to_hide_async(page), mask or _same)
     except PlaywrightError:
         snapshot, title = "", ""
     return from_snapshot(snapshot, title, page.url, max_chars, mask)
