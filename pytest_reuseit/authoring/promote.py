@@ -24,6 +24,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page, Route
 from pydantic import ValidationError
 
+from ..browser.aria import hide, values_to_hide
 from ..browser.assertions import check_expect
 from ..browser.session import BrowserSession
 from ..engine.result import ModelUsage
@@ -192,7 +193,8 @@ def _holds(session: BrowserSession, expects: tuple[Expect, ...], page: JudgedPag
 def _aria(session: BrowserSession, page: JudgedPage) -> str:
     try:
         with _loaded(session, page) as tab:
-            return tab.locator("body").aria_snapshot(timeout=5000)
+            # Goes to the model: a password field the stored page filled in must not show.
+            return hide(tab.locator("body").aria_snapshot(timeout=5000), values_to_hide(tab), str)
     except PlaywrightError as exc:
         return f"(no accessibility snapshot: {exc})"
 
