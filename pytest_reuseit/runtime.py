@@ -373,7 +373,7 @@ class Runtime:
         try:
             page = context.new_page()
             page.set_default_timeout(wf.settings.action_timeout * 1000)
-            page.set_default_navigation_timeout(wf.settings.step_timeout * 1000)
+            page.set_default_navigation_timeout(wf.settings.navigation_timeout * 1000)
             if on_start is not None:
                 on_start(page)
             models = self.models(loaded, variation, placeholders, texts=texts)

@@ -63,6 +63,7 @@ STEP_KEY_ORDER = (
     "check_timeout",
     "step_timeout",
     "action_timeout",
+    "navigation_timeout",
 )
 LIST_FIELDS = ("pre", "post", "fallback")
 

@@ -291,7 +291,8 @@ def _run(ctx: RunContext) -> None:
 
 
 def _open(ctx: RunContext, url: str) -> None:
-    timeout = ctx.loaded.workflow.settings.step_timeout * 1000
+    # How long a page may take to answer, as everywhere a load starts (a slow server is not a dead one).
+    timeout = ctx.loaded.workflow.settings.navigation_timeout * 1000
     if not web_address(url):
         raise BrokenRun(f"start_url {url} is not a web address: write it with http:// or https://")
     try:
@@ -305,7 +306,7 @@ def _open(ctx: RunContext, url: str) -> None:
         if isinstance(err, OpFailed) and err.kind == "blocked":
             raise BrokenRun(f"start_url {url} is outside allowed_domains") from None
         if isinstance(err, OpFailed) and err.kind == "not_found":
-            raise BrokenRun(f"start_url {url} did not load within {timeout / 1000:g}s (step_timeout)") from None
+            raise BrokenRun(f"start_url {url} did not load within {timeout / 1000:g}s (navigation_timeout)") from None
         raise (err if isinstance(err, BrokenRun) else BrokenRun(str(err))) from None
     if response is not None and response.status >= 500:
         raise BrokenRun(f"start_url {url} answered HTTP {response.status}: the site is down")
