@@ -369,3 +369,24 @@ def test_alert_after_must_be_a_positive_whole_number(tmp_path: Path, capsys: pyt
     with pytest.raises(SystemExit) as exc:
         main(["report", "--alert-after", "0"])
     assert exc.value.code == 2 and "must be 1 or more" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--alert-webhook", "hooks.example/abc", "--alert-webhook (or $REUSEIT_ALERT_WEBHOOK): not an http(s) address"),
+        ("--alert-webhook", "ftp://hooks.example/T0KEN", "not an http(s) address (ftp://hooks.example)"),
+        ("--pushgateway", "gateway:9091", "--pushgateway: not an http(s) address"),
+    ],
+)
+def test_an_address_that_cannot_be_one_stops_the_report_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str, says: str
+) -> None:
+    results = results_folder(tmp_path / "r", [record("a", "failed", locator=ADD)])
+    hist, out = tmp_path / "h.sqlite", tmp_path / "out"
+    code = main(["report", "--results", str(results), "--output", str(out), "--history", str(hist), "--no-allure",
+                 option, value])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1
+    assert "T0KEN" not in err  # a webhook's path is its token
+    assert not hist.exists() and not out.exists()

@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..atomic import write_text_atomic
 from ..report import alerts, allure_files, history, metrics, monitor, records, since_last
@@ -58,6 +59,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not results.is_dir() or not any(results.glob("*-result.json")):
         print(f"no Allure results in {results}: run pytest with --alluredir {results} first", file=sys.stderr)
         return 2
+    bad = _bad_addresses(args)
+    if bad:
+        print(f"reuseit report: {bad}", file=sys.stderr)
+        return 2
     night = _monitor(args, results)
     if isinstance(night, int):
         return night  # the history is not one: nothing written
@@ -71,6 +76,22 @@ def cmd_report(args: argparse.Namespace) -> int:
         # missing or fails: the night's monitoring files do not depend on it.
         if night is not None:
             _write_monitoring(night, output)
+
+
+def _bad_addresses(args: argparse.Namespace) -> str:
+    """A webhook or Pushgateway address that cannot be one, said before anything is written (a typo
+    found only on the night something fails would lose that night's alert)."""
+    for what, value in (
+        (f"--alert-webhook (or ${WEBHOOK_ENV})", args.alert_webhook or os.environ.get(WEBHOOK_ENV)),
+        ("--pushgateway", args.pushgateway),
+    ):
+        if not value:
+            continue
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            shown = f"{parts.scheme}://{parts.hostname}" if parts.scheme and parts.hostname else "the value given"
+            return f"{what}: not an http(s) address ({shown}): write it as https://host/path"
+    return ""
 
 
 @dataclass
