@@ -18,7 +18,7 @@ from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
 from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
-from tests.support.quick_lane import QuickLane, limit_from_env
+from tests.support.quick_lane import QuickLane, is_quick_lane, limit_from_env
 from tests.support.serve import Served
 
 # openai is imported here although the plugin imports it only when a model is asked: pytester's
@@ -30,7 +30,8 @@ def pytest_configure(config: pytest.Config) -> None:
     # Tests not marked slow stay under the quick lane's limit (tests/support/quick_lane.py); the
     # check sits where every report arrives, so not in xdist's workers.
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(QuickLane(limit_from_env()), "reuseit-quick-lane")
+        limit = limit_from_env(quick_lane=is_quick_lane(config.option.markexpr))
+        config.pluginmanager.register(QuickLane(limit), "reuseit-quick-lane")
 
 
 PAGES = Path(__file__).parent / "pages"

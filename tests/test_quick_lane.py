@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.quick_lane import QuickLane, limit_from_env
+from tests.support.quick_lane import QuickLane, is_quick_lane, limit_from_env
 
 SOURCE = """
 import time
@@ -43,11 +43,15 @@ def test_a_slow_test_marked_slow_passes(pytester: pytest.Pytester) -> None:
     assert "quick lane" not in result.stdout.str()
 
 
-def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_quick_lane_has_the_tighter_limit_and_the_environment_sets_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert is_quick_lane("not slow") and is_quick_lane(" not  slow ")
+    assert not is_quick_lane("") and not is_quick_lane("slow") and not is_quick_lane("not slow and browser")
     monkeypatch.delenv("REUSEIT_QUICK_LIMIT", raising=False)
-    assert limit_from_env() == 2.0
+    assert (limit_from_env(quick_lane=True), limit_from_env(quick_lane=False)) == (2.0, 4.0)
     monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "0")
-    assert limit_from_env() == 0.0
+    assert limit_from_env(quick_lane=True) == limit_from_env(quick_lane=False) == 0.0
     monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "two")
     with pytest.raises(pytest.UsageError, match="REUSEIT_QUICK_LIMIT='two': write a number of seconds"):
-        limit_from_env()
+        limit_from_env(quick_lane=True)
