@@ -130,6 +130,9 @@ def test_six_nights_of_a_changing_site_say_what_changed_and_alert_only_on_change
     (cause,) = data["causes"]
     assert sorted(cause["tests"]) == ADDS
     assert cause["step"] == 1 and "Add to cart" in cause["locator"]
+    assert cause["summary"] == (
+        'button "Add to cart" is gone from /product since the last pass; a button "Add to basket" appeared (renamed?)'
+    )
     assert cause["first_seen"] == data["suite_run"]["started"]
     assert cause["changed"]["removed"] == ['- button "Add to cart"']
     assert cause["changed"]["added"] == ['- button "Add to basket"']

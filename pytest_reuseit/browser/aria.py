@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -264,3 +264,26 @@ def compare(then: PageSnapshot, now: PageSnapshot, *, max_lines: int = MAX_LINES
     if len(removed) > max_lines or len(added) > max_lines:
         out["more"] = {"removed": max(0, len(removed) - max_lines), "added": max(0, len(added) - max_lines)}
     return out
+
+
+# A role locator as ops and checks describe it: role='button'[name='Add to cart'].
+_ROLE_LOCATOR = re.compile(r"role='([\w-]+)'\[name='((?:[^'\\]|\\.)*)'\]")
+# An ARIA snapshot line naming an element: - button "Add to basket" [ref=...] ...
+_ARIA_ELEMENT = re.compile(r'^(?:- )?([\w-]+) "((?:[^"\\]|\\.)*)"')
+
+
+def role_names(text: str) -> set[tuple[str, str]]:
+    """The (role, name) pairs of the role locators in ``text`` (an op's or a check's description)."""
+    return {(m.group(1), m.group(2)) for m in _ROLE_LOCATOR.finditer(text)}
+
+
+def renamed(looked_for: set[tuple[str, str]], changed: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """(role, old name, new name) when an element looked for by role and name left the page and
+    exactly one element of that role appeared: most likely the same element, renamed."""
+    gone = {m.groups() for m in map(_ARIA_ELEMENT.match, changed.get("removed") or []) if m}
+    came = [m.groups() for m in map(_ARIA_ELEMENT.match, changed.get("added") or []) if m]
+    for role, name in sorted(looked_for & gone):
+        same_role = [new for r, new in came if r == role]
+        if len(same_role) == 1:
+            return role, name, same_role[0]
+    return None

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..browser.aria import renamed, role_names
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
@@ -94,39 +95,29 @@ def observe(result: RunResult, without_fallback: Collection[int] | None = None) 
     return analysis
 
 
-# A role locator as ops describe it: role='button'[name='Add to cart'].
-_ROLE_LOCATOR = re.compile(r"role='([\w-]+)'\[name='((?:[^'\\]|\\.)*)'\]")
-# An ARIA snapshot line naming an element: - button "Add to basket" [ref=...] ...
-_ARIA_ELEMENT = re.compile(r'^(?:- )?([\w-]+) "((?:[^"\\]|\\.)*)"')
-
-
 def _renamed(result: RunResult, changed: Mapping[str, Any]) -> str:
     """When the element a failed step looked for by role and name left the page and exactly one
     element of that role appeared, it was most likely renamed: say which edit makes the file match."""
     step = _failed_step(result)
     if step is None:
         return ""
-    looked_for = {
-        (m.group(1), m.group(2))
-        for rec in [*step.actions, *(a for att in step.attempts for a in att.actions)]
-        if not rec.ok
-        for m in _ROLE_LOCATOR.finditer(rec.description)
-    }
+    looked_for: set[tuple[str, str]] = set()
+    for rec in [*step.actions, *(a for att in step.attempts for a in att.actions)]:
+        if not rec.ok:
+            looked_for |= role_names(rec.description)
     for verdict in [*step.pre, *step.post]:
         if verdict.ok is False:
-            looked_for |= {(m.group(1), m.group(2)) for m in _ROLE_LOCATOR.finditer(verdict.expected)}
-    gone = {m.groups() for m in map(_ARIA_ELEMENT.match, changed.get("removed") or []) if m}
-    came = [m.groups() for m in map(_ARIA_ELEMENT.match, changed.get("added") or []) if m]
-    for role, name in sorted(looked_for & gone):
-        same_role = [new for r, new in came if r == role]
-        if len(same_role) == 1:
-            return (
-                f'The {role} "{name}" that step {step.index} uses is gone since the last pass and one {role} '
-                f'appeared, "{same_role[0]}": if the site renamed it on purpose, change the locator in '
-                f"{step.file or result.file}:{step.line} to {{role: {role}, name: {same_role[0]}}}; if not, the "
-                "rename is the regression."
-            )
-    return ""
+            looked_for |= role_names(verdict.expected)
+    found = renamed(looked_for, changed)
+    if found is None:
+        return ""
+    role, name, new = found
+    return (
+        f'The {role} "{name}" that step {step.index} uses is gone since the last pass and one {role} '
+        f'appeared, "{new}": if the site renamed it on purpose, change the locator in '
+        f"{step.file or result.file}:{step.line} to {{role: {role}, name: {new}}}; if not, the "
+        "rename is the regression."
+    )
 
 
 # Lines named per side in the why: enough for a renamed element or two; the attachment lists all.

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..browser.aria import PageSnapshot
+from ..browser.aria import PageSnapshot, renamed, role_names
 from ..browser.aria import compare as compare_pages
 from .history import History, SuiteRun, iso
 from .records import FAILING, PASSING
@@ -277,8 +277,26 @@ def _causes(history: History, suite: SuiteRun, records: list[dict[str, Any]]) ->
             cause["workflows"].append(record.get("workflow"))
         if cause["changed"] is None:
             cause["changed"] = changed_since_pass(history, suite, record)
+    for cause in causes.values():
+        cause["summary"] = _renamed_summary(cause) or cause["summary"]
     # The cause that breaks the most runs first.
     return sorted(causes.values(), key=lambda c: (-len(c["tests"]), c["summary"]))
+
+
+def _renamed_summary(cause: dict[str, Any]) -> str:
+    """The one line a person reads first, when the page says what happened: the element the runs
+    looked for left the page and one of its role appeared in its place."""
+    changed = cause.get("changed")
+    if not changed:
+        return ""
+    found = renamed(role_names(str(cause.get("locator") or "")), changed)
+    if found is None:
+        return ""
+    role, old, new = found
+    where = _path(str((changed.get("url") or ["", ""])[-1]))
+    return (
+        f'{role} "{old}" is gone from {where or "the page"} since the last pass; a {role} "{new}" appeared (renamed?)'
+    )
 
 
 def _alerts(
