@@ -16,7 +16,7 @@ def test_quick():
 
 {mark}
 def test_sleepy():
-    time.sleep(0.3)
+    time.sleep(0.25)
 """
 
 
@@ -41,6 +41,39 @@ def test_a_slow_test_marked_slow_passes(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=2)
     assert result.ret == pytest.ExitCode.OK
     assert "quick lane" not in result.stdout.str()
+
+
+SETUPS = """
+import time
+import pytest
+
+@pytest.fixture(scope="module")
+def shared():
+    time.sleep(0.25)
+
+@pytest.fixture
+def own():
+    time.sleep({own})
+
+def test_first(shared, own):
+    pass
+
+def test_second(shared, own):
+    pass
+"""
+
+
+@pytest.mark.parametrize(("own", "too_slow"), [(0, False), (0.25, True)])
+def test_a_modules_shared_setup_is_not_its_first_tests_but_a_setup_per_test_is(
+    pytester: pytest.Pytester, own: float, too_slow: bool
+) -> None:
+    pytester.makepyfile(SETUPS.format(own=own))
+    result = pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2)])
+    result.assert_outcomes(passed=2)
+    assert (result.ret == pytest.ExitCode.TESTS_FAILED) == too_slow
+    if too_slow:  # the first test's setup also started the shared fixture: only the second is named
+        result.stdout.fnmatch_lines(["*::test_second (setup): 0.*s >= 0.2s"])
+        assert "test_first (setup)" not in result.stdout.str()
 
 
 def test_the_quick_lane_has_the_tighter_limit_and_the_environment_sets_another(

@@ -38,10 +38,22 @@ class QuickLane:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self.too_slow: list[tuple[str, str, float]] = []  # (test, phase, seconds)
+        self.set_up: set[tuple[str, str]] = set()  # (worker, module) whose first test was set up
+
+    def _shared_setup(self, report: pytest.TestReport) -> bool:
+        """The first setup of a module on a worker also starts what the module or session shares (a
+        browser, a server): a cost of them all, not of that test."""
+        worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "")
+        key = (worker, report.nodeid.split("::")[0])
+        first = key not in self.set_up
+        self.set_up.add(key)
+        return first
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # A failing test is reported as such already; a skipped one took no time worth naming.
         if self.limit <= 0 or not report.passed or "slow" in report.keywords:
+            return
+        if report.when == "setup" and self._shared_setup(report):
             return
         if report.duration >= self.limit:
             self.too_slow.append((report.nodeid, report.when, report.duration))
