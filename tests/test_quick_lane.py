@@ -82,7 +82,7 @@ def test_the_quick_lane_has_the_tighter_limit_and_the_environment_sets_another(
     assert is_quick_lane("not slow") and is_quick_lane(" not  slow ")
     assert not is_quick_lane("") and not is_quick_lane("slow") and not is_quick_lane("not slow and browser")
     monkeypatch.delenv("REUSEIT_QUICK_LIMIT", raising=False)
-    assert (limit_from_env(quick_lane=True), limit_from_env(quick_lane=False)) == (2.0, 4.0)
+    assert (limit_from_env(quick_lane=True), limit_from_env(quick_lane=False)) == (2.0, 8.0)
     monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "0")
     assert limit_from_env(quick_lane=True) == limit_from_env(quick_lane=False) == 0.0
     monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "two")

@@ -3,8 +3,9 @@ limit or longer fails the session, each one named with its time.
 
 The promise is 1 s (the ``slow`` mark's "a second or more"). The limit is 2 s in the quick lane
 (``-m "not slow"``), so that a shared or slower machine does not fail a test that takes 0.8 s on a
-quiet one, and 4 s in any other session (CI's whole suite): beside the slow tests' browsers and
-subprocesses a 0.3 s test was once measured at 2.2 s on a busy machine. ``REUSEIT_QUICK_LIMIT``
+quiet one, and 8 s in any other session (CI's whole suite): beside the slow tests' browsers and
+subprocesses a 0.3 s test was once measured at 2.2 s on a busy machine, and a CI that fails on
+noise lands nothing; a test that takes 8 s unmarked is mis-marked whatever the machine. ``REUSEIT_QUICK_LIMIT``
 (seconds) sets another limit for every session; 0 turns the check off.
 """
 
@@ -15,7 +16,7 @@ import os
 import pytest
 
 QUICK_LANE_LIMIT = 2.0
-OTHER_SESSION_LIMIT = 4.0
+OTHER_SESSION_LIMIT = 8.0
 
 
 def is_quick_lane(markexpr: str) -> bool:
