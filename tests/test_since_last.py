@@ -390,3 +390,22 @@ def test_an_address_that_cannot_be_one_stops_the_report_before_anything_is_writt
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1
     assert "T0KEN" not in err  # a webhook's path is its token
     assert not hist.exists() and not out.exists()
+
+
+def test_a_site_that_is_down_for_every_page_is_one_cause(nights: Nights) -> None:
+    """Broken before the first step on three pages of one host (their addresses differ in path,
+    query and, night to night, port): one cause, not one per page."""
+    pages = ("/product?item=hat", "/product?item=shoes", "/deals")
+    broken = [
+        record(f"t{n}", "broken", step=0, phase="start", error=f"open start_url http://127.0.0.1:9{n}{p}: the site is unreachable")
+        for n, p in enumerate(pages)
+    ]  # fmt: skip
+    for rec in broken:
+        rec["step"] = None
+    out = nights.report(broken)
+    (cause,) = out.data["causes"]
+    assert sorted(cause["tests"]) == ["t0", "t1", "t2"]
+    assert "(1 cause)" in out.line
+    # Two different elements on one page are still two causes.
+    other = [record("a", "failed", locator="role=button[name='Buy']"), record("b", "failed", locator=ADD)]
+    assert len(nights.report(other).data["causes"]) == 2

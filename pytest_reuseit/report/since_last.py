@@ -52,9 +52,14 @@ class SinceLast:
     recent: list[dict[str, Any]] = field(default_factory=list)
 
 
+# A web address in an error: its origin is kept, its path and query dropped.
+_URL = re.compile(r"\b(https?://[^/\s'\"]+)[^\s'\"]*")
+
+
 def normalise(message: str) -> str:
-    """An error message without what differs from run to run: numbers, ports, hex ids."""
-    return " ".join(_NUMBERISH.sub("#", message).split())[:300]
+    """An error message without what differs from run to run or workflow to workflow: numbers,
+    ports, hex ids, and the page of an address (a site that is down is down for every page)."""
+    return " ".join(_NUMBERISH.sub("#", _URL.sub(r"\1", message)).split())[:300]
 
 
 def _path(url: str) -> str:
