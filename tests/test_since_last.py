@@ -409,3 +409,15 @@ def test_a_site_that_is_down_for_every_page_is_one_cause(nights: Nights) -> None
     # Two different elements on one page are still two causes.
     other = [record("a", "failed", locator="role=button[name='Buy']"), record("b", "failed", locator=ADD)]
     assert len(nights.report(other).data["causes"]) == 2
+
+
+def test_runs_stopped_by_one_overlay_are_one_cause_whatever_they_tried_to_click(nights: Nights) -> None:
+    covered = '(last: <div id="nl" role="dialog" aria-label="Newsletter">…</div> intercepts pointer events)'
+    runs = [
+        record(f"t{n}", "failed", locator=f"role='button'[name='{name}']", url=f"http://127.0.0.1:8000/{page}",
+               error=f"action failed: click role='button'[name='{name}']: timed out: Locator.click: Timeout 2000ms exceeded. {covered}")
+        for n, (name, page) in enumerate([("Show deals", "deals"), ("Add to cart", "product"), ("Search", "")])
+    ]  # fmt: skip
+    (cause,) = nights.report(runs).data["causes"]
+    assert sorted(cause["tests"]) == ["t0", "t1", "t2"]
+    assert cause["summary"].startswith('<div id="nl" role="dialog" aria-label="Newsletter">…</div> covers /')

@@ -52,6 +52,8 @@ class SinceLast:
     recent: list[dict[str, Any]] = field(default_factory=list)
 
 
+# Playwright's words when another element lies over the one an op acts on.
+_COVERED = re.compile(r"(<[^<>]*>(?:…|\.\.\.)?(?:</[\w-]+>)?) intercepts pointer events")
 # A web address in an error: its origin is kept, its path and query dropped.
 _URL = re.compile(r"\b(https?://[^/\s'\"]+)[^\s'\"]*")
 
@@ -93,6 +95,12 @@ def cause_key(record: dict[str, Any]) -> tuple[str, str]:
             return f"error|{normalise(error)}", error or "failed before its first step"
         target = normalise(error)
     path = _path(_failing_url(record))
+    cover = _COVERED.search(error)
+    if cover:
+        # Whatever each run tried to click, on whichever page, the same element lay over it: one
+        # problem, the overlay (a newsletter pop-up shown site-wide).
+        element = " ".join(cover.group(1).split())
+        return f"overlay|{element}", f"{element} covers {path or 'the page'} (intercepts pointer events)"[:300]
     if kind == "check" and not record.get("locator"):
         what = f'check "{record.get("check") or error}"'
     else:
