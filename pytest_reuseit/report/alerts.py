@@ -18,12 +18,12 @@ added.
 from __future__ import annotations
 
 import json
-import time
-import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
+
+from .delivery import deliver, failure_line, host, http_error
 
 # What one message lists before "and N more": a night with a hundred failures still reads as a
 # message, and stays under the receivers' size limits (Teams refuses about 28 KB).
@@ -31,11 +31,6 @@ MAX_PER_GROUP = 15
 MAX_CHANGED_LINES = 3
 MAX_FIELD = 200
 # Worst case of post() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
-BACKOFF = 0.5
-DEADLINE = 20.0
-# Answers that may change on the next attempt (a receiver restarting, overloaded or rate-limiting);
-# any other refusal (404 for a revoked webhook, 400 for a body it will not take) would only repeat.
-RETRIED = (408, 429, 500, 502, 503, 504)
 
 KIND_ORDER = ("failing", "drifting", "fixed")
 
@@ -62,69 +57,23 @@ def message(events: list[dict[str, Any]], causes: list[dict[str, Any]]) -> dict[
 
 
 def post(url: str, body: dict[str, Any], *, attempts: int = 3, timeout: float = 5.0) -> str | None:
-    """POST ``body`` as JSON; None when a 2xx answered, else one line saying what went wrong.
-
-    Retried on a refused or broken connection, a timeout, 408, 429, 500 and 502-504, with a short backoff,
-    and never started past a 20 s deadline. The line names the webhook's host only: a Slack or
-    Teams webhook URL carries its token in the path.
-    """
-    where = _host(url)
+    """POST ``body`` as JSON; None when a 2xx answered, else one line saying what went wrong
+    (report/delivery.py: the retries, the deadline, the host-only line)."""
     if urlsplit(url).scheme not in ("http", "https"):
-        return f"alert webhook {where!r}: not an http(s) URL; no message sent"
+        return f"alert webhook {host(url)!r}: not an http(s) URL; no message sent"
     data = json.dumps(body, ensure_ascii=False).encode("utf-8")
     request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": "application/json"})
-    start = time.monotonic()
-    error = "not tried"
-    tried = 0
-    for attempt in range(max(1, attempts)):
-        if attempt:
-            pause = BACKOFF * 2 ** (attempt - 1)
-            if time.monotonic() - start + pause + timeout > DEADLINE:
-                break
-            time.sleep(pause)
-        tried += 1
-        error, retry = _send(request, timeout)
-        if not error:
-            return None
-        if not retry:
-            break
-    elapsed = time.monotonic() - start
-    return f"alert webhook {where}: {error} ({tried} attempt{'s' if tried != 1 else ''}, {elapsed:.1f} s); no message delivered"
 
+    def attempt() -> tuple[str, bool]:
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                response.read(65536)
+                return ("", False) if 200 <= response.status < 300 else (f"answered {response.status}", False)
+        except (OSError, ValueError) as exc:  # urllib's errors are OSErrors
+            return http_error(exc)
 
-def _send(request: urllib.request.Request, timeout: float) -> tuple[str, bool]:
-    """("", _) when delivered, else (what went wrong, whether another attempt may succeed)."""
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            response.read(65536)
-            return ("", False) if 200 <= response.status < 300 else (f"answered {response.status}", False)
-    except urllib.error.HTTPError as exc:
-        return f"answered {exc.code} {exc.reason}", exc.code in RETRIED
-    except urllib.error.URLError as exc:
-        reason = exc.reason
-        return _reason(reason), True
-    except (TimeoutError, OSError) as exc:  # a read that timed out, a connection reset mid-answer
-        return _reason(exc), True
-
-
-def _reason(exc: object) -> str:
-    if isinstance(exc, TimeoutError) or "timed out" in str(exc):
-        return "no answer in time"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return str(exc).splitlines()[0][:MAX_FIELD] if str(exc) else type(exc).__name__
-
-
-def _host(url: str) -> str:
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "(unreadable URL)"
-    return f"{parts.scheme}://{host}{port}" if host else "(no host)"
+    error, tried, seconds = deliver(attempt, attempts=attempts, timeout=timeout)
+    return failure_line("alert webhook", url, error, tried, seconds, "no message delivered") if error else None
 
 
 def _headline(by_kind: dict[str, list[dict[str, Any]]]) -> str:

@@ -24,7 +24,6 @@ the same workflow and variation (the same file collected twice) keep the last on
 from __future__ import annotations
 
 import time
-import urllib.error
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -33,15 +32,12 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from prometheus_client import CollectorRegistry, Gauge, push_to_gateway, write_to_textfile
 from prometheus_client.exposition import basic_auth_handler, default_handler
 
+from .delivery import deliver, failure_line, http_error
+
 STATUSES = ("passed", "recovered", "healed", "failed", "broken", "skipped")
 LABELS = ("workflow", "variation")
 FILE = "metrics.prom"
 # Worst case of push() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
-BACKOFF = 0.5
-DEADLINE = 20.0
-# Answers that may change on the next attempt (a gateway restarting, overloaded or rate-limiting);
-# any other refusal (404, 400 for a bad label, 501) would only repeat.
-RETRIED = (408, 429, 500, 502, 503, 504)
 
 
 def registry_of(records: Iterable[dict[str, Any]], *, now: float | None = None) -> CollectorRegistry:
@@ -116,33 +112,18 @@ def push(
     20 s deadline; the line names the gateway's host only (its URL may carry credentials).
     """
     registry = registry_of(records)
-    where = _host(url)
+    shown = url
     url, handler = _with_credentials(url)
-    start = time.monotonic()
-    error = "not tried"
-    tried = 0
-    for attempt in range(max(1, attempts)):
-        if attempt:
-            pause = BACKOFF * 2 ** (attempt - 1)
-            if time.monotonic() - start + pause + timeout > DEADLINE:
-                break
-            time.sleep(pause)
-        tried += 1
+
+    def attempt() -> tuple[str, bool]:
         try:
             push_to_gateway(url, job=job, registry=registry, timeout=timeout, handler=handler)
-            return None
-        except urllib.error.HTTPError as exc:
-            error = f"answered {exc.code} {exc.reason}"
-            if exc.code not in RETRIED:
-                break
-        except urllib.error.URLError as exc:
-            error = _reason(exc.reason)
-        except (OSError, ValueError) as exc:  # a timed-out read, a reset connection, a bad URL
-            error = _reason(exc)
-            if isinstance(exc, ValueError):
-                break
-    elapsed = time.monotonic() - start
-    return f"pushgateway {where}: {error} ({tried} attempt{'s' if tried != 1 else ''}, {elapsed:.1f} s); figures not pushed"
+        except (OSError, ValueError) as exc:  # urllib's errors are OSErrors
+            return http_error(exc)
+        return "", False
+
+    error, tried, seconds = deliver(attempt, attempts=attempts, timeout=timeout)
+    return failure_line("pushgateway", shown, error, tried, seconds, "figures not pushed") if error else None
 
 
 def _with_credentials(url: str) -> tuple[str, Any]:
@@ -166,23 +147,3 @@ def _number(value: Any) -> float:
     except (TypeError, ValueError):
         return 0.0
     return number if number == number else 0.0  # NaN from a broken record counts as nothing
-
-
-def _reason(exc: object) -> str:
-    if isinstance(exc, TimeoutError) or "timed out" in str(exc):
-        return "no answer in time"
-    if isinstance(exc, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror.lower()
-    return (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-
-
-def _host(url: str) -> str:
-    try:
-        parts = urlsplit(url if "://" in url else f"http://{url}")
-        host = parts.hostname or ""
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        return "(unreadable URL)"
-    return f"{parts.scheme}://{host}{port}" if host else "(no host)"
