@@ -80,12 +80,17 @@ HOLD = (
   const faults = {
     text: {
       apply: el => {
-        if (isField(el)) { const v = change(el.value); if (v !== null) { el.value = v; el.__reuseitShown = v; } return; }
+        if (isField(el)) {
+          const v = change(el.value);
+          if (v !== null) { el.value = v; el.__reuseitShown = v; } else el.__reuseitNothing = true;
+          return;
+        }
         const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
         for (let n = walk.nextNode(); n; n = walk.nextNode()) {
           const v = change(n.data);
           if (v !== null) { n.data = v; el.__reuseitShown = el.textContent; return; }
         }
+        el.__reuseitNothing = true;  // neither its number nor its word is in the text
       },
       held: el => el.__reuseitShown !== undefined && el.__reuseitShown === (isField(el) ? el.value : el.textContent),
     },
@@ -157,9 +162,10 @@ HOLD = (
     try { run(); } finally { obs.observe(document.documentElement, opts); }
   });
   const verify = els => {
-    if (spec.fault === 'remove') return els.length === 0 || seen.has(els[0]);
-    if (spec.fault === 'count') return els.some(x => x.__reuseitClone);
-    return els.length > 0 && fault.held(els[0]);
+    if (spec.fault === 'remove') return els.length === 0 || seen.has(els[0]) ? 'held' : 'replaced';
+    if (spec.fault === 'count') return els.some(x => x.__reuseitClone) ? 'held' : 'replaced';
+    if (els.length > 0 && fault.held(els[0])) return 'held';
+    return els.length > 0 && els[0].__reuseitNothing ? 'nothing' : 'replaced';
   };
   holds[spec.key] = {run, held: el => fault.held(el), verify};
   run(e);
@@ -170,11 +176,12 @@ HOLD = (
 ).replace("PATH", _PATH)
 
 # Whether the element a check's locator reads now carries the fault: "held", "replaced" (the page
-# made a node the fault did not follow), or "gone" (a new document, without the fault's script).
+# made a node the fault did not follow), "nothing" (the text it read has neither the fault's number
+# nor its word), or "gone" (a new document, without the fault's script).
 VERIFY = """(els, key) => {
   const h = (window.__reuseitHolds || {})[key];
   if (!h) return els.length === 0 ? 'held' : 'gone';
-  return h.verify(els) ? 'held' : 'replaced';
+  return h.verify(els);
 }"""
 
 
@@ -199,7 +206,7 @@ def place(loc: PwLocator, fault_spec: dict[str, Any], timeout_ms: float, *, last
 
 
 def verify(loc: PwLocator) -> str:
-    """``held``, ``replaced`` or ``gone`` (see VERIFY), read at once; ``held`` when the page cannot
+    """``held``, ``replaced``, ``nothing`` or ``gone`` (see VERIFY), read at once; ``held`` when the page cannot
     be asked (a closed page tells nothing against the fault)."""
     try:
         return str(loc.evaluate_all(VERIFY, KEY))

@@ -6,7 +6,8 @@ The clean session still runs: it is what tells what changed. Each mutant gets a 
 what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
 endpoint), what the clean run saw of that target (its tag, text, count), and for each workflow
 run it is tried against, the workflow file's text and the pages that run went through (their
-addresses and their accessibility trees, step by step). The report keeps each mutant's basis; a
+addresses and their accessibility trees, step by step, numbers aside: ids, dates and timings
+change from one session to the next on a page that did not). The report keeps each mutant's basis; a
 mutant whose basis is the same as in the last report, with a verdict that is one (not broken, not
 a timeout), is not run again.
 """
@@ -27,6 +28,7 @@ from .touches import RunTouches
 # Verdicts worth keeping: what a broken run or a timeout says may not hold the next time.
 REUSABLE = ("killed", "survived", "healed around", "clean", "false alarm", "not applied")
 # A local site listens on a new port each session: a port is no change of the page.
+_DIGITS = re.compile(r"\d+")
 _PORT = re.compile(r"((?:https?:)?//)?([A-Za-z0-9.\-]+|\[[0-9a-fA-F:]+\]):\d{2,5}\b")
 
 
@@ -44,7 +46,8 @@ def _pages(run: RunTouches | None) -> str:
     if run is None:
         return ""
     looks = [(urlsplit(s.url_after).path, urlsplit(s.url_after).fragment, s.aria) for s in run.steps]
-    return _stable(json.dumps(looks))
+    # Numbers are no change of the page: a row's id, a date, "took 3.2 ms", a count of rows.
+    return _DIGITS.sub("0", _stable(json.dumps(looks)))
 
 
 def _file_text(path: Path) -> str:

@@ -69,6 +69,8 @@ class Injector:
             "held": "",
             "replaced": f"the page drew {t.locator} again and {where} read it without the fault",
             "gone": f"the page loaded a new document before {where} read {t.locator}: the fault was not in it",
+            "nothing": f"{where} read {t.locator} without the fault: its text has nothing the fault changes "
+            "(the number or word it was made for)",
         }.get(state, "")
         self.reads.append({"step": t.step, "phase": t.phase, "check": t.index, "held": not why, "why": why})
         self.why = why or self.why
