@@ -10,13 +10,24 @@ Checks in words are not judged here (``--reuseit-llm off``): only DOM checks can
 
     .venv/bin/python benchmarks/bench_mutation.py [--paths workflows] [--max-mutants N] [--report FILE] [--workers N]
     .venv/bin/python benchmarks/bench_mutation.py --from-report FILE   # tables of an earlier run
+    .venv/bin/python benchmarks/bench_mutation.py --incremental        # then --incremental: unchanged, one file edited
+    .venv/bin/python benchmarks/bench_mutation.py --rerender 5         # only: pages that re-render, 5 runs
+
+``--incremental`` times, after the whole run, ``reuseit mutate --incremental`` with nothing changed
+and with one workflow file edited, against the clean run. ``--rerender N`` runs ``reuseit mutate``
+N times on workflows whose every check is exact, against pages that re-render their targets (a page
+of the tests that renders again in a microtask and 150 ms later; the React TodoMVC's filter links),
+and counts per run the survivors (none may be: an exact check that read its fault fails) and the
+faults not applied.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from examples_copy import fixed_examples  # noqa: E402
+
+sys.path.insert(0, str(ROOT))
 
 PYTEST_ARGS = ["--reuseit-llm", "off", "-p", "no:cacheprovider", "-q"]
 SITES = (
@@ -86,6 +99,67 @@ def tables(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def rerender(runs: int) -> int:
+    """``reuseit mutate`` ``runs`` times on pages that re-render what exact checks read."""
+    from http.server import SimpleHTTPRequestHandler
+
+    from tests.support.serve import Served
+    from tests.test_mutation_rerender import REACT, RERENDER
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+    cases = [("re-rendering page", RERENDER, ROOT / "tests" / "pages")]
+    if (ROOT / "node_modules" / "todomvc" / "examples" / "react").is_dir():
+        cases.append(("React TodoMVC filters", REACT, ROOT / "node_modules" / "todomvc"))
+    print("| workflow | run | check mutants | killed | survived | not applied | seconds |")
+    print("|---|---|---|---|---|---|---|")
+    for name, text, folder in cases:
+        with (
+            tempfile.TemporaryDirectory(prefix="reuseit-bench-rerender-") as tmp,
+            Served(functools.partial(Quiet, directory=str(folder))) as site,
+        ):
+            (Path(tmp) / "w.reuseit.yaml").write_text(text, encoding="utf-8")
+            for n in range(1, runs + 1):
+                cmd = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", ".", "--operators"]
+                cmd += ["element_removed,number_off_by_one,word_replaced", "--", "--base-url", site.url]
+                took, proc = _timed([*cmd, *PYTEST_ARGS[:-1]], Path(tmp))
+                if proc.returncode not in (0, 1):
+                    print(proc.stdout[-2000:], proc.stderr[-2000:])
+                    return 1
+                report_file = Path(tmp) / "reuseit-output" / "mutation.json"
+                if not report_file.exists():
+                    print(proc.stdout[-2000:], proc.stderr[-2000:])
+                    return 1
+                report = json.loads(report_file.read_text(encoding="utf-8"))
+                checks = [m for m in report["reuseit"]["mutants"] if m["target"]["what"] == "check"]
+                out = Counter(m["outcome"] for m in checks)
+                print(
+                    f"| {name} | {n} | {len(checks)} | {out['killed']} | {out['survived'] + out['healed around']} | "
+                    f"{out['not applied']} | {took:.0f} |"
+                )
+    return 0
+
+
+def incremental(paths: list[str], workers: int, report_file: Path, root: Path, clean_s: float) -> None:
+    """--incremental after the whole run: nothing changed, then one workflow file edited."""
+    kept_report = report_file.with_name(f"{report_file.stem}-incremental.json")  # the whole run's stays as it is
+    shutil.copy(report_file, kept_report)
+    report_file = kept_report
+    cmd = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *paths, "--report", str(report_file), "--incremental"]
+    cmd += ["--", "-n", str(workers), *PYTEST_ARGS[:-1]]
+    took, proc = _timed(cmd, root)
+    kept = next((line for line in proc.stdout.splitlines() if line.startswith("incremental:")), "")
+    print(f"incremental, nothing changed: {took:.0f} s = {took / clean_s:.2f}x the clean run; {kept}")
+    edited = root / "workflows" / "apps" / "todomvc" / "routing.reuseit.yaml"
+    if edited.exists():
+        edited.write_text(edited.read_text(encoding="utf-8") + "# edited\n", encoding="utf-8")
+        took, proc = _timed(cmd, root)
+        kept = next((line for line in proc.stdout.splitlines() if line.startswith("incremental:")), "")
+        print(f"incremental, {edited.name} edited: {took:.0f} s = {took / clean_s:.2f}x the clean run; {kept}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--paths", nargs="+", default=["workflows"])
@@ -98,7 +172,13 @@ def main() -> int:
         help="-n of the mutation run (the clean run is timed at -n 2, and at -n N too when N differs)",
     )
     parser.add_argument("--from-report", default="", help="print the tables of an earlier report, run nothing")
+    parser.add_argument(
+        "--incremental", action="store_true", help="then time --incremental: unchanged, one file edited"
+    )
+    parser.add_argument("--rerender", type=int, default=0, metavar="N", help="only: N runs on re-rendering pages")
     args = parser.parse_args()
+    if args.rerender:
+        return rerender(args.rerender)
     if args.from_report:
         report = json.loads(Path(args.from_report).read_text(encoding="utf-8"))
         print("\n".join(tables(report)))
@@ -122,6 +202,8 @@ def main() -> int:
         if args.max_mutants:
             mutate += ["--max-mutants", str(args.max_mutants)]
         mutate_s, proc = _timed([*mutate, "--", "-n", str(args.workers), *PYTEST_ARGS[:-1]], root)
+        if args.incremental and proc.returncode in (0, 1):
+            incremental(args.paths, args.workers, report_file, root, cleans[2])
     if proc.returncode not in (0, 1):
         print(proc.stdout[-3000:], proc.stderr[-3000:])
         return 1
