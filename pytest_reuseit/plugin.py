@@ -334,7 +334,6 @@ class WorkflowItem(pytest.Item):
         )
         self.stash[RESULT] = result
         allure_adapter.after_run(result, runtime.settings.attach_max)
-        _write_record(self.config, result, self.nodeid)
         self.ihook.pytest_reuseit_run_end(item=self, result=hookspecs.RunEnd(result))
         if runtime.settings.learn and result.label in ("recovered", "healed"):
             # Opt-in: new rules change the agent's prompt, so a recorded cache would stop matching.
@@ -374,7 +373,7 @@ class WorkflowItem(pytest.Item):
         return self.path, self.line - 1, f"{self.loaded.workflow.name} [{self.variation}]"
 
 
-def _write_record(config: pytest.Config, result: RunResult, nodeid: str) -> None:
+def _write_record(config: pytest.Config, result: RunResult, nodeid: str, *, skipped: bool) -> None:
     """The run's record for the nightly history, beside Allure's results (each xdist worker writes
     its own runs'): ``reuseit report`` reads them back. A record that cannot be written is a
     warning: the run's verdict stands."""
@@ -383,7 +382,10 @@ def _write_record(config: pytest.Config, result: RunResult, nodeid: str) -> None
         return
     try:
         Path(results_dir).mkdir(parents=True, exist_ok=True)
-        records.write(results_dir, records.record_of(result, nodeid))
+        record = records.record_of(result, nodeid)
+        if skipped:
+            record["status"] = "skipped"
+        records.write(results_dir, record)
     except OSError as exc:
         log.warning("could not write the run record of %s into %s: %s", nodeid, results_dir, exc)
 
@@ -439,6 +441,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if call.when == "call" and result is not None:
         # tryfirst: this runs after allure-pytest's own wrapper has set the test's status.
         allure_adapter.finish(result)
+        # Here, not in runtest: only now is it known whether pytest skipped the run (checks not
+        # judged) or expected its failure (xfail, a known defect): neither is news for the night.
+        _write_record(item.config, result, item.nodeid, skipped=bool(report.skipped))
         # A plain dict survives xdist's report serialisation, so the controller can summarise.
         report.reuseit = {
             "label": "not judged" if report.skipped else result.label,

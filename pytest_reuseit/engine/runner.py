@@ -261,6 +261,8 @@ def _run(ctx: RunContext) -> None:
         try:
             _step(ctx, i, step, sr)
         finally:
+            # The look at the page belongs to the step's time: reports lay steps end to end.
+            _look(ctx, sr)
             sr.duration = time.monotonic() - started
             sr.ended = sr.started + sr.duration
             ctx.masks.step_regions = ()
@@ -268,7 +270,6 @@ def _run(ctx: RunContext) -> None:
             ctx.result.masked.extend(m for m in sr.masked if m not in ctx.result.masked)
             sr.dialogs = ctx.pages.dialogs[dialogs_before:]
             sr.page = ctx.page_name()
-            _look(ctx, sr)
         if sr.status == "failed":
             ctx.result.status = "failed"
             ctx.result.failed_step = sr.index
