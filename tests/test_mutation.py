@@ -1,12 +1,18 @@
-"""reuseit mutate, as a user runs it: the command in a subprocess, real Chromium, a real page.
+"""reuseit mutate, as a user runs it: the command, its pytest sessions in subprocesses, real
+Chromium, a real page.
 
 One mutation run over four workflows on tests/pages/mutation/shop.html answers most questions
-(the module fixture); each test reads what that run reported. The page loads a catalogue by
-fetch, adds an item to a basket on a click and counts the basket.
+(the module fixture: the command in a subprocess of its own, its sessions under ``-n 2``); each
+test reads what that run reported. The page loads a catalogue by fetch, adds an item to a basket
+on a click and counts the basket. The other runs start the command in the test's process
+(``mutate``), each on the fewest workflows and operators its question needs; the suite's own
+operators share one run (``own_operators_run``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -15,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pytest_reuseit import cli
+from tests.support.shared_run import run_once
 
 pytestmark = pytest.mark.browser
 
@@ -83,11 +92,22 @@ WORKFLOWS = {
 OPERATORS = "element_removed,click_ignored,number_off_by_one,request_500,banner"
 
 
-def mutate(folder: Path, *args: str, pytest_args: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", *args]
-    if pytest_args:
-        cmd += ["--", *pytest_args]
-    return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
+def mutate(
+    folder: Path, *args: str, pytest_args: tuple[str, ...] = (), own_process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``reuseit mutate ARGS -- PYTEST_ARGS`` in ``folder``: its exit status and what it printed.
+
+    The command runs here, as ``reuseit`` would (``cli.main``, its lines captured), unless
+    ``own_process``: the sessions it starts are subprocesses either way, so only the module
+    fixture's run (the whole command as a user starts it) pays for a Python of its own."""
+    argv = ["mutate", *args, *(["--", *pytest_args] if pytest_args else [])]
+    if own_process:
+        cmd = [sys.executable, "-m", "pytest_reuseit.cli", *argv]
+        return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(argv)
+    return subprocess.CompletedProcess(["reuseit", *argv], code, out.getvalue(), err.getvalue())
 
 
 def report_of(folder: Path) -> dict[str, Any]:
@@ -95,32 +115,47 @@ def report_of(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
+def _proc_json(proc: subprocess.CompletedProcess[str]) -> list[Any]:
+    return [proc.args, proc.returncode, proc.stdout, proc.stderr]
+
+
 @pytest.fixture(scope="module")
 def mutation_run(
     tmp_path_factory: pytest.TempPathFactory, pages_url: str
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    folder = tmp_path_factory.mktemp("mutate")
-    for name, text in WORKFLOWS.items():
-        (folder / f"{name}.reuseit.yaml").write_text(text, encoding="utf-8")
-    # A Python test beside them: no workflow, so no clean run and no mutants (and its failure is
-    # no "not clean" run).
-    (folder / "test_plain.py").write_text("def test_python():\n    assert False\n", encoding="utf-8")
-    proc = mutate(
-        folder,
-        ".",
-        "--operators",
-        OPERATORS,
-        "--break-at",
-        "95",
-        "--alluredir",
-        "allure-mutants",
-        pytest_args=("--base-url", pages_url, "--reuseit-llm", "off", "-n", "2"),
+    def make(folder: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in WORKFLOWS.items():
+            (folder / f"{name}.reuseit.yaml").write_text(text, encoding="utf-8")
+        # A Python test beside them: no workflow, so no clean run and no mutants (and its failure is
+        # no "not clean" run).
+        (folder / "test_plain.py").write_text("def test_python():\n    assert False\n", encoding="utf-8")
+        proc = mutate(
+            folder,
+            ".",
+            "--operators",
+            OPERATORS,
+            "--break-at",
+            "95",
+            "--alluredir",
+            "allure-mutants",
+            pytest_args=("--base-url", pages_url, "--reuseit-llm", "off", "-n", "2"),
+            own_process=True,
+        )
+        assert (folder / "reuseit-output" / "mutation.json").exists(), proc.stdout + proc.stderr
+        data = report_of(folder)
+        data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
+        data["run_folders"] = sorted(p.name for p in (folder / "reuseit-output").iterdir() if p.is_dir())
+        return proc, data
+
+    # The tests only read the run: one run for both xdist workers.
+    return run_once(
+        tmp_path_factory,
+        "mutation-run",
+        make,
+        lambda made: [_proc_json(made[0]), made[1]],
+        lambda data: (subprocess.CompletedProcess(*data[0]), data[1]),
     )
-    assert (folder / "reuseit-output" / "mutation.json").exists(), proc.stdout + proc.stderr
-    data = report_of(folder)
-    data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
-    data["run_folders"] = sorted(p.name for p in (folder / "reuseit-output").iterdir() if p.is_dir())
-    return proc, data
 
 
 def _mutants(report: dict[str, Any], file: str, operator: str | None = None) -> list[dict[str, Any]]:
@@ -258,21 +293,6 @@ def test_report_is_in_strykers_schema(mutation_run: tuple[subprocess.CompletedPr
 
 
 @pytest.mark.slow
-def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str) -> None:
-    (tmp_path / "strong.reuseit.yaml").write_text(WORKFLOWS["strong"], encoding="utf-8")
-    proc = mutate(tmp_path, ".", "--operators", "no_such_operator", pytest_args=("--base-url", pages_url))
-    assert proc.returncode == 2 and "unknown operator(s): no_such_operator" in proc.stderr, proc.stderr
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    proc = mutate(empty, ".")
-    assert proc.returncode == 2 and "no workflows selected" in proc.stderr, proc.stderr
-    # A site that is down: nothing passes clean, so there is nothing to mutate.
-    proc = mutate(tmp_path, ".", pytest_args=("--base-url", "http://127.0.0.1:9", "--reuseit-llm", "off"))
-    assert proc.returncode == 2 and "no workflow passed clean (broken): is the site up?" in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-@pytest.mark.slow
 def test_each_mutant_is_an_allure_result_a_reader_finds(
     mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
 ) -> None:
@@ -290,6 +310,21 @@ def test_each_mutant_is_an_allure_result_a_reader_finds(
     )
     assert 'expect: {url: {contains: "/mutation/help.html"}}' in survivor["statusDetails"]["message"]
     assert "allure: " in proc.stdout
+
+
+@pytest.mark.slow
+def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str) -> None:
+    (tmp_path / "strong.reuseit.yaml").write_text(WORKFLOWS["strong"], encoding="utf-8")
+    proc = mutate(tmp_path, ".", "--operators", "no_such_operator", pytest_args=("--base-url", pages_url))
+    assert proc.returncode == 2 and "unknown operator(s): no_such_operator" in proc.stderr, proc.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = mutate(empty, ".")
+    assert proc.returncode == 2 and "no workflows selected" in proc.stderr, proc.stderr
+    # A site that is down: nothing passes clean, so there is nothing to mutate.
+    proc = mutate(tmp_path, ".", pytest_args=("--base-url", "http://127.0.0.1:9", "--reuseit-llm", "off"))
+    assert proc.returncode == 2 and "no workflow passed clean (broken): is the site up?" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.slow
@@ -372,114 +407,143 @@ def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(tmp_pat
     assert "Locator.fill: Timeout 500ms exceeded" in mutant["run"]["message"], mutant["run"]
 
 
-# A suite's own benign operator: the page shows 2 s late, longer than the capped wait (under 2 s:
-# the clean run filled at once) and shorter than the workflow's own (4 s).
-LATE_CONFTEST = """
+# A suite's own operators, each on one workflow of the folder (``_only``), so that one mutation run
+# answers three questions (the module fixture below):
+# - ``late_page`` (benign): the page shows 2 s late, longer than the capped wait (under 2 s: the
+#   clean run filled at once) and shorter than the workflow's own (4 s);
+# - ``late_then_removed`` (breaking): the page also shows 2 s late, and the second step's field is
+#   gone: under the capped waits the run fails at the first step, before the fault is placed;
+# - ``slower`` (benign) says how much it slows each answer (a fixed 1 s): the caps allow that much
+#   per fetch the step made. Without the allowance the catalogue's check would wait 0.5 s (its
+#   clean step needed almost nothing) for an answer that comes after 1 s.
+OWN_OPERATORS_CONFTEST = """
+from pathlib import Path
+
 from pytest_reuseit.mutation import operators
 
-def _late(page, target, applied):
-    page.add_init_script(
-        "document.addEventListener('DOMContentLoaded', () => {"
+LATE = ("document.addEventListener('DOMContentLoaded', () => {"
         "  document.body.style.visibility = 'hidden';"
         "  setTimeout(() => document.body.style.visibility = '', 2000);"
-        "});"
-    )
+        "});")
+DELAY = ("(() => { const f = window.fetch;"
+         " window.fetch = (...a) => new Promise(r => setTimeout(r, 1000)).then(() => f(...a)); })()")
+
+
+def _only(name, targets):
+    return lambda run: targets(run) if Path(run.file).name == name else []
+
+
+def _late(page, target, applied):
+    page.add_init_script(LATE)
     applied()
 
+
+def _late_unplaced(page, target, applied):
+    page.add_init_script(LATE)  # the fault is the removed field, placed when the fill comes
+
+
+def _slower(page, target, applied):
+    page.add_init_script(DELAY)
+    applied()
+
+
+def _page(run):
+    return [operators.Target("page", None, 1, "the whole page")]
+
+
+removed = operators.get("element_removed")
 operators.register(operators.Operator(
-    "late_page", "benign", "the page shows 2 s late",
-    targets=lambda run: [operators.Target("page", None, 1, "the whole page")], start=_late,
+    "late_page", "benign", "the page shows 2 s late", targets=_only("late.reuseit.yaml", _page), start=_late,
+))
+operators.register(operators.Operator(
+    "late_then_removed", "breaking", "the page shows 2 s late, and the second step's field is gone",
+    targets=_only("late_pear.reuseit.yaml", lambda run: [t for t in removed.targets(run) if t.step == 1]),
+    start=_late_unplaced, on_op=removed.on_op,
+))
+operators.register(operators.Operator(
+    "slower", "benign", "every fetch answers 1 s later",
+    targets=_only("catalogue.reuseit.yaml", _page), start=_slower, slows_s=1.0,
 ))
 """
 
 
+@pytest.fixture(scope="module")
+def own_operators_run(
+    tmp_path_factory: pytest.TempPathFactory, pages_url: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """One mutation run of the three operators above: the report's mutant of each, by operator."""
+
+    def make(folder: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "late.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
+        pear = '  - action: Type a pear\n    do:\n      - fill: {css: "#item", value: pear}\n'
+        (folder / "late_pear.reuseit.yaml").write_text(PATIENT + pear, encoding="utf-8")
+        (folder / "catalogue.reuseit.yaml").write_text(
+            "name: Catalogue\ntask: Read the catalogue\n"
+            + _START
+            + "settings: {retries: 0, check_timeout: 4, action_timeout: 4}\nsteps:\n"
+            + _CATALOGUE,
+            encoding="utf-8",
+        )
+        (folder / "conftest.py").write_text(OWN_OPERATORS_CONFTEST, encoding="utf-8")
+        proc = mutate(
+            folder,
+            ".",
+            "--operators",
+            "late_page,late_then_removed,slower",
+            pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
+        )
+        mutants = report_of(folder)["reuseit"]["mutants"]
+        by_operator = {m["operator"]: m for m in mutants}
+        assert len(by_operator) == len(mutants) == 3, (mutants, proc.stdout[-2000:], proc.stderr[-2000:])
+        return proc, by_operator
+
+    return run_once(
+        tmp_path_factory,
+        "own-operators-run",
+        make,
+        lambda made: [_proc_json(made[0]), made[1]],
+        lambda data: (subprocess.CompletedProcess(*data[0]), data[1]),
+    )
+
+
 @pytest.mark.slow
-def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(tmp_path: Path, pages_url: str) -> None:
+def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(
+    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+) -> None:
     """A page only slower than the cap allows is no false alarm: its run fails under the capped wait
     and passes with the workflow's own, and the report lists both tries."""
-    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
-    (tmp_path / "conftest.py").write_text(LATE_CONFTEST, encoding="utf-8")
-    proc = mutate(
-        tmp_path, ".", "--operators", "late_page", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
-    )
-    report = report_of(tmp_path)
-    (mutant,) = report["reuseit"]["mutants"]
+    proc, mutants = own_operators_run
+    mutant = mutants["late_page"]
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
     assert (capped["outcome"], capped["full_waits"]) == ("false alarm", False), capped
     assert re.search(r"Timeout [0-9.]+ms exceeded", capped["message"]), capped
     assert (full["outcome"], full["full_waits"], full["status"]) == ("clean", True, "passed"), full
-    assert "false alarms 0 of 1 benign" in proc.stdout, proc.stdout
-
-
-# A suite's own breaking operator whose page also shows 2 s late: under the capped waits the run
-# fails at the first step, before the fault (the second step's field removed) is placed.
-LATE_BREAKING_CONFTEST = (
-    LATE_CONFTEST.split("operators.register")[0].replace("    applied()\n", "")
-    + """
-removed = operators.get("element_removed")
-operators.register(operators.Operator(
-    "late_then_removed", "breaking", "the page shows 2 s late, and the second step's field is gone",
-    targets=lambda run: [t for t in removed.targets(run) if t.step == 1],
-    start=_late, on_op=removed.on_op,
-))
-"""
-)
+    # The two benign mutants (late_page, slower), neither a false alarm.
+    assert "false alarms 0 of 2 benign" in proc.stdout, proc.stdout
 
 
 @pytest.mark.slow
 def test_a_run_that_fails_before_its_fault_is_placed_is_tried_again_with_full_waits(
-    tmp_path: Path, pages_url: str
+    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
 ) -> None:
     """A busier machine than in the clean run can make a capped wait run out before the run meets
     its fault: 'not applied' under the caps, the mutant is tried with the workflow's own waits."""
-    steps = '  - action: Type a pear\n    do:\n      - fill: {css: "#item", value: pear}\n'
-    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT + steps, encoding="utf-8")
-    (tmp_path / "conftest.py").write_text(LATE_BREAKING_CONFTEST, encoding="utf-8")
-    proc = mutate(
-        tmp_path, ".", "--operators", "late_then_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
-    )
-    report = report_of(tmp_path)
-    (mutant,) = report["reuseit"]["mutants"]
+    proc, mutants = own_operators_run
+    mutant = mutants["late_then_removed"]
     assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
     assert (capped["outcome"], capped["full_waits"], capped["failed_step"]) == ("not applied", False, 1), capped
     assert (full["outcome"], full["full_waits"], full["failed_step"]) == ("killed", True, 2), full
 
 
-# A suite's own benign operator that says how much it slows each answer (a fixed 1 s here): the
-# caps allow that much per fetch the step made. Without the allowance the catalogue's check would
-# wait 0.5 s (its clean step needed almost nothing) for an answer that comes after 1 s.
-SLOWER_CONFTEST = """
-from pytest_reuseit.mutation import operators
-
-DELAY = ("(() => { const f = window.fetch;"
-         " window.fetch = (...a) => new Promise(r => setTimeout(r, 1000)).then(() => f(...a)); })()")
-
-def _slower(page, target, applied):
-    page.add_init_script(DELAY)
-    applied()
-
-operators.register(operators.Operator(
-    "slower", "benign", "every fetch answers 1 s later",
-    targets=lambda run: [operators.Target("page", None, 1, "the whole page")], start=_slower, slows_s=1.0,
-))
-"""
-
-
 @pytest.mark.slow
-def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(tmp_path: Path, pages_url: str) -> None:
-    (tmp_path / "catalogue.reuseit.yaml").write_text(
-        "name: Catalogue\ntask: Read the catalogue\n"
-        + _START
-        + "settings: {retries: 0, check_timeout: 4, action_timeout: 4}\nsteps:\n"
-        + _CATALOGUE,
-        encoding="utf-8",
-    )
-    (tmp_path / "conftest.py").write_text(SLOWER_CONFTEST, encoding="utf-8")
-    proc = mutate(tmp_path, ".", "--operators", "slower", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"))
-    report = report_of(tmp_path)
-    (mutant,) = report["reuseit"]["mutants"]
+def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(
+    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+) -> None:
+    proc, mutants = own_operators_run
+    mutant = mutants["slower"]
     # Passed under the capped waits at once: no second try with the workflow's own waits.
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
     assert [(r["outcome"], r["full_waits"]) for r in mutant["runs"]] == [("clean", False)], mutant
