@@ -49,6 +49,10 @@ def test_only_what_changed_runs_again(tmp_path: Path) -> None:
                 ".",
                 "--operators",
                 "element_removed,number_off_by_one,banner",
+                # One mutant of each operator for each file (the sample is the same every time):
+                # what is kept or run again is decided file by file, not mutant by mutant.
+                "--max-mutants",
+                "6",
                 *flags,
                 pytest_args=("--base-url", served.url, "--reuseit-llm", "off"),
             )
@@ -59,6 +63,9 @@ def test_only_what_changed_runs_again(tmp_path: Path) -> None:
         assert not any(m["reused"] for m in first["reuseit"]["mutants"])
         verdicts = {f: [(op, o) for op, o, _ in ms] for f, ms in _by_file(first).items()}
         assert set(verdicts) == {"strong.reuseit.yaml", "rerender.reuseit.yaml"}
+        assert all(
+            sorted(op for op, _ in v) == ["banner", "element_removed", "number_off_by_one"] for v in verdicts.values()
+        )
 
         # Nothing changed: every verdict kept, no mutant runs, the same outcomes.
         _, same, out = run("--incremental")
