@@ -23,6 +23,9 @@ steps:
 SLOW_WF = QUICK_WF.replace("name: Quick", "name: Slow").replace(
     '      - click: "#press"\n', '      - click: "#press"\n      - wait: 1500\n'
 )
+# The same run without its wait: where the order follows a time already recorded (or none), the
+# run need not take it again.
+SLOW_WF_UNTIMED = SLOW_WF.replace("      - wait: 1500\n", "")
 
 # Each xdist worker writes the order it collected (all workers must collect the same one).
 ORDER_CONFTEST = """\
@@ -85,6 +88,9 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
     quick, slow = "a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"
     assert set(recorded) == {quick, slow}  # workflow runs only; the Python test is not timed
     assert recorded[slow] >= 1.5 > recorded[quick]
+    # Its time is in the cache now: the order below follows what was recorded, not what the run
+    # takes tonight, so the later runs need not wait the 1.5 s again.
+    (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
 
     # A workflow run never timed goes first; the Python test keeps its place between them.
     (pytester.path / "b_new.reuseit.yaml").write_text(QUICK_WF.replace("Quick", "New"), encoding="utf-8")
@@ -108,7 +114,7 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
 @pytest.mark.slow
 def test_without_a_cache_the_collection_order_stays(pytester: pytest.Pytester, pages_url: str) -> None:
     (pytester.path / "a_quick.reuseit.yaml").write_text(QUICK_WF, encoding="utf-8")
-    (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF, encoding="utf-8")
+    (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
     pytester.makeconftest(ORDER_CONFTEST)
     cache = pytester.path / ".pytest_cache/v/reuseit/durations"
     cache.parent.mkdir(parents=True)
