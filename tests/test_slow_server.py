@@ -12,8 +12,6 @@ to ``/never`` are never answered (until the server closes).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +30,7 @@ from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import Request
 from tests.support.serve import Served
 from tests.test_model_guards import ANALYSIS, act, already_done, ref
+from tests.test_mutation import mutate
 
 pytestmark = pytest.mark.browser
 
@@ -300,9 +299,8 @@ def test_the_benign_slow_responses_mutants_of_a_slow_login_are_clean(tmp_path: P
     """The clean run recovers through the slow POST; its benign mutant passes under the capped
     waits at once (a navigation's load is never capped)."""
     (tmp_path / "slow.reuseit.yaml").write_text(_MUTATE, encoding="utf-8")
-    cmd = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", ".", "--operators", "slow_responses"]
-    cmd += ["--", "--base-url", slow_site.url, "--reuseit-llm", "off"]
-    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    pytest_args = ("--base-url", slow_site.url, "--reuseit-llm", "off")
+    proc = mutate(tmp_path, ".", "--operators", "slow_responses", pytest_args=pytest_args)
     written = tmp_path / "reuseit-output" / "mutation.json"
     assert written.exists(), proc.stdout[-2000:] + proc.stderr[-2000:]
     report = json.loads(written.read_text(encoding="utf-8"))
