@@ -109,7 +109,11 @@ def _run_pytest(
         proc = subprocess.Popen([sys.executable, "-m", "pytest", *args], cwd=root, stdout=out, stderr=subprocess.STDOUT)
         try:
             while proc.poll() is None:
-                time.sleep(0.5)
+                # Wait on the process itself: a session that ends is seen at once, not up to 0.5 s later.
+                try:
+                    proc.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    pass
                 done = count()
                 if done != last_shown:
                     last_shown = done
