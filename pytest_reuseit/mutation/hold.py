@@ -25,22 +25,10 @@ from typing import Any
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
+from .touches import CSS_PATH
+
 # One key per document: a mutant's run places one fault.
 KEY = "fault"
-
-# The element's address in its document, as touches.FINGERPRINT computes it: what the page-side
-# matcher falls back on when the locator is no plain CSS selector.
-_PATH = """el => {
-    const path = [];
-    for (let n = el; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
-      let part = n.localName;
-      if (n.id) { path.unshift(part + '#' + CSS.escape(n.id)); break; }
-      const same = n.parentElement ? [...n.parentElement.children].filter(c => c.localName === n.localName) : [];
-      if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
-      path.unshift(part);
-    }
-    return path.join(' > ');
-  }"""
 
 HOLD = (
     """(e, spec) => {
@@ -173,7 +161,7 @@ HOLD = (
   const now = e.isConnected && matches().includes(e) ? e : pick();
   return !!now && fault.held(now);
 }"""
-).replace("PATH", _PATH)
+).replace("PATH", CSS_PATH)
 
 # Whether the element a check's locator reads now carries the fault: "held", "replaced" (the page
 # made a node the fault did not follow), "nothing" (the text it read has neither the fault's number

@@ -28,9 +28,9 @@ from ..workflow.ops import Op
 
 log = logging.getLogger(__name__)
 
-# A short description of an element, computed in the page: enough to tell two targets apart
-# (a CSS path), to know what an operator can do with it (tag, href, form) and to suggest a check.
-FINGERPRINT = r"""e => {
+# An element's address in its document (a CSS path): how a clean run names a target, and what a
+# mutant's page-side matcher (hold.py) falls back on to find it again after a re-render.
+CSS_PATH = r"""e => {
   const path = [];
   for (let n = e; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {
     let part = n.localName;
@@ -39,11 +39,20 @@ FINGERPRINT = r"""e => {
     if (same.length > 1) part += ':nth-of-type(' + (same.indexOf(n) + 1) + ')';
     path.unshift(part);
   }
+  return path.join(' > ');
+}"""
+
+# A short description of an element, computed in the page: enough to tell two targets apart
+# (a CSS path), to know what an operator can do with it (tag, href, form) and to suggest a check.
+FINGERPRINT = (
+    r"""e => {
+  const css = (CSS_PATH)(e);
   // textContent, as the DOM assertions read it (innerText would carry CSS text-transform).
   const text = (e.textContent || e.value || e.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim();
-  return {tag: e.localName, css: path.join(' > '), href: e.getAttribute('href') || '',
+  return {tag: e.localName, css, href: e.getAttribute('href') || '',
           form: !!(e.form || e.closest('form')), type: e.getAttribute('type') || '', text: text.slice(0, 200)};
 }"""
+).replace("CSS_PATH", CSS_PATH)
 
 # Pages write storage by property too (``localStorage[key] = value``), which no prototype method
 # sees: each storage is put behind a proxy that turns those writes into ``setItem`` calls, so
