@@ -10,6 +10,8 @@ import copy
 import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -421,3 +423,22 @@ def test_runs_stopped_by_one_overlay_are_one_cause_whatever_they_tried_to_click(
     (cause,) = nights.report(runs).data["causes"]
     assert sorted(cause["tests"]) == ["t0", "t1", "t2"]
     assert cause["summary"].startswith('<div id="nl" role="dialog" aria-label="Newsletter">…</div> covers /')
+
+
+def test_a_reader_that_goes_away_loses_lines_never_files_and_sees_no_traceback(tmp_path: Path) -> None:
+    """`reuseit report ... | head -1`: the pipe is closed before the command writes to it."""
+    results = results_folder(tmp_path / "r", [record("a"), record("b", "failed", locator=ADD)])
+    out, hist = tmp_path / "out", tmp_path / "h.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", str(results), "--output", str(out),
+         "--history", str(hist), "--no-allure"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) in (0, 141)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    for name in ("since-last.json", "monitor.html", "metrics.prom"):
+        assert (out / name).is_file(), name
+    assert history.check(hist) == history.VERSION

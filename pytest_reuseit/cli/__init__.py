@@ -12,6 +12,7 @@ from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
 from . import experience, guide, heal, mutate, promote, report, synthesize, trace
+from .output import stdout_gone
 
 
 def _expand(paths: list[str]) -> list[Path]:
@@ -83,6 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit, where a closed reader would print a traceback
+        return code
+    except BrokenPipeError:
+        # Whoever read the output went away (`reuseit ... | head -1`) while a command printed:
+        # say nothing more. 141 is what a shell reports for it.
+        stdout_gone()
+        return 141
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     passed_on: list[str] = []

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from ..atomic import write_text_atomic
 from ..report import alerts, allure_files, history, metrics, monitor, records, since_last
+from .output import say
 
 ALLURE_ENV = "REUSEIT_ALLURE"
 WEBHOOK_ENV = "REUSEIT_ALERT_WEBHOOK"
@@ -124,7 +125,7 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
         except history.HistoryError as exc:
             print(f"reuseit report: {exc}", file=sys.stderr)
             return 2
-        print(since.line)
+        say(since.line)
         if not suite.new:
             print(f"history {path}: this results folder was already recorded; counted once", file=sys.stderr)
         webhook = args.alert_webhook or os.environ.get(WEBHOOK_ENV)
@@ -145,8 +146,10 @@ def _write_monitoring(night: _Night, output: Path) -> None:
         data = json.dumps(night.since.data, indent=1, ensure_ascii=False)
         write_text_atomic(output / SINCE_LAST, data + "\n")
         page = monitor.write(output, night.since.data, night.since.recent)
-        print(f"monitor: {page.resolve()}  (what needs attention, each workflow's recent runs, rates over time)")
+    # Every file first, then what is printed: a reader that went away loses a line, not a file.
     metrics.write_textfile(output / metrics.FILE, night.records)
+    if night.since is not None:
+        say(f"monitor: {page.resolve()}  (what needs attention, each workflow's recent runs, rates over time)")
 
 
 def _allure_report(args: argparse.Namespace, results: Path, output: Path) -> int:
@@ -177,13 +180,13 @@ def _allure_report(args: argparse.Namespace, results: Path, output: Path) -> int
                 return 1
             shutil.copytree(Path(tmp) / "report" / "history", allure_history, dirs_exist_ok=True)
     index = output / "index.html"
-    print(f"report: {index.resolve()}  (open it in a browser; it works offline)")
+    say(f"report: {index.resolve()}  (open it in a browser; it works offline)")
     # What the report weighs: a big one is slow to open and to keep as a CI artifact. The history
     # kept beside it for the next run is no part of what a reader opens.
     weighed = output if args.multi_file else index
     files = [weighed] if weighed.is_file() else [p for p in output.rglob("*") if p.is_file()]
     report_bytes = sum(p.stat().st_size for p in files if "history" not in p.relative_to(output).parts)
-    print(f"{weighed}{'/' if args.multi_file else ''}: {report_bytes / 1_000_000:.1f} MB")
+    say(f"{weighed}{'/' if args.multi_file else ''}: {report_bytes / 1_000_000:.1f} MB")
     return 0
 
 
