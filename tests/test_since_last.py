@@ -425,6 +425,7 @@ def test_runs_stopped_by_one_overlay_are_one_cause_whatever_they_tried_to_click(
     assert cause["summary"].startswith('<div id="nl" role="dialog" aria-label="Newsletter">…</div> covers /')
 
 
+@pytest.mark.slow  # a subprocess of its own: the pipe is its standard output
 def test_a_reader_that_goes_away_loses_lines_never_files_and_sees_no_traceback(tmp_path: Path) -> None:
     """`reuseit report ... | head -1`: the pipe is closed before the command writes to it."""
     results = results_folder(tmp_path / "r", [record("a"), record("b", "failed", locator=ADD)])
