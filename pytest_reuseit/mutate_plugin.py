@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from collections import Counter
@@ -38,6 +39,9 @@ _MUTANT = pytest.StashKey[Mutant]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("reuseit-mutate", "reuseit mutate (set by the command, not by hand)")
     group.addoption("--reuseit-mutation-record", metavar="DIR", help="record what each clean run touches into DIR")
+    group.addoption(
+        "--reuseit-mutation-count", metavar="FILE", help="write how many workflow runs were collected to FILE"
+    )
     group.addoption(
         "--reuseit-mutation-make",
         metavar="FILE",
@@ -98,6 +102,14 @@ def _file_name(nodeid: str) -> str:
     return f"{slug}-{hashlib.sha1(nodeid.encode()).hexdigest()[:8]}.json"
 
 
+def _write_count(path: Path, count: int) -> None:
+    """Each xdist worker collects the same runs and writes the same number: whole, never half a file."""
+    part = path.with_name(f"{path.name}.{os.getpid()}")
+    part.parent.mkdir(parents=True, exist_ok=True)
+    part.write_text(str(count), encoding="utf-8")
+    os.replace(part, path)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("reuseit_mutation_record"):
@@ -116,6 +128,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 raise pytest.UsageError(f"reuseit mutate: {exc}") from None
             run.ignore = [r.to_json() for r in rules]
             item.stash[PROBE] = Recorder(item.loaded, run)
+        count_file = config.getoption("reuseit_mutation_count")
+        if count_file:
+            _write_count(Path(count_file), len(items))
         return
     plan = config.getoption("reuseit_mutation_plan")
     if not plan:

@@ -99,9 +99,16 @@ def _pytest_args(opts: MutateOptions) -> list[str]:
 
 
 def _run_pytest(
-    args: list[str], log: Path, root: Path, count: Callable[[], int], total: int, label: str, progress: Progress
+    args: list[str],
+    log: Path,
+    root: Path,
+    count: Callable[[], int],
+    total: Callable[[], int],
+    label: str,
+    progress: Progress,
 ) -> int:
-    """One pytest session in a subprocess, reporting to ``progress`` as results arrive and when it ends."""
+    """One pytest session in a subprocess, reporting to ``progress`` as results arrive and when it
+    ends; ``total`` is read each time (the clean session tells its own once it has collected)."""
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     last_shown = -1
@@ -117,12 +124,12 @@ def _run_pytest(
                 done = count()
                 if done != last_shown:
                     last_shown = done
-                    progress(label, done, total, time.monotonic() - started, False)
+                    progress(label, done, total(), time.monotonic() - started, False)
         except KeyboardInterrupt:
             proc.terminate()
             proc.wait()
             raise
-    progress(label, count(), total, time.monotonic() - started, True)
+    progress(label, count(), total(), time.monotonic() - started, True)
     return proc.returncode
 
 
@@ -138,12 +145,12 @@ def _tail(log: Path, lines: int = 15) -> str:
         return ""
 
 
-def _collected(root: Path, args: list[str]) -> int:
-    """How many runs the user's selection holds (for the progress line)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *args, "--collect-only", "-q"], cwd=root, capture_output=True, text=True
-    )
-    return sum(1 for line in proc.stdout.splitlines() if "::" in line and not line.startswith(" "))
+def _collected(count_file: Path) -> int:
+    """How many workflow runs the clean session collected (0 until it has written it)."""
+    try:
+        return int(count_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
 
 
 def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None) -> MutateResult:
@@ -157,27 +164,29 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
         shutil.rmtree(folder, ignore_errors=True)  # a result of an earlier run would be read as this one's
     base = _pytest_args(opts)
 
-    # Collected as the clean session will be: workflow runs only (the plugin leaves Python tests out).
-    counting = [*opts.paths, *[a for a in base[len(opts.paths) :] if a != "-q"]]
-    total = _collected(opts.root, [*counting, "--reuseit-mutation-record", str(work / "count")])
-    if total == 0:
-        raise UsageError(f"no workflows selected by {' '.join(opts.paths) or '.'} (pytest collected no workflow runs)")
-    say(f"clean runs: {total} workflow run(s)")
+    count_file = work / "clean-count.txt"
+    count_file.unlink(missing_ok=True)
     plan_file = work / "plan.json"
     plan_file.unlink(missing_ok=True)
     # The clean session makes the mutants: operators a suite registers in its conftest count there.
     making = ["--reuseit-mutation-make", str(plan_file), "--reuseit-mutation-max", str(opts.max_mutants)]
     if opts.operators:
         making += ["--reuseit-mutation-operators", ",".join(opts.operators)]
+    # The session writes how many workflow runs it collected (the plugin leaves Python tests out):
+    # the progress line's total, without a collection of its own before it (1.5-2.5 s a command).
     code = _run_pytest(
-        [*base, "--reuseit-mutation-record", str(clean_dir), *making],
+        [*base, "--reuseit-mutation-record", str(clean_dir), "--reuseit-mutation-count", str(count_file), *making],
         work / "clean.log",
         opts.root,
         lambda: len(list(clean_dir.glob("*.json"))),
-        total,
+        lambda: _collected(count_file),
         "clean runs",
         progress,
     )
+    total = _collected(count_file)
+    if total == 0 and code in (0, 5):
+        raise UsageError(f"no workflows selected by {' '.join(opts.paths) or '.'} (pytest collected no workflow runs)")
+    say(f"clean runs: {total} workflow run(s)")
     runs = touches.load_all(clean_dir) if clean_dir.exists() else []
     if code not in (0, 1) and not runs:
         raise UsageError(f"the clean session did not run (pytest exit {code}):\n{_tail(work / 'clean.log', 4)}")
@@ -291,7 +300,7 @@ def _try_mutants(
             work / f"mutants-round{round_}.log",
             root,
             lambda folder=results_dir: len(list(folder.glob("*.json"))),  # type: ignore[misc]
-            len(pending),
+            lambda n=len(pending): n,  # type: ignore[misc]
             label,
             progress,
         )
