@@ -379,6 +379,8 @@ def build(
             "summary_line": summary.line(),
             "mutants": [_record(r, by_nodeid.get(r.mutant.nodeid), checks[r.mutant.file]) for r in results],
             "not_clean": not_clean,
+            # What each mutant's run time compares with: its workflow run's, clean, in this command.
+            "clean_runs": [{"nodeid": r.nodeid, "status": r.status, "duration": r.duration} for r in runs],
         },
     }
 
