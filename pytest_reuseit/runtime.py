@@ -184,7 +184,8 @@ class Runtime:
 
     def last_pass(self, test: str) -> LastPass | None:
         """What ``test``'s last passing run saw, from the history: each step's page and the
-        screenshots it kept (read now: this run is about to replace that run's folder). Read-only;
+        screenshots it kept (read now: this run is about to replace that run's folder), and the
+        pages of the pass before it (what churns between passes is no change). Read-only;
         a history that cannot be read is reported once and the runs go on without a baseline."""
         path = self.history_path
         if path is None or self.history_problem:
@@ -208,7 +209,14 @@ class Runtime:
                 # Step 0 is the start page: step 1's picture before its action (report/records.py).
                 which = f"step {index} after action" if index else "step 1 before action"
                 shots[index] = Screenshot(f"the last pass ({found.when}): {which}", data, mime)
-        return LastPass(since=found.when, pages={i: s.page for i, s in found.steps.items()}, screenshots=shots)
+        earlier = found.earlier
+        return LastPass(
+            since=found.when,
+            pages={i: s.page for i, s in found.steps.items()},
+            screenshots=shots,
+            earlier_since=earlier.when if earlier is not None else "",
+            earlier_pages={i: s.page for i, s in earlier.steps.items()} if earlier is not None else {},
+        )
 
     # ---------------------------------------------------------------- one run
 

@@ -38,6 +38,13 @@ HIDDEN = "***"
 SNAPSHOT_TIMEOUT_MS = 3_000
 # Reading the title and the password fields' values of one frame (the same reasoning).
 READ_TIMEOUT_MS = 1_000
+# How long a look waits for the page's load event when a step has just opened a new document: the
+# scripts that run then (deferred scripts, "load" listeners) open, close or add parts of the page
+# (Django's admin opens its navigation sidebar, adds "Today | Choose a Date" to date fields), and a
+# look taken before them would differ from one taken after for no change of the site. A page that
+# has loaded costs nothing (the browser told Playwright already); one whose load never comes (a
+# stuck image) costs this much once per look, and is taken as it is.
+SETTLE_TIMEOUT_MS = 500
 # A password value shorter than this is hidden only where it is a field's value: replaced in the
 # page's text as well, "pw" would blank every "pw" of it (placeholders.MIN_SECRET_LENGTH alike).
 MIN_HIDDEN_IN_TEXT = 4
@@ -80,6 +87,7 @@ def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
         url = page.url
     except PlaywrightError:
         return PageSnapshot()
+    _settle(page)
     try:
         aria = _aria(page)
         title, hidden = _read(page)
@@ -87,6 +95,14 @@ def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
         log.debug("no ARIA snapshot of %s: %s", mask(url), str(exc).splitlines()[0] if str(exc) else exc)
         return PageSnapshot(url=mask(url))
     return PageSnapshot(url=mask(url), title=mask(title), aria=bounded(hide(aria, hidden, mask)))
+
+
+def _settle(page: Page) -> None:
+    """Wait, briefly, for the page's load event (see SETTLE_TIMEOUT_MS); never raises."""
+    try:
+        page.wait_for_load_state("load", timeout=SETTLE_TIMEOUT_MS)
+    except PlaywrightError:
+        pass  # still loading, or closed: the look takes the page as it is, or says it is gone
 
 
 def _aria(page: Page) -> str:
@@ -252,9 +268,30 @@ def diff_lines(then: str, now: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
-def compare(then: PageSnapshot, now: PageSnapshot, *, max_lines: int = MAX_LINES) -> dict[str, Any]:
-    """``changed`` as the monitoring contract names it: removed/added lines, url and title then and now."""
+def compare(
+    then: PageSnapshot, now: PageSnapshot, *, max_lines: int = MAX_LINES, earlier: PageSnapshot | None = None
+) -> dict[str, Any]:
+    """``changed`` as the monitoring contract names it: removed/added lines, url and title then and now.
+
+    ``earlier`` is the same point's page in the pass before ``then`` (the last two passes of the
+    test). A line whose difference from ``then`` the earlier pass already showed is the page's own
+    churn (a sidebar a script opens or not, a clock), not a change: it is set aside, and
+    ``set_aside`` counts it. Per line, with its count in each page: a difference is set aside when
+    the count now lies between the two passes' counts. So a line present in both passes and gone
+    now is a change, whatever churns around it; a line neither pass had is a change; and a line
+    that one pass had and the other not is churn whichever way it goes now (a real change on such
+    a line, say a sidebar link renamed while the sidebar comes and goes, shows as its new line
+    only)."""
     removed, added = diff_lines(then.aria, now.aria)
+    aside = {"removed": 0, "added": 0}
+    if earlier is not None and earlier.aria:
+        before, current = Counter(_lines(earlier.aria)), Counter(_lines(now.aria))
+        # A line gone: churn when the earlier pass had no more of it than now. A line new: churn
+        # when the earlier pass had at least as many as now.
+        kept_removed = [line for line in removed if before[line] > current[line]]
+        kept_added = [line for line in added if before[line] < current[line]]
+        aside = {"removed": len(removed) - len(kept_removed), "added": len(added) - len(kept_added)}
+        removed, added = kept_removed, kept_added
     out: dict[str, Any] = {
         "removed": removed[:max_lines],
         "added": added[:max_lines],
@@ -263,6 +300,8 @@ def compare(then: PageSnapshot, now: PageSnapshot, *, max_lines: int = MAX_LINES
     }
     if len(removed) > max_lines or len(added) > max_lines:
         out["more"] = {"removed": max(0, len(removed) - max_lines), "added": max(0, len(added) - max_lines)}
+    if earlier is not None and earlier.aria:
+        out["set_aside"] = aside  # the caller adds "since": when the earlier pass ran
     return out
 
 

@@ -88,7 +88,7 @@ def observe(result: RunResult, without_fallback: Collection[int] | None = None) 
     if result.status == "failed" and result.unvisited_pages:
         _window_left_behind(analysis, result)
     if result.changed is not None:
-        analysis.why = f"{analysis.why.rstrip()} {changes_sentence(result.changed, _compared_step(result))}"
+        analysis.why = f"{ended(analysis.why)} {changes_sentence(result.changed, _compared_step(result))}".lstrip()
         renamed = _renamed(result, result.changed)
         if renamed:
             analysis.guidance = [renamed, *analysis.guidance]
@@ -122,6 +122,17 @@ def _renamed(result: RunResult, changed: Mapping[str, Any]) -> str:
 
 # Lines named per side in the why: enough for a renamed element or two; the attachment lists all.
 _WHY_LINES = 3
+# What may close a sentence after its final mark: a quote or a bracket ('said "stop."', '(see x.)').
+_CLOSERS = "\"')]»”’"
+
+
+def ended(text: str) -> str:
+    """``text`` as a finished sentence: a period added unless it already ends with one (or ! ? …),
+    so a sentence appended after it reads as a new one. Empty stays empty."""
+    text = text.rstrip()
+    if not text or text.rstrip(_CLOSERS)[-1:] in (".", "!", "?", "…"):
+        return text
+    return text + "."
 
 
 def _compared_step(result: RunResult) -> int | None:
@@ -166,12 +177,23 @@ def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str
         pair = _pair(changed, key)
         if pair is not None:
             parts.append(f"{key} was '{pair[0]}', now '{pair[1]}'")
+    aside = _set_aside(changed)
+    churn = f"{aside} line{'' if aside == 1 else 's'} that also differ between the last two passes set aside"
     if not parts:
         return (
             f"Since the run last passed{when}, {page} looks the same to its accessibility tree "
-            "(the same elements, url and title): what differs is not on the page (timing, or the data behind it)."
+            f"(the same elements, url and title{f'; {churn}' if aside else ''}): what differs is not on the page "
+            "(timing, or the data behind it)."
         )
-    return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}."
+    return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}{f' ({churn})' if aside else ''}."
+
+
+def _set_aside(changed: Mapping[str, Any]) -> int:
+    """How many lines the comparison set aside as the page's own churn (browser/aria.py compare)."""
+    aside = changed.get("set_aside")
+    if not isinstance(aside, Mapping):
+        return 0
+    return sum(int(aside.get(k) or 0) for k in ("removed", "added"))
 
 
 def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:
@@ -188,6 +210,18 @@ def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:
             out.append(f"{key}: {pair[0]} -> {pair[1]}")
         elif isinstance(changed.get(key), (list, tuple)) and changed[key]:
             out.append(f"{key}: {changed[key][-1]} (unchanged)")
+    aside = changed.get("set_aside")
+    if isinstance(aside, Mapping):
+        # Said, and counted, so that nothing is left out silently.
+        earlier = str(aside.get("since") or "")
+        passes = f" ({earlier} and {since})" if earlier and since else ""
+        n = _set_aside(changed)
+        out.append(
+            f"{n} line(s) set aside ({int(aside.get('removed') or 0)} gone, {int(aside.get('added') or 0)} new): "
+            f"they differ between the last two passes{passes} too, so they are the page's own churn, not a change."
+            if n
+            else f"Nothing set aside: none of these lines differs between the last two passes{passes} too."
+        )
     more = changed.get("more") or {}
     for key, sign, what in (("removed", "-", "gone since then"), ("added", "+", "new since then")):
         lines = [_element(str(x)) for x in changed.get(key) or []]

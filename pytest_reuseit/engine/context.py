@@ -37,6 +37,10 @@ class LastPass:
     # Step -> the screenshot it kept after the step, when it kept one (read before this run
     # replaces that run's folder).
     screenshots: Mapping[int, Screenshot] = field(default_factory=dict)
+    # The pass before it, when the history has one: a line that differs between the two passes
+    # is the page's own churn, not a change (browser/aria.py compare). "" and empty: one pass known.
+    earlier_since: str = ""
+    earlier_pages: Mapping[int, PageSnapshot] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,9 @@ def _changed_since_last_pass(ctx: RunContext) -> None:
     before the step, and compared with the page after it then, every line the action changes
     (a cart count, or a whole new page) would read as a change of the site. Of the two, the one
     closer to the page now is taken; on a tie, the page before for a pre check or an action, the
-    page after for a post check, an extract or the outcome."""
+    page after for a post check, an extract or the outcome. With the pass before the last known,
+    lines that differ between the two passes too are set aside as the page's own churn (and
+    counted), before the two points are weighed."""
     result, last = ctx.result, ctx.options.last_pass
     if last is None or result.status not in ("failed", "broken") or not result.steps:
         return
@@ -198,13 +200,16 @@ def _changed_since_last_pass(ctx: RunContext) -> None:
         then = last.pages.get(index)
         if then is None or not then.aria:
             continue
-        changed = compare(then, now)
+        # The pass before the last at the same point: what differs between the two is churn.
+        changed = compare(then, now, earlier=last.earlier_pages.get(index))
         size = sum(len(changed[k]) for k in ("removed", "added")) + sum(dict(changed.get("more", {})).values())
         if best is None or size < best[0]:
             best = (size, index, changed)
     if best is None:
         return
     _, index, changed = best
+    if "set_aside" in changed:
+        changed["set_aside"] = {**changed["set_aside"], "since": last.earlier_since}
     result.changed = {**changed, "since": last.since}
     result.last_pass_screenshot = last.screenshots.get(index)
 

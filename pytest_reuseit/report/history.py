@@ -110,12 +110,15 @@ class PassedStep:
 
 @dataclass(frozen=True)
 class LastPass:
-    """The last run of a test that passed (with or without help) and its steps' pages."""
+    """The last run of a test that passed (with or without help) and its steps' pages; ``earlier``
+    is the pass before it (its own ``earlier`` None), when the history has one: what differs
+    between the two is the page's own churn, not a change (browser/aria.py ``compare``)."""
 
     started: float
     suite_run: int
     status: str
     steps: dict[int, PassedStep] = field(default_factory=dict)
+    earlier: LastPass | None = None
 
     @property
     def when(self) -> str:
@@ -599,9 +602,15 @@ def _last_pass(conn: sqlite3.Connection, test: str, before: SuiteRun | None) -> 
     if before is not None:
         sql += " AND (s.started < ? OR (s.started = ? AND s.id < ?))"
         params += [before.started, before.started, before.id]
-    row = conn.execute(sql + " ORDER BY s.started DESC, s.id DESC LIMIT 1", params).fetchone()
-    if row is None:
+    # The last two passes: the one before the last tells the page's own churn from a change.
+    rows = conn.execute(sql + " ORDER BY s.started DESC, s.id DESC LIMIT 2", params).fetchall()
+    if not rows:
         return None
+    earlier = _passed(conn, rows[1], None) if len(rows) > 1 else None
+    return _passed(conn, rows[0], earlier)
+
+
+def _passed(conn: sqlite3.Connection, row: tuple[Any, ...], earlier: LastPass | None) -> LastPass:
     run_id, suite_id, run_started, suite_started, status = row
     steps: dict[int, PassedStep] = {}
     cur = conn.execute(
@@ -613,4 +622,4 @@ def _last_pass(conn: sqlite3.Connection, test: str, before: SuiteRun | None) -> 
     for idx, url, title, aria, shot in cur:
         text = zlib.decompress(aria).decode() if aria is not None else ""
         steps[idx] = PassedStep(PageSnapshot(url or "", title or "", text), shot or "")
-    return LastPass(run_started or suite_started, suite_id, status, steps)
+    return LastPass(run_started or suite_started, suite_id, status, steps, earlier)

@@ -247,7 +247,8 @@ def _failing_page(record: dict[str, Any]) -> PageSnapshot | None:
 
 
 def changed_since_pass(history: History, suite: SuiteRun, record: dict[str, Any]) -> dict[str, Any] | None:
-    """The record's own ``changed``, else the failing step's page now against the last pass's."""
+    """The record's own ``changed``, else the failing step's page now against the last pass's,
+    the lines that differ between the last two passes too set aside (browser/aria.py compare)."""
     if isinstance(record.get("changed"), dict):
         return dict(record["changed"])
     now = _failing_page(record)
@@ -256,10 +257,15 @@ def changed_since_pass(history: History, suite: SuiteRun, record: dict[str, Any]
     passed = history.last_pass(str(record.get("test")), before=suite)
     if passed is None:
         return None
-    then = passed.steps.get(int(record.get("step") or 0))
+    step = int(record.get("step") or 0)
+    then = passed.steps.get(step)
     if then is None or not then.page.aria:
         return None
-    out = compare_pages(then.page, now)
+    # The pass before the last, when kept: a line that differs between the two passes is churn.
+    earlier = passed.earlier.steps.get(step) if passed.earlier is not None else None
+    out = compare_pages(then.page, now, earlier=earlier.page if earlier is not None else None)
+    if "set_aside" in out and passed.earlier is not None:
+        out["set_aside"] = {**out["set_aside"], "since": passed.earlier.when}
     out["since"] = passed.when
     return out
 
