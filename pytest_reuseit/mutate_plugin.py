@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from collections import Counter
@@ -22,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from .atomic import write_text_atomic
 from .hookspecs import RunEnd
 from .mutation import ignore, operators
 from .mutation.inject import Injector
@@ -102,14 +102,6 @@ def _file_name(nodeid: str) -> str:
     return f"{slug}-{hashlib.sha1(nodeid.encode()).hexdigest()[:8]}.json"
 
 
-def _write_count(path: Path, count: int) -> None:
-    """Each xdist worker collects the same runs and writes the same number: whole, never half a file."""
-    part = path.with_name(f"{path.name}.{os.getpid()}")
-    part.parent.mkdir(parents=True, exist_ok=True)
-    part.write_text(str(count), encoding="utf-8")
-    os.replace(part, path)
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.getoption("reuseit_mutation_record"):
@@ -130,7 +122,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             item.stash[PROBE] = Recorder(item.loaded, run)
         count_file = config.getoption("reuseit_mutation_count")
         if count_file:
-            _write_count(Path(count_file), len(items))
+            # Each xdist worker collects the same runs and writes the same number, whole.
+            write_text_atomic(count_file, str(len(items)))
         return
     plan = config.getoption("reuseit_mutation_plan")
     if not plan:
