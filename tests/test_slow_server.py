@@ -239,6 +239,29 @@ def test_the_agents_click_that_submits_to_a_slow_server_goes_through(make_runtim
     assert [a.ok for a in result.steps[0].actions] == [True], result.steps[0].actions
 
 
+@pytest.mark.slow
+def test_a_page_the_agent_goes_to_waits_the_navigation_budget_not_its_element_wait(
+    make_runtime, fake_llm_env, slow_site
+) -> None:  # type: ignore[no-untyped-def]
+    """The agent's ``goto`` of a page answered after 2.5 s, in a step whose element waits are 0.5 s:
+    the page gets the navigation budget (it got three element waits, 1.5 s, and failed)."""
+
+    def agent(req: Request) -> dict[str, str]:
+        done = already_done(req)
+        if "agent: " not in done:
+            return act("goto", value="/late", message="The later page.")
+        return act("done") if "(ok)" in done else act("fail", message=f"my goto failed: {done}")
+
+    fake_llm_env.add_rule("challenge_analysis", None, ANALYSIS)
+    fake_llm_env.add_rule("agent_action", None, agent)
+    rt = make_runtime(base_url=slow_site.url)
+    steps = [{"action": "Open the later page", "post": [WELCOMED]}]
+    result = rt.run(parse(workflow(steps, action_timeout=0.5), "slow.reuseit.yaml"), None, "run")
+    assert result.label == "passed", (result.message, [(a.description, a.error) for a in result.steps[0].actions])
+    assert [a.ok for a in result.steps[0].actions] == [True], result.steps[0].actions
+    assert result.final_url.endswith("/late")
+
+
 # --------------------------------------------------------------------------- never answering
 
 

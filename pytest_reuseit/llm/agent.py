@@ -22,12 +22,14 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..browser.masking import track_secret
 from ..browser.observe import (
+    NAVIGATION_S,
     Observation,
     acted,
     capture,
     capture_async,
     capture_marked,
     data_url,
+    navigation_s,
     observe,
     observe_async,
 )
@@ -144,7 +146,7 @@ class ModelAgent:
                 if answer.action in PAGE_ACTIONS:
                     record = self._page_action(answer, pages, page, obs)
                 else:
-                    record, call = self._plan(answer, obs, page.url)
+                    record, call = self._plan(answer, obs, page.url, navigation_s(page))
                     if call is not None:
                         self._act(page, call, record, pages)
                 acted(page)  # the next look waits for what the action set off
@@ -256,7 +258,8 @@ class ModelAgent:
             answer = await ask(self._ask, instruction, goal, failure, done, obs, shot)
             if answer.action in ("done", "fail"):
                 return self._finish(answer, records)
-            record, call = self._plan(answer, obs, page.url)
+            # Exploration has no run budget: Playwright's own, as navigation_timeout's default.
+            record, call = self._plan(answer, obs, page.url, NAVIGATION_S)
             if call is not None:
                 opened = len(page.context.pages)
                 try:
@@ -307,9 +310,12 @@ class ModelAgent:
             return page.locator(f"aria-ref={call.ref}")
         return {"page": page, "keyboard": page.keyboard, "mouse": page.mouse}[call.target]
 
-    def _plan(self, a: AgentAction, obs: Observation, url: str) -> tuple[ActionRecord, _Call | None]:
+    def _plan(
+        self, a: AgentAction, obs: Observation, url: str, navigation_s: float
+    ) -> tuple[ActionRecord, _Call | None]:
         """What one answer means for the page, as a call to make (None when it cannot be made:
-        the record then says why, and the next turn sees it). Shared by the sync and async agent."""
+        the record then says why, and the next turn sees it). Shared by the sync and async agent.
+        ``navigation_s`` is how long a page the agent opens may take to answer (the run's budget)."""
         target = a.element.strip()
         locator_text = obs.stable_locator(target) if target else ""
         what = f"{a.action} {locator_text or ''} {self.mask(a.value)!r}".replace(" ''", "").strip()
@@ -320,7 +326,7 @@ class ModelAgent:
             record.error = f"element id {target} is not in the observation"
             return record, None
         try:
-            call = self._call_for(a, target, url)
+            call = self._call_for(a, target, url, navigation_s)
         except ValueError as exc:
             record.error = f"bad value {a.value!r} for {a.action}: {exc}"
             return record, None
@@ -329,8 +335,10 @@ class ModelAgent:
             return record, None
         return record, call
 
-    def _call_for(self, a: AgentAction, target: str, url: str) -> _Call | str:
-        """The Playwright call an answer asks for, or why it cannot be made."""
+    def _call_for(self, a: AgentAction, target: str, url: str, navigation_s: float) -> _Call | str:
+        """The Playwright call an answer asks for, or why it cannot be made. A page the agent opens
+        or goes back to waits the run's navigation budget, as an op's would: an element's wait
+        (the action timeout) is no measure of how long a server takes to answer."""
         t = self.timeout
         if target and a.action in _ON_ELEMENT:
             value = self.reveal(a.value) if a.action == "fill" else a.value
@@ -346,9 +354,9 @@ class ModelAgent:
                 return f"{dest} is not a web address (http:// or https:// only)"
             if not host_allowed(dest, self.allowed):
                 return f"{dest} is outside allowed_domains"
-            return _Call("page", "goto", (dest,), {"timeout": t * 3})
+            return _Call("page", "goto", (dest,), {"timeout": navigation_s * 1000})
         if a.action == "back":
-            return _Call("page", "go_back", (), {"timeout": t})
+            return _Call("page", "go_back", (), {"timeout": navigation_s * 1000})
         if a.action == "wait":
             return _Call("page", "wait_for_timeout", (min(int(float(a.value or 1000)), 10_000),), {})
         return f"'{a.action}' needs an element id"
