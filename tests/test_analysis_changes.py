@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_reuseit.engine.analysis import observe
+from pytest_reuseit.engine.analysis import changes_text, ended, observe
 from pytest_reuseit.engine.result import ActionRecord, RunResult, StepResult
 
 CLICK = "click role='button'[name='Add to cart']"
@@ -59,3 +59,52 @@ def test_a_first_failure_has_no_comparison_to_quote() -> None:
     analysis = observe(_failed_run(None))
     assert "since the run last passed" not in analysis.why.lower()
     assert not any("renamed it on purpose" in g for g in analysis.guidance)
+
+
+def test_the_why_gets_its_period_before_what_changed() -> None:
+    """The sentence about the page follows the why's own as a new sentence, whatever it ended with."""
+    cases = {
+        "timed out waiting for the button": "timed out waiting for the button. Since the run last passed",
+        "the button never appeared.": "the button never appeared. Since the run last passed",
+        "was it renamed?": "was it renamed? Since the run last passed",
+        'the page said "sold out."': 'the page said "sold out." Since the run last passed',
+        "expected 3; actual: 4 (rows)  ": "expected 3; actual: 4 (rows). Since the run last passed",
+    }
+    for error, start in cases.items():
+        result = _failed_run(_changed(['- button "Add to cart"'], []))
+        result.steps[1].error = error
+        why = observe(result).why
+        assert why.startswith(start), why
+        assert ".." not in why and ". ." not in why
+    # No why of its own (an empty error): the page's sentence alone, with no stray period or space.
+    result = _failed_run(_changed([], []))
+    result.steps[1].error = ""
+    assert observe(result).why.startswith("Since the run last passed (2026-11-25T02:00:00Z)")
+    assert ended("") == "" and ended("done!") == "done!" and ended("it hung…") == "it hung…"
+
+
+def _with_churn(changed: dict[str, Any], removed: int, added: int) -> dict[str, Any]:
+    return changed | {"set_aside": {"removed": removed, "added": added, "since": "2026-11-24T02:00:00Z"}}
+
+
+def test_lines_set_aside_as_churn_are_counted_where_the_comparison_is_shown() -> None:
+    changed = _with_churn(_changed(['- button "Add to cart"'], ['- button "Add to basket"']), 1, 51)
+    analysis = observe(_failed_run(changed))
+    assert 'gone: button "Add to cart"; new: button "Add to basket"' in analysis.why
+    assert "(52 lines that also differ between the last two passes set aside)." in analysis.why
+    assert "Add to basket" in analysis.guidance[0]  # the rename is still read from what is left
+    text = changes_text(changed, 2)
+    assert (
+        "52 line(s) set aside (1 gone, 51 new): they differ between the last two passes "
+        "(2026-11-24T02:00:00Z and 2026-11-25T02:00:00Z) too" in text
+    )
+    assert "1 line(s) gone since then:" in text and '  + button "Add to basket"' in text
+    # Everything that differed was churn: the page looks the same, and the count says what was left out.
+    calm = observe(_failed_run(_with_churn(_changed([], []), 1, 51))).why
+    assert "looks the same to its accessibility tree (the same elements, url and title; 52 lines" in calm
+    # Two passes compared and nothing set aside: said in the attachment, not in the why.
+    none = _with_churn(_changed(['- button "Add to cart"'], []), 0, 0)
+    assert "set aside" not in observe(_failed_run(none)).why
+    assert "Nothing set aside: none of these lines differs between the last two passes" in changes_text(none)
+    # One pass known (no set_aside): today's wording, no word of churn.
+    assert "set aside" not in changes_text(_changed(['- button "Add to cart"'], []))

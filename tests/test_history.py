@@ -150,6 +150,7 @@ def test_a_new_history_is_marked_as_ours_and_a_pass_comes_back_with_its_pages(tm
     assert passed.steps[2].page.aria == page("Add to cart")
     assert passed.steps[2].page.url.endswith("product.html?id=1") and passed.steps[2].page.title == "Trail Hiking Shoes"
     assert passed.when.startswith("2023-11-14")
+    assert passed.earlier is None  # one pass known: nothing to tell churn by
     assert history.last_pass(path, "another test") is None
 
 
@@ -161,6 +162,15 @@ def test_last_pass_skips_failures_and_takes_the_newest_pass(tmp_path: Path) -> N
     passed = history.last_pass(path, "t")
     assert passed is not None and passed.steps[1].page.aria == page("Buy now")
     assert passed.started == pytest.approx(T0 + DAY + sum(map(ord, "t")) % 100)
+    # The pass before it comes along (what churns between the two is no change), and no further.
+    assert passed.earlier is not None and passed.earlier.steps[1].page.aria == page("Add to cart")
+    assert passed.earlier.started == pytest.approx(T0 + sum(map(ord, "t")) % 100)
+    assert passed.earlier.earlier is None
+    # A failure between two passes is skipped too: the earlier one is the pass before, not the failure.
+    _night(path, [record("t", aria=page("Order now"), night=3)])
+    latest = history.last_pass(path, "t")
+    assert latest is not None and latest.steps[1].page.aria == page("Order now")
+    assert latest.earlier is not None and latest.earlier.steps[1].page.aria == page("Buy now")
 
 
 def test_unchanged_pages_are_kept_once(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 import yaml
 from playwright.sync_api import Page
 
-from pytest_reuseit.browser.aria import PageSnapshot, hide, page_snapshot
+from pytest_reuseit.browser.aria import PageSnapshot, compare, hide, page_snapshot
 from pytest_reuseit.report import history, records
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
@@ -308,3 +308,57 @@ def test_a_known_defect_s_xfail_and_an_unjudged_skip_are_no_news_for_the_night(
     assert _record(tmp_path, "results", "add-hat")["status"] == "skipped"  # xfailed
     assert _record(tmp_path, "results", "deals")["status"] == "skipped"  # its check in words not judged
     assert _record(tmp_path, "results", "add-shoes")["status"] == "failed"
+
+
+# --------------------------------------------------------------------------- the page's own churn
+
+SIDEBAR = ['- navigation "Sidebar":', '  - link "Books"', '  - link "Publishers"']
+
+
+def _page(*lines: str) -> PageSnapshot:
+    return PageSnapshot("http://127.0.0.1/p", "P", "\n".join(lines))
+
+
+def test_lines_that_differ_between_the_last_two_passes_are_set_aside_and_counted() -> None:
+    base = ['- heading "Trail shoes" [level=1]', '- button "Add to cart"']
+    earlier = _page(*base, '- button "Toggle navigation": «', *SIDEBAR)  # the sidebar open
+    then = _page(*base, '- button "Toggle navigation": »')  # closed: no change of the site
+    now = _page(
+        '- heading "Trail shoes" [level=1]', '- button "Add to basket"', '- button "Toggle navigation": «', *SIDEBAR
+    )
+    changed = compare(then, now, earlier=earlier)
+    assert changed["removed"] == ['- button "Add to cart"'] and changed["added"] == ['- button "Add to basket"']
+    assert changed["set_aside"] == {"removed": 1, "added": 4}
+    # One pass known: today's comparison, every line, and no set_aside.
+    alone = compare(then, now)
+    assert "set_aside" not in alone and len(alone["added"]) == 5 and len(alone["removed"]) == 2
+    assert compare(then, now, earlier=_page()) == alone  # an earlier pass with no page of that point
+
+
+def test_a_line_both_passes_had_is_a_change_when_it_goes_whatever_churns_around_it() -> None:
+    earlier = _page('- heading "Books"', '- link "Log out"', *SIDEBAR)
+    then = _page('- heading "Books"', '- link "Log out"')
+    # The sidebar churns, and the link both passes showed is gone: that is the change.
+    now = _page('- heading "Books"', *SIDEBAR)
+    changed = compare(then, now, earlier=earlier)
+    assert changed["removed"] == ['- link "Log out"'] and changed["added"] == []
+    assert changed["set_aside"] == {"removed": 0, "added": 3}
+    # Counts too: a row both passes showed twice, once now, is a row gone.
+    twice = ['- row "Dune"', '- row "Dune"']
+    one_gone = compare(_page(*twice), _page('- row "Dune"'), earlier=_page(*twice, '- row "Emma"'))
+    assert one_gone["removed"] == ['- row "Dune"'] and one_gone["set_aside"] == {"removed": 0, "added": 0}
+    # A line seen once in one pass and twice in the other is churn anywhere between, a change beyond.
+    assert compare(_page(*twice), _page('- row "Dune"'), earlier=_page('- row "Dune"'))["removed"] == []
+    beyond = compare(_page(*twice), _page(*twice, '- row "Dune"'), earlier=_page('- row "Dune"'))
+    assert beyond["added"] == ['- row "Dune"'] and beyond["set_aside"] == {"removed": 0, "added": 0}
+
+
+def test_a_real_change_on_a_line_that_churns_shows_as_its_new_line_only() -> None:
+    """The documented limit: a line one pass had and the other not cannot be told gone; the line
+    that replaced it is new to both passes, so the change is still listed, from that side."""
+    earlier = _page('- heading "Books"', *SIDEBAR)
+    then = _page('- heading "Books"')
+    now = _page('- heading "Books"', '- navigation "Sidebar":', '  - link "Titles"', '  - link "Publishers"')
+    changed = compare(then, now, earlier=earlier)
+    assert changed["removed"] == [] and changed["added"] == ['- link "Titles"']
+    assert changed["set_aside"] == {"removed": 0, "added": 2}

@@ -222,6 +222,22 @@ def test_changed_comes_from_the_record_when_the_run_computed_it(nights: Nights) 
     assert out.data["causes"][0]["changed"] == given
 
 
+def test_the_cause_s_changed_sets_aside_what_differed_between_the_last_two_passes(nights: Nights) -> None:
+    sidebar = '- navigation "Sidebar":\n  - link "Books"\n  - link "Publishers"\n'
+    nights.report([record("a", aria=page("Add to cart", sidebar))])  # the sidebar open
+    nights.report([record("a", night=1, aria=page("Add to cart"))])  # closed: the site did not change
+    out = nights.report([record("a", "failed", night=2, locator=ADD, aria=page("Add to basket", sidebar))])
+    changed = out.data["causes"][0]["changed"]
+    assert changed["removed"] == ['- button "Add to cart"'] and changed["added"] == ['- button "Add to basket"']
+    assert changed["set_aside"] == {"removed": 0, "added": 3, "since": nights.starts[0]}
+    assert changed["since"] == nights.starts[1]
+    # A test with one pass in the history: every line, as before, and no set_aside.
+    nights.report([record("b", night=3, aria=page("Add to cart"))])
+    alone = nights.report([record("b", "failed", night=4, locator=ADD, aria=page("Add to basket", sidebar))])
+    only = alone.data["causes"][0]["changed"]
+    assert "set_aside" not in only and len(only["added"]) == 4 and only["removed"] == ['- button "Add to cart"']
+
+
 def test_no_changed_without_an_earlier_pass_or_a_page_now(nights: Nights) -> None:
     out = nights.report([record("a", "failed", locator=ADD)])
     assert out.data["causes"][0]["changed"] is None
