@@ -102,6 +102,8 @@ def test_lines_set_aside_as_churn_are_counted_where_the_comparison_is_shown() ->
     # Everything that differed was churn: the page looks the same, and the count says what was left out.
     calm = observe(_failed_run(_with_churn(_changed([], []), 1, 51))).why
     assert "looks the same to its accessibility tree (the same elements, url and title; 52 lines" in calm
+    single = observe(_failed_run(_with_churn(_changed(['- button "Add to cart"'], []), 0, 1))).why
+    assert "(1 line that also differs between the last two passes set aside)." in single
     # Two passes compared and nothing set aside: said in the attachment, not in the why.
     none = _with_churn(_changed(['- button "Add to cart"'], []), 0, 0)
     assert "set aside" not in observe(_failed_run(none)).why

@@ -178,7 +178,10 @@ def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str
         if pair is not None:
             parts.append(f"{key} was '{pair[0]}', now '{pair[1]}'")
     aside = _set_aside(changed)
-    churn = f"{aside} line{'' if aside == 1 else 's'} that also differ between the last two passes set aside"
+    one = aside == 1
+    churn = (
+        f"{aside} line{'' if one else 's'} that also differ{'s' if one else ''} between the last two passes set aside"
+    )
     if not parts:
         return (
             f"Since the run last passed{when}, {page} looks the same to its accessibility tree "
