@@ -12,11 +12,13 @@ from typing import Any
 
 import pytest
 
+from pytest_reuseit.mutation import incremental
+from pytest_reuseit.mutation.operators import Target
+from pytest_reuseit.mutation.plan import Mutant
+from pytest_reuseit.mutation.touches import RunTouches
 from tests.support.serve import Served
 from tests.test_mutation import WORKFLOWS, mutate, report_of
 from tests.test_mutation_rerender import RERENDER
-
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PAGES = Path(__file__).parent / "pages" / "mutation"
 
@@ -33,6 +35,8 @@ def _by_file(report: dict[str, Any]) -> dict[str, list[tuple[str, str, bool]]]:
     return out
 
 
+@pytest.mark.browser
+@pytest.mark.slow
 def test_only_what_changed_runs_again(tmp_path: Path) -> None:
     site = tmp_path / "site"
     shutil.copytree(PAGES, site / "mutation")
@@ -94,3 +98,64 @@ def test_only_what_changed_runs_again(tmp_path: Path) -> None:
         # Without --incremental, everything runs again.
         _, full, _ = run()
         assert not any(m["reused"] for m in full["reuseit"]["mutants"])
+
+
+def _two_files(tmp_path: Path) -> tuple[Mutant, dict[str, RunTouches]]:
+    """A mutant of the Add button in a.reuseit.yaml, which b.reuseit.yaml also clicks."""
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.reuseit.yaml").write_text(f"name: {name}\n", encoding="utf-8")
+    target = Target("op", 0, 3, "css='#add'", detail={"css": "#add", "page": "http://127.0.0.1/shop.html"})
+    covering = (
+        ("a.reuseit.yaml", "a.reuseit.yaml::a[default]", target),
+        ("b.reuseit.yaml", "b.reuseit.yaml::b[default]", target),
+    )
+    m = Mutant("m1", "element_removed", "breaking", "a.reuseit.yaml", covering[0][1], target, covering)
+    runs = {nodeid: RunTouches(nodeid, file, "default") for file, nodeid, _ in covering}
+    return m, runs
+
+
+def _record(m: Mutant, outcome: str, tried: list[str], basis: str) -> dict[str, dict[str, object]]:
+    tries = [{"nodeid": f"{nodeid}@{m.id}", "outcome": outcome} for nodeid in tried]
+    record = {"outcome": outcome, "runs": tries, "run": tries[-1], "incremental": {"basis": basis}}
+    return {incremental.identity(m): record}
+
+
+def test_a_killed_verdict_depends_on_the_runs_that_killed_it_only(tmp_path: Path) -> None:
+    """Killed by its own workflow's run: another workflow that clicks the same button being edited
+    changes nothing of that verdict (kept); its own file edited, it runs again."""
+    m, runs = _two_files(tmp_path)
+    own = ["a.reuseit.yaml::a[default]"]
+    last = _record(m, "killed", own, incremental.basis(m, runs, tmp_path, own))
+    assert incremental.reuse(m, runs, tmp_path, last) is not None
+    (tmp_path / "b.reuseit.yaml").write_text("name: b, edited\n", encoding="utf-8")
+    kept = incremental.reuse(m, runs, tmp_path, last)
+    assert kept is not None and kept.outcome == "killed" and kept.reused
+    (tmp_path / "a.reuseit.yaml").write_text("name: a, edited\n", encoding="utf-8")
+    assert incremental.reuse(m, runs, tmp_path, last) is None
+
+
+def test_a_survivor_depends_on_every_run_that_reaches_its_target(tmp_path: Path) -> None:
+    """Survived both workflows: either one edited, or a third one reaching the button, may catch
+    it now: it runs again."""
+    m, runs = _two_files(tmp_path)
+    both = ["a.reuseit.yaml::a[default]", "b.reuseit.yaml::b[default]"]
+    last = _record(m, "survived", both, incremental.basis(m, runs, tmp_path, both))
+    assert incremental.reuse(m, runs, tmp_path, last) is not None
+    (tmp_path / "b.reuseit.yaml").write_text("name: b, edited\n", encoding="utf-8")
+    assert incremental.reuse(m, runs, tmp_path, last) is None
+    (tmp_path / "b.reuseit.yaml").write_text("name: b\n", encoding="utf-8")
+    assert incremental.reuse(m, runs, tmp_path, last) is not None
+    third = ("c.reuseit.yaml", "c.reuseit.yaml::c[default]", m.target)
+    (tmp_path / "c.reuseit.yaml").write_text("name: c\n", encoding="utf-8")
+    runs[third[1]] = RunTouches(third[1], third[0], "default")
+    wider = Mutant(m.id, m.operator, m.kind, m.file, m.nodeid, m.target, (*m.covering, third))
+    assert incremental.reuse(wider, runs, tmp_path, last) is None
+
+
+def test_a_killed_verdict_whose_killing_run_is_gone_runs_again(tmp_path: Path) -> None:
+    m, runs = _two_files(tmp_path)
+    other = ["b.reuseit.yaml::b[default]"]  # killed in the second round, by b's run
+    last = _record(m, "killed", other, incremental.basis(m, runs, tmp_path, other))
+    assert incremental.reuse(m, runs, tmp_path, last) is not None
+    del runs["b.reuseit.yaml::b[default]"]  # b's run no longer passes clean (or was deleted)
+    assert incremental.reuse(m, runs, tmp_path, last) is None

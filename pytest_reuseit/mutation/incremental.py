@@ -4,12 +4,16 @@ reused.
 
 The clean session still runs: it is what tells what changed. Each mutant gets a *basis*, a hash of
 what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
-endpoint), what the clean run saw of that target (its tag, text, count), and for each workflow
-run it is tried against, the workflow file's text and the pages that run went through (their
+endpoint), what the clean run saw of that target (its tag, text, count), and, for each workflow run
+the verdict was decided on, the workflow file's text and the pages that run went through (their
 addresses and their accessibility trees, step by step, numbers aside: ids, dates and timings
-change from one session to the next on a page that did not). The report keeps each mutant's basis; a
-mutant whose basis is the same as in the last report, with a verdict that is one (not broken, not
-a timeout), is not run again.
+change from one session to the next on a page that did not). A killed mutant was decided by the
+runs it was tried against (its own, and the others only when its own let it through): another
+workflow that reaches the same element changing does not change that verdict. Any other verdict
+(survived, not applied, clean, a false alarm) depends on every covering run, and on which runs
+cover it: a workflow that changed, or one that now reaches the element, might catch it. The report
+keeps each mutant's basis; a mutant whose basis is the same as in the last report, with a verdict
+that is one (not broken, not a timeout), is not run again.
 """
 
 from __future__ import annotations
@@ -57,15 +61,31 @@ def _file_text(path: Path) -> str:
         return ""
 
 
-def basis(m: Mutant, runs: dict[str, RunTouches], root: Path) -> str:
+def decided_by(outcome: str, tries: list[dict[str, Any]], m: Mutant) -> list[str]:
+    """The clean runs (node ids) a verdict depends on (see the module's docstring)."""
+    if outcome == "killed" and tries:
+        return sorted({str(t.get("nodeid", "")).split("@")[0] for t in tries})
+    covering = [nodeid for _, nodeid, _ in m.covering] or [m.nodeid]
+    return sorted(set(covering))
+
+
+def basis(m: Mutant, runs: dict[str, RunTouches], root: Path, decided: list[str]) -> str:
     """What the mutant's verdict depends on, as one hash (see the module's docstring)."""
     h = hashlib.sha1(identity(m).encode())
     h.update(_stable(json.dumps(m.target.detail, sort_keys=True, default=str)).encode())
     h.update(m.ignored.encode())
-    for file, nodeid, _ in m.covering or ((m.file, m.nodeid, m.target),):
-        h.update(f"\0{file}\0{_file_text(root / file)}\0".encode())
-        h.update(_pages(runs.get(nodeid)).encode())
+    for nodeid in decided:
+        run = runs.get(nodeid)
+        file = run.file if run is not None else ""
+        h.update(f"\0{nodeid}\0{file}\0{_file_text(root / file) if file else ''}\0".encode())
+        h.update(_pages(run).encode())
     return h.hexdigest()
+
+
+def basis_of(result: MutantResult, runs: dict[str, RunTouches], root: Path) -> str:
+    """The basis of a verdict just reached (or kept)."""
+    m = result.mutant
+    return basis(m, runs, root, decided_by(result.outcome, result.tries, m))
 
 
 def load(report_file: Path) -> dict[str, dict[str, Any]] | None:
@@ -78,20 +98,23 @@ def load(report_file: Path) -> dict[str, dict[str, Any]] | None:
     return {m["incremental"]["identity"]: m for m in mutants if isinstance(m, dict) and "incremental" in m}
 
 
-def reuse(m: Mutant, basis_now: str, last: dict[str, dict[str, Any]]) -> MutantResult | None:
+def reuse(m: Mutant, runs: dict[str, RunTouches], root: Path, last: dict[str, dict[str, Any]]) -> MutantResult | None:
     """The last report's verdict of ``m`` if nothing it depends on changed since."""
     record = last.get(identity(m))
     if record is None or m.ignored or record.get("outcome") not in REUSABLE:
         return None
+    outcome = str(record["outcome"])
+    tries = list(record.get("runs") or [])
+    basis_now = basis(m, runs, root, decided_by(outcome, tries, m))
     if record["incremental"].get("basis") != basis_now:
         return None
     verdict = {k: v for k, v in dict(record.get("run") or {}).items() if k != "nodeid"}
     return MutantResult(
         m,
-        str(record["outcome"]),
+        outcome,
         verdict,
         localised=record.get("localised"),
-        tries=list(record.get("runs") or []),
+        tries=tries,
         basis=basis_now,
         reused=True,
         kept=record,

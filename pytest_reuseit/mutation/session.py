@@ -221,8 +221,8 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
         caps = {r.nodeid: {"needs": r.step_needs, "fetches": r.step_fetches} for r in clean}
         waits_file.write_text(json.dumps(caps), encoding="utf-8")
         base = [*base, "--reuseit-mutation-waits", str(waits_file)]
-    bases = {m.id: incremental.basis(m, {r.nodeid: r for r in clean}, opts.root) for m in mutants}
-    kept = _kept(opts, mutants, bases, say) if opts.incremental else {}
+    clean_runs = {r.nodeid: r for r in clean}
+    kept = _kept(opts, mutants, clean_runs, say) if opts.incremental else {}
     ran = _try_mutants(
         [m for m in mutants if m.id not in kept],
         durations,
@@ -236,7 +236,7 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
     by_id = {r.mutant.id: r for r in ran}
     results = [kept.get(m.id) or by_id[m.id] for m in mutants]
     for r in results:
-        r.basis = bases[r.mutant.id]
+        r.basis = incremental.basis_of(r, clean_runs, opts.root)
     summary = outcome.summarise(results, time.monotonic() - started)
     thresholds = dict(opts.thresholds)
     if opts.break_at is not None:
@@ -248,7 +248,7 @@ def run(opts: MutateOptions, say: Say = print, progress: Progress | None = None)
 
 
 def _kept(
-    opts: MutateOptions, mutants: list[plan.Mutant], bases: dict[str, str], say: Say
+    opts: MutateOptions, mutants: list[plan.Mutant], clean_runs: dict[str, touches.RunTouches], say: Say
 ) -> dict[str, outcome.MutantResult]:
     """--incremental: the last report's verdicts of the mutants whose basis did not change (read
     before this run writes its own report over it)."""
@@ -258,7 +258,7 @@ def _kept(
         return {}
     kept = {}
     for m in mutants:
-        found = incremental.reuse(m, bases[m.id], last)
+        found = incremental.reuse(m, clean_runs, opts.root, last)
         if found is not None:
             kept[m.id] = found
     to_run = sum(1 for m in mutants if m.id not in kept and not m.ignored)
