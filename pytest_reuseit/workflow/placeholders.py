@@ -116,6 +116,10 @@ class Values:
     def _masked_values(self) -> list[str]:
         values = {*self.known_secrets.values(), *self.secrets_used.values(), *self.derived}
         forms = {f for v in values if v for f in (v, quote(v, safe=""), quote_plus(v), quote(v))}
+        # A page's text, its accessibility tree and a screen reader's name show a run of spaces,
+        # tabs or line breaks as one space, trimmed: a secret holding one is shown that way too.
+        collapsed = {" ".join(v.split()) for v in values if v}
+        forms |= {f for f in collapsed if len(f) >= MIN_SECRET_LENGTH}
         # Longest first, so a secret inside a longer derived value does not leave the rest showing.
         return sorted(forms, key=len, reverse=True)
 
