@@ -70,3 +70,22 @@ def test_a_page_that_shows_a_spaced_secret_collapsed_leaks_it_nowhere(
     written = json.dumps(result.to_dict(), default=str)
     for text in (step.page_aria, fake_llm_env.bodies_text(), written, result.message):
         assert "sesame" not in text, text[:2000]
+
+
+def test_a_page_that_shows_the_secret_collapsed_is_painted_over(page, pages_url: str) -> None:  # type: ignore[no-untyped-def]
+    """The site itself shows the secret with one space (a server that tidies what it echoes): the
+    picture paints that text over too."""
+    from pytest_reuseit.browser.masking import ScreenMasks, attach
+    from pytest_reuseit.browser.observe import capture
+    from tests.test_screen_masking import VIEWPORT, has_detail, painted
+
+    page.set_viewport_size(VIEWPORT)
+    page.goto(f"{pages_url}/masking/keys.html")
+    page.evaluate(f"document.getElementById('echo').textContent = {SHOWN!r}")
+    attach(page.context, ScreenMasks(secret_values={"REUSEIT_SPACED": SECRET}, render=str))
+    echo, heading = page.locator("#echo").bounding_box(), page.locator("h1").bounding_box()
+    assert echo and heading
+    image = capture(page, max_width=VIEWPORT["width"])
+    box = (echo["x"], echo["y"], echo["width"], echo["height"])
+    assert has_detail(image, (heading["x"], heading["y"], heading["width"], heading["height"]))
+    assert painted(image, box) and not has_detail(image, box)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -25,6 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
 from ..workflow.locators import Locator
+from ..workflow.placeholders import MIN_SECRET_LENGTH
 from .locators import describe, resolve
 
 log = logging.getLogger(__name__)
@@ -96,7 +97,9 @@ _PREPARE_JS = (
     root.__reuseit = { sheet, resume };
   }
   if (!values.length) return 0;
-  const has = (s) => typeof s === 'string' && s && values.some(v => s.includes(v));
+  // A value holding a run of spaces is shown by the page with one (values has that form too).
+  const has = (s) => typeof s === 'string' && s
+    && (values.some(v => s.includes(v)) || values.some(v => s.replace(/\\s+/g, ' ').includes(v)));
   const hits = new Set();
   // Deepest elements whose text holds a value (also when the value spans several text nodes).
   const visit = (node) => {
@@ -226,12 +229,20 @@ def _paint(locator: PwLocator, color: str, *, region: bool = False) -> int:
         return 0
 
 
+def painted_values(secrets: Iterable[str]) -> list[str]:
+    """The texts a picture paints over: each secret, and the form a page shows it in when it holds
+    a run of spaces (one space, trimmed), unless that form is too short to be told from other text."""
+    raw = {v for v in secrets if v}
+    collapsed = {" ".join(v.split()) for v in raw}
+    return sorted(raw | {v for v in collapsed if len(v) >= MIN_SECRET_LENGTH})
+
+
 def _paint_all(
     page: Page, frames: list[Frame], masks: ScreenMasks | None, touched: list[Frame], fonts_ms: float
 ) -> list[str]:
     """Freeze every frame and paint what ``masks`` asks for; return why, per region painted. The
     frames that something was added to (and must be cleaned) are appended to ``touched``."""
-    values = sorted({v for v in (masks.secret_values.values() if masks else ()) if v})
+    values = painted_values(masks.secret_values.values() if masks else ())
     reasons: list[str] = []
     echoed = 0
     for frame in frames:
