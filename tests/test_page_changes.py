@@ -362,3 +362,24 @@ def test_a_real_change_on_a_line_that_churns_shows_as_its_new_line_only() -> Non
     changed = compare(then, now, earlier=earlier)
     assert changed["removed"] == [] and changed["added"] == ['- link "Titles"']
     assert changed["set_aside"] == {"removed": 0, "added": 2}
+
+
+def test_a_local_site_on_another_port_is_the_same_address() -> None:
+    """A test server or an app a fixture starts listens on a new port each session: that alone is
+    no change of the page. Another path, another host, or a remote site's port still is."""
+    from pytest_reuseit.engine.analysis import changes_text
+
+    aria = '- heading "Books"'
+    then = PageSnapshot("http://127.0.0.1:34255/admin/books/?q=1", "Books", aria)
+    same = compare(then, PageSnapshot("http://127.0.0.1:35631/admin/books/?q=1", "Books", aria))
+    assert same["url"][0] == same["url"][1] == "http://127.0.0.1:35631/admin/books/?q=1"
+    assert "->" not in changes_text(same)
+    for elsewhere in (
+        "http://127.0.0.1:35631/admin/authors/?q=1",
+        "http://127.0.0.1:35631/admin/books/?q=2",
+        "http://10.0.0.7:34255/admin/books/?q=1",
+    ):
+        moved = compare(then, PageSnapshot(elsewhere, "Books", aria))
+        assert moved["url"] == [then.url, elsewhere], moved
+    remote = PageSnapshot("https://shop.example:8443/cart", "Cart", aria)
+    assert compare(remote, PageSnapshot("https://shop.example:9443/cart", "Cart", aria))["url"][0] == remote.url

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.async_api import Page as AsyncPage
 from playwright.sync_api import Error as PlaywrightError
@@ -295,7 +296,9 @@ def compare(
     out: dict[str, Any] = {
         "removed": removed[:max_lines],
         "added": added[:max_lines],
-        "url": [then.url, now.url],
+        # A site served on this machine gets a new port each session (a test server, an app
+        # started by a fixture): the same address on another port is no change of the page.
+        "url": [now.url if _same_local_address(then.url, now.url) else then.url, now.url],
         "title": [then.title, now.title],
     }
     if len(removed) > max_lines or len(added) > max_lines:
@@ -303,6 +306,20 @@ def compare(
     if earlier is not None and earlier.aria:
         out["set_aside"] = aside  # the caller adds "since": when the earlier pass ran
     return out
+
+
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def _same_local_address(then: str, now: str) -> bool:
+    """Whether two addresses differ by the port of a local host only."""
+    try:
+        a, b = urlsplit(then), urlsplit(now)
+        if a.hostname not in _LOCAL_HOSTS or a.hostname != b.hostname:
+            return False
+        return (a.scheme, a.path, a.query, a.fragment) == (b.scheme, b.path, b.query, b.fragment)
+    except ValueError:
+        return False
 
 
 # A role locator as ops and checks describe it: role='button'[name='Add to cart'].
