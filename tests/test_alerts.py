@@ -229,3 +229,10 @@ def test_post_to_a_webhook_that_answers_too_late(hook_factory: Any) -> None:
 def test_post_refuses_what_is_not_http() -> None:
     error = alerts.post("file:///etc/passwd", {"text": "x"})
     assert error is not None and "not an http(s) URL" in error
+
+
+def test_lines_set_aside_as_the_page_s_own_churn_are_counted_in_the_message() -> None:
+    causes = [{**CAUSES[0], "changed": {**CAUSES[0]["changed"], "set_aside": {"removed": 1, "added": 12}}}]
+    text = alerts.message(EVENTS[:1], causes)["text"]
+    assert "(13 lines that also differ between the last two passes set aside)" in text, text
+    assert "set aside" not in alerts.message(EVENTS[:1], CAUSES)["text"]

@@ -277,3 +277,13 @@ def test_no_value_from_the_environment_reaches_page_message_or_figures(
     figures = metrics.write_textfile(tmp_path / "m.prom", [r | {"usage": {}} for r in recent()[-1]["runs"]])
     for out in (page, text, figures.read_text(encoding="utf-8")):
         assert secret not in out
+
+
+def test_lines_set_aside_as_the_page_s_own_churn_are_counted_on_the_page() -> None:
+    changed = {"removed": [], "added": ['- button "Add to basket"'], "set_aside": {"removed": 0, "added": 1}}
+    shown = monitor._changed(changed)  # noqa: SLF001 - one cause's page comparison, as the page writes it
+    assert "+ button &quot;Add to basket&quot;" in shown
+    assert "1 line that also differs between the last two passes set aside" in shown
+    quiet = monitor._changed({"removed": [], "added": [], "set_aside": {"removed": 2, "added": 3}})  # noqa: SLF001
+    assert "reads the same as when it last passed" in quiet and "5 lines" in quiet
+    assert "set aside" not in monitor._changed({"removed": ["- x"], "added": []})  # noqa: SLF001

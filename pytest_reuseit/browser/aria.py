@@ -308,6 +308,14 @@ def compare(
     return out
 
 
+def set_aside_count(changed: Mapping[str, Any]) -> int:
+    """How many lines a comparison set aside as the page's own churn (``compare``'s ``set_aside``)."""
+    aside = changed.get("set_aside")
+    if not isinstance(aside, Mapping):
+        return 0
+    return sum(int(aside.get(k) or 0) for k in ("removed", "added"))
+
+
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 

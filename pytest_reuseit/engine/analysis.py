@@ -11,7 +11,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..browser.aria import renamed, role_names
+from ..browser.aria import renamed, role_names, set_aside_count
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
@@ -177,7 +177,7 @@ def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str
         pair = _pair(changed, key)
         if pair is not None:
             parts.append(f"{key} was '{pair[0]}', now '{pair[1]}'")
-    aside = _set_aside(changed)
+    aside = set_aside_count(changed)
     one = aside == 1
     churn = (
         f"{aside} line{'' if one else 's'} that also differ{'s' if one else ''} between the last two passes set aside"
@@ -189,14 +189,6 @@ def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str
             "(timing, or the data behind it)."
         )
     return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}{f' ({churn})' if aside else ''}."
-
-
-def _set_aside(changed: Mapping[str, Any]) -> int:
-    """How many lines the comparison set aside as the page's own churn (browser/aria.py compare)."""
-    aside = changed.get("set_aside")
-    if not isinstance(aside, Mapping):
-        return 0
-    return sum(int(aside.get(k) or 0) for k in ("removed", "added"))
 
 
 def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:
@@ -218,7 +210,7 @@ def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:
         # Said, and counted, so that nothing is left out silently.
         earlier = str(aside.get("since") or "")
         passes = f" ({earlier} and {since})" if earlier and since else ""
-        n = _set_aside(changed)
+        n = set_aside_count(changed)
         out.append(
             f"{n} line(s) set aside ({int(aside.get('removed') or 0)} gone, {int(aside.get('added') or 0)} new): "
             f"they differ between the last two passes{passes} too, so they are the page's own churn, not a change."
