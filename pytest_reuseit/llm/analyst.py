@@ -55,7 +55,20 @@ class ModelAnalyst:
                 + data_block("page_text", changes_text(result.changed, step_index))
             )
         parts: list[dict[str, object]] = [{"type": "text", "text": "\n".join(lines)}]
-        shots = [s for s in result.screenshots() if s.data][-MAX_IMAGES:]
+        # The same point of the run when it last passed, beside this run's pictures: what a person
+        # compares first. It takes the place of this run's earliest picture: as many images as before.
+        then = result.last_pass_screenshot if result.changed is not None else None
+        then = then if then is not None and then.data else None
+        shots = [s for s in result.screenshots() if s.data][-(MAX_IMAGES - (then is not None)) :]
+        if then is not None:
+            since = str((result.changed or {}).get("since") or "")
+            parts.append(
+                {
+                    "type": "text",
+                    "text": f"Screenshot when the run last passed{f' ({since})' if since else ''}: {then.label}",
+                }
+            )
+            parts.append({"type": "image_url", "image_url": {"url": data_url(then.data, then.mime), "detail": "low"}})
         for shot in shots:
             parts.append({"type": "text", "text": f"Screenshot: {shot.label}"})
             parts.append({"type": "image_url", "image_url": {"url": data_url(shot.data, shot.mime), "detail": "low"}})
