@@ -29,9 +29,11 @@ from pytest_reuseit.workflow.loader import parse
 
 pytestmark = pytest.mark.browser
 
-# Checks that fail first and hold later share one timeout: short, but not so short that a loaded
-# machine makes a holding check fail. Ops that are meant to fail set their own action_timeout.
-FAST = {"retries": 2, "check_timeout": 0.8, "action_timeout": 3}
+# Checks that fail first and hold later share one timeout. A check that holds is judged once
+# whatever its timeout (Playwright's assertions look once before they wait), so a short one only
+# shortens the waits of the checks that fail: most tests here wait it out once per attempt.
+# Ops that are meant to fail set their own action_timeout.
+FAST = {"retries": 2, "check_timeout": 0.3, "action_timeout": 3}
 
 
 class ScriptedAgent:
@@ -108,6 +110,14 @@ STATUS_LOADED = {"expect": {"text": {"css": "#status", "equals": "loaded"}}}
 REDO = {"do": [{"wait": 1}], "redo": True}
 REDONE = "do: wait 1 then redo the action"
 NEVER = {"expect": {"text": {"css": "#status", "equals": "never"}}}
+# Scripts for an eval op: #late shows N ms after it ran, or N ms after #fb is clicked (a wait
+# measured from the op that starts it, not from the page's load).
+_ADD_LATE = (
+    "setTimeout(() => { const d = document.createElement('div'); d.id = 'late';"
+    " d.textContent = 'Late arrival'; document.body.appendChild(d); }, %d)"
+)
+SHOW_LATE = _ADD_LATE
+SHOW_LATE_AFTER_B = "document.getElementById('fb').addEventListener('click', () => " + _ADD_LATE + ")"
 
 
 # --------------------------------------------------------------------------- passed / recovered
@@ -318,22 +328,23 @@ def test_failure_after_all_attempts_is_analysed_with_screenshots(page, fence, pa
 
 @pytest.mark.slow
 def test_pre_check_fails_then_holds_after_a_wait(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    # #late appears 2.5 s after load; the first pre judgement gives up after 0.8 s, and each
-    # attempt's fallback waits 0.5 s before judging again (0.8 s each): a later attempt sees it.
+    # #late appears 1.5 s after load; the first pre judgement gives up after 0.3 s (well before
+    # it, on a loaded machine too), and each attempt's fallback waits 0.3 s before judging again
+    # (0.3 s each): a later attempt sees it.
     steps = [
         {
             "action": "Press A once the late element is there",
             "pre": [{"expect": {"visible": "#late"}}],
             "do": [{"click": "#fa"}],
             "retries": 6,
-            "fallback": [{"do": [{"wait": 500}]}],
+            "fallback": [{"do": [{"wait": 300}]}],
         }
     ]
-    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=2500"))
+    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=1500"))
     assert result.status == "passed" and result.label == "recovered", result.message
     step = result.steps[0]
     assert step.pre[0].ok is False and step.pre[0].actual == "no element matches"
-    assert all(a.phase == "pre" and a.fallback == "do: wait 500" for a in step.attempts)
+    assert all(a.phase == "pre" and a.fallback == "do: wait 300" for a in step.attempts)
     assert step.attempts[-1].ok and not any(a.ok for a in step.attempts[:-1])
     assert events(page) == ["A"]  # the action ran once, after the pre check held
 
@@ -358,15 +369,15 @@ def test_step_timeout_stops_the_attempts(page, fence, pages_url) -> None:  # typ
             "post": [NEVER],
             "retries": 20,
             "fallback": [REDO],
-            "step_timeout": 1.2,
-            "check_timeout": 0.4,
+            "step_timeout": 0.6,
+            "check_timeout": 0.2,
         }
     ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed" and result.failed_phase == "post"
     atts = result.steps[0].attempts
     assert len(atts) < 20  # typically 3: two real attempts, then the note
-    assert atts[-1].note == "step_timeout of 1.2s reached" and atts[-1].fallback == "(none)"
+    assert atts[-1].note == "step_timeout of 0.6s reached" and atts[-1].fallback == "(none)"
     assert all(a.note == "" for a in atts[:-1])
     assert result.steps[0].duration < 5
 
@@ -417,6 +428,8 @@ def test_extracted_value_feeds_a_later_step(page, fence, pages_url) -> None:  # 
 # --------------------------------------------------------------------------- healing and the agent
 
 
+# The broken op gives up after its own 0.4 s (what it waits does not change what healing does);
+# #fa, which must go through, keeps the step's action_timeout.
 HEALING = textwrap.dedent("""\
     name: heal
     task: press the real button
@@ -427,6 +440,7 @@ HEALING = textwrap.dedent("""\
         do:
           - click: "#fa"
           - click: "#gone-button"
+            timeout: 0.4
         post:
           - expect: {text: {css: "#out", equals: real}}
     """)
@@ -516,7 +530,7 @@ def test_words_fallback_without_a_model_is_not_run(page, fence, pages_url) -> No
 @pytest.mark.slow
 def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A fallback in words without a model changes nothing on the page: the post check, which
-    already waited its 3 s, is judged again with one look, not three more seconds per attempt.
+    already waited its 2 s, is judged again with one look, not two more seconds per attempt.
     The verdict stays failed, at the post check."""
     steps = [
         {
@@ -524,26 +538,27 @@ def test_an_attempt_that_did_nothing_looks_once_instead_of_waiting_again(page, f
             "do": [{"click": "#load"}],
             "post": [STATUS_LOADED],
             "retries": 2,
-            "check_timeout": 3,
+            "check_timeout": 2,
             "fallback": ["Tick 'Enable loading' and press Load again"],
         }
     ]
     result = run(page, fence, pages_url, workflow(steps))
     assert result.status == "failed" and result.failed_phase == "post"
     step = result.steps[0]
-    assert step.post[0].ended - step.post[0].started >= 3  # the first judgement waited its timeout
+    assert step.post[0].ended - step.post[0].started >= 2  # the first judgement waited its timeout
     assert len(step.attempts) == 2
     for att in step.attempts:
         (verdict,) = att.verdicts
-        assert verdict.ok is False and verdict.ended - verdict.started < 1.5, verdict
+        # One look (0.25 s and a screenshot) stays well under the 2 s a second wait would take.
+        assert verdict.ok is False and verdict.ended - verdict.started < 1.25, verdict
 
 
 @pytest.mark.slow
 def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A fallback runs after the check waited its check_timeout: its first op ("Accept cookies")
     looks for its element for 1 s, not the step's 5 s action_timeout, when the element is not
-    there. The ops after it keep their action_timeout: #late shows 3 s after load, well over a
-    second after the first op opened the way."""
+    there. The ops after it keep their action_timeout: the first op's click makes #late show
+    1.5 s later, well over the second the first op got."""
     absent = [
         {
             "action": "Load the data",
@@ -561,14 +576,14 @@ def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) 
     later = [
         {
             "action": "Press A, then wait for the late element",
-            "do": [{"click": "#fa"}],
+            "do": [{"eval": SHOW_LATE_AFTER_B % 1500}, {"click": "#fa"}],
             "post": [{"expect": {"visible": "#late"}}],
             "retries": 1,
             "action_timeout": 6,
             "fallback": [{"do": [{"click": "#fb"}, {"click": "#late"}]}],
         }
     ]
-    result = run(page, fence, pages_url, workflow(later, start="recovery.html?late=3000"))
+    result = run(page, fence, pages_url, workflow(later))
     assert result.status == "passed" and result.label == "recovered", result.message
     (att,) = result.steps[0].attempts
     first, second = att.actions
@@ -579,8 +594,9 @@ def test_a_fallbacks_first_op_acts_on_the_page_as_it_is(page, fence, pages_url) 
 def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """``timeout:`` on an op or a check is what that one waits: shorter than the step's (an op
     given 0.5 s of the step's 5 s fails in about half a second) or longer (a check given 5 s
-    of the step's 0.8 s sees #late, shown 2 s after load; so does a fallback's first op given 4 s,
-    over the one second a fallback's first op otherwise gets)."""
+    of the step's 0.3 s sees #late, shown 1 s after the step's action; a fallback's first op
+    given 4 s sees #late shown 2 s after load, over the one second a fallback's first op
+    otherwise gets)."""
     short = [{"action": "Click what is not there", "do": [{"click": "#no-such-button", "timeout": 0.5}]}]
     result = run(page, fence, pages_url, workflow(short, settings={"action_timeout": 5}))
     assert result.status == "failed" and result.failed_phase == "action", result.message
@@ -589,15 +605,15 @@ def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence
     longer = [
         {
             "action": "Wait for the late element",
-            "do": [],
+            "do": [{"eval": SHOW_LATE % 1000}],
             "post": [{"expect": {"visible": "#late"}, "timeout": 5}],
-            "check_timeout": 0.8,
+            "check_timeout": 0.3,
         }
     ]
-    result = run(page, fence, pages_url, workflow(longer, start="recovery.html?late=2000"))
+    result = run(page, fence, pages_url, workflow(longer))
     assert result.status == "passed", result.message
     (verdict,) = result.steps[0].post
-    assert verdict.ended - verdict.started > 1.0, verdict
+    assert verdict.ended - verdict.started > 0.7, verdict  # over twice the step's 0.3 s
     fallback = [
         {
             "action": "Press A, then click the late element",
@@ -617,8 +633,8 @@ def test_an_op_or_a_check_waits_its_own_timeout_instead_of_its_steps(page, fence
 @pytest.mark.slow
 def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """The look after an attempt that did nothing still sees a page that came right meanwhile:
-    #late comes at 1.5 s, after the check's 0.8 s and during the fallback's 1.5 s wait for a
-    button that is not there."""
+    #late comes at 1 s, half a second after the check's 0.3 s and half a second before the
+    fallback's first op gives up its 1 s wait for a button that is not there."""
     steps = [
         {
             "action": "Press A",
@@ -629,8 +645,9 @@ def test_a_page_right_by_the_time_a_failed_fallback_gives_up_is_recovered(page, 
             "fallback": [{"do": [{"click": "#no-such-button"}]}],
         }
     ]
-    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=1500"))
+    result = run(page, fence, pages_url, workflow(steps, start="recovery.html?late=1000"))
     assert result.status == "passed" and result.label == "recovered", result.message
+    assert result.steps[0].post[0].ok is False  # the first judgement, before #late came
     (att,) = result.steps[0].attempts
     assert not any(a.ok for a in att.actions) and att.ok
 
