@@ -383,3 +383,19 @@ def test_a_local_site_on_another_port_is_the_same_address() -> None:
         assert moved["url"] == [then.url, elsewhere], moved
     remote = PageSnapshot("https://shop.example:8443/cart", "Cart", aria)
     assert compare(remote, PageSnapshot("https://shop.example:9443/cart", "Cart", aria))["url"][0] == remote.url
+
+
+def test_a_value_new_on_every_visit_is_churn_when_the_passes_showed_it_ticking() -> None:
+    """A last-login time: 10:01 in the pass before, 10:02 in the last, 10:03 now. Neither pass
+    showed 10:03, but both showed that line with other numbers: the page's own churn. A count the
+    two passes showed the same and that differs now is a change."""
+    earlier = _page('- heading "Account"', "- text: Last login 10:01", "- status: Basket 1")
+    then = _page('- heading "Account"', "- text: Last login 10:02", "- status: Basket 1")
+    now = _page('- heading "Your account"', "- text: Last login 10:03", "- status: Basket 2")
+    changed = compare(then, now, earlier=earlier)
+    assert changed["removed"] == ['- heading "Account"', "- status: Basket 1"], changed
+    assert changed["added"] == ['- heading "Your account"', "- status: Basket 2"], changed
+    assert changed["set_aside"] == {"removed": 1, "added": 1}
+    # With one pass known, the clock's line is listed like any other.
+    alone = compare(then, now)
+    assert "- text: Last login 10:03" in alone["added"] and "set_aside" not in alone

@@ -251,6 +251,14 @@ def _lines(aria: str) -> list[str]:
     return [line.strip() for line in aria.splitlines() if line.strip() and line.strip() != CUT_MARK]
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def _shape(line: str) -> str:
+    """A line with its numbers set aside: a clock's two readings have one shape."""
+    return _DIGITS.sub("0", line)
+
+
 def diff_lines(then: str, now: str) -> tuple[list[str], list[str]]:
     """Lines of ``then`` that left and lines of ``now`` that appeared, as a multiset, in page order."""
     before, after = _lines(then), _lines(now)
@@ -282,15 +290,20 @@ def compare(
     now is a change, whatever churns around it; a line neither pass had is a change; and a line
     that one pass had and the other not is churn whichever way it goes now (a real change on such
     a line, say a sidebar link renamed while the sidebar comes and goes, shows as its new line
-    only)."""
+    only). A value new on every visit (a clock, a last-login time) is churn too when the two
+    passes already showed that line with other numbers: a line whose numbers alone differ from
+    such a line is set aside (a count that both passes showed the same and that differs now is
+    still a change)."""
     removed, added = diff_lines(then.aria, now.aria)
     aside = {"removed": 0, "added": 0}
     if earlier is not None and earlier.aria:
         before, current = Counter(_lines(earlier.aria)), Counter(_lines(now.aria))
+        was_gone, was_new = diff_lines(earlier.aria, then.aria)
+        ticking = {_shape(line) for line in was_gone} & {_shape(line) for line in was_new}
         # A line gone: churn when the earlier pass had no more of it than now. A line new: churn
         # when the earlier pass had at least as many as now.
-        kept_removed = [line for line in removed if before[line] > current[line]]
-        kept_added = [line for line in added if before[line] < current[line]]
+        kept_removed = [line for line in removed if before[line] > current[line] and _shape(line) not in ticking]
+        kept_added = [line for line in added if before[line] < current[line] and _shape(line) not in ticking]
         aside = {"removed": len(removed) - len(kept_removed), "added": len(added) - len(kept_added)}
         removed, added = kept_removed, kept_added
     out: dict[str, Any] = {
