@@ -139,12 +139,18 @@ def other_page_never_answers(page: Page) -> Iterator[None]:
 # --------------------------------------------------------------------------- unreachable / erroring start_url
 
 
+# The hung frame's page never fires its load event: each wait for it (the start's, each op's, the
+# frame check's) runs out, so they are kept short; a second still lets a loaded machine press A.
+_HUNG_WAITS = {"action_timeout": 1, "check_timeout": 1}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("how", ["start_url", "goto"])
 def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, pages_url, how) -> None:  # type: ignore[no-untyped-def]
     """A hung frame (a payment provider that never answers) keeps the page's load event from ever
     firing. The page is there all the same: the run goes on and its checks judge it, so a check of
-    the page passes and a check of the frame fails (failed at that step, not broken at the start)."""
+    the page passes and a check of the frame fails (failed at that step, not broken at the start).
+    Its load never comes, so every wait for it is waited out: the waits are 1 s, the step's 10 s."""
     frame_check = {"expect": {"visible": {"frame": "#payment", "css": "h1"}}}
     steps = [{**PRESS_A[0]}, {"action": "Look at the payment form", "do": [], "post": [frame_check]}]
     start = "{base_url}/hung.html"
@@ -153,13 +159,13 @@ def test_a_page_whose_frame_never_answers_is_judged_not_broken(page, fence, page
         start = "{base_url}/recovery.html"
     started = time.monotonic()
     with other_page_never_answers(page):
-        result = run(page, fence, pages_url, workflow(steps, start=start))
-    assert time.monotonic() - started < 15  # the 10 s step_timeout is not waited out at the start
+        result = run(page, fence, pages_url, workflow(steps, start=start, settings=_HUNG_WAITS))
+    assert time.monotonic() - started < 10  # the 10 s step_timeout is not waited out at the start
     assert result.status == "failed", result.message
     assert result.failed_step == len(steps) and result.failed_phase == "post", result.message
     assert [s.status for s in result.steps[:-1]] == ["passed"] * (len(steps) - 1)
     # Playwright's expect waits for ever inside a frame that never loads: the check names the frame.
-    assert "the frame selector='#payment' did not show its page within 3s" in result.message, result.message
+    assert "the frame selector='#payment' did not show its page within 1s" in result.message, result.message
 
 
 @pytest.mark.slow
@@ -183,10 +189,10 @@ def test_a_page_whose_server_never_answers_is_named_not_taken_for_a_stuck_script
             page,
             fence,
             pages_url,
-            workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 2, "navigation_timeout": 2}),
+            workflow(steps, start="{base_url}/ops.html", settings={"action_timeout": 1, "navigation_timeout": 1}),
         )
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "action"
-    words = f"{pages_url}/other.html did not answer within 2s (navigation_timeout), so the page was closed"
+    words = f"{pages_url}/other.html did not answer within 1s (navigation_timeout), so the page was closed"
     assert words in result.message
     assert "endless loop" not in result.message
     # The fallback meets the closed page: it is told so, not taken for a browser that went away.
@@ -214,10 +220,10 @@ def test_a_script_check_on_a_page_waiting_for_a_document_that_never_comes_names_
             page,
             fence,
             pages_url,
-            workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 2, "navigation_timeout": 2}),
+            workflow(steps, start="{base_url}/ops.html", settings={"check_timeout": 1, "navigation_timeout": 1}),
         )
     assert result.status == "failed" and result.failed_step == 1 and result.failed_phase == "post", result.message
-    assert f"{pages_url}/other.html did not answer within 2s (navigation_timeout), so the page was closed" in (
+    assert f"{pages_url}/other.html did not answer within 1s (navigation_timeout), so the page was closed" in (
         result.message
     )
     assert result.analysis is not None and result.analysis.category == "page_not_ready"
@@ -621,10 +627,10 @@ def test_cdp_with_xdist_workers_shares_one_running_chromium(pytester: pytest.Pyt
     assert cdp_chromium.alive()  # both workers disconnected without closing the shared browser
 
 
-@pytest.mark.slow
 def test_connect_and_cdp_together_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    # In this process: the session stops at its configuration, before any browser or worker starts.
     pytester.path.joinpath("scale.reuseit.yaml").write_text(SCALE_WORKFLOW)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "-p", "no:cacheprovider", "--reuseit-connect", "ws://127.0.0.1:1/x", "--reuseit-cdp", "http://127.0.0.1:1"
     )  # fmt: skip
     assert result.ret == pytest.ExitCode.USAGE_ERROR
