@@ -81,6 +81,10 @@ def closed_port() -> int:
 
 # --------------------------------------------------------------------------- workflow texts
 
+# The tiny site's page changes only when clicked: a check that fails would fail after any wait, so
+# it waits 0.1 s; a check that holds is judged once whatever its timeout (Playwright's assertions
+# look once before they wait).
+
 PASS_WF = """\
 name: Type and read back
 task: Type {word} and read it back
@@ -99,7 +103,7 @@ FAIL_WF = """\
 name: Expects the wrong text
 task: Press Go and expect a text that never comes
 start_url: "{base_url}/index.html"
-settings: {retries: 1, check_timeout: 0.3}
+settings: {retries: 1, check_timeout: 0.1}
 steps:
   - action: Press Go
     do:
@@ -116,7 +120,7 @@ RECOVER_WF = """\
 name: Needs preparing first
 task: Search for needs-prep
 start_url: "{base_url}/index.html"
-settings: {retries: 2, check_timeout: 0.5}
+settings: {retries: 2, check_timeout: 0.1}
 steps:
   - action: Search for needs-prep
     do:
@@ -159,7 +163,7 @@ SECRET_TYPED_WF = """\
 name: Types a secret and fails afterwards
 task: Log in
 start_url: "{base_url}/index.html"
-settings: {retries: 1, check_timeout: 0.3}
+settings: {retries: 1, check_timeout: 0.1}
 steps:
   - action: Type the password and echo it
     do:
@@ -185,7 +189,7 @@ name: Variation params
 task: Type {word}
 start_url: "{base_url}/index.html"
 params: {word: hello, expected: hello}
-settings: {retries: 0, check_timeout: 0.3}
+settings: {retries: 0, check_timeout: 0.1}
 variations:
   - id: own
     params: {word: uno, expected: uno}
@@ -515,17 +519,6 @@ def test_runtime_is_in_the_config_stash(pytester: pytest.Pytester) -> None:
 # --------------------------------------------------------------------------- real runs (subprocess)
 
 
-@pytest.mark.slow
-def test_passing_workflow(pytester: pytest.Pytester, site_url: str) -> None:
-    write(pytester, "ok.reuseit.yaml", PASS_WF)
-    result = run_sub(pytester, site_url)
-    result.assert_outcomes(passed=1)
-    assert summary_line(result) == "1 passed, 0 recovered, 0 healed, 0 failed, 0 broken  (1 workflow runs)"
-    # Default artifacts mode is on-failure: a passing run leaves nothing behind.
-    assert run_folders(pytester) == []
-    assert_no_traceback(output_of(result))
-
-
 @dataclass
 class Session:
     """A finished subprocess pytest session: where it ran and what it printed."""
@@ -634,6 +627,14 @@ def test_mixed_outcomes_and_summary(mixed: Session) -> None:
     ):
         assert any(line.startswith(f"FAILED {nodeid}") for line in lines), nodeid
     assert_no_traceback(mixed.out)
+
+
+@pytest.mark.slow
+def test_passing_workflow(mixed: Session) -> None:
+    assert "PASSED a_pass.reuseit.yaml::a_pass[default]" in mixed.stdout.splitlines()
+    # Default artifacts mode is on-failure: a passing run leaves nothing behind (the failed ones did).
+    assert not mixed.folder("a_pass.reuseit.yaml::a_pass[default]").exists()
+    assert mixed.folder("b_fail.reuseit.yaml::b_fail[default]").is_dir()
 
 
 @pytest.mark.slow
@@ -778,10 +779,17 @@ def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site
 
 
 @pytest.mark.slow
-def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest.Pytester, site_url: str) -> None:
+def test_xdist_runs_every_variation_counts_them_and_writes_where_the_controller_reads(
+    pytester: pytest.Pytester, site_url: str
+) -> None:
+    # One session under -n 2 (each costs two more Pythons and browsers) for what xdist changes:
+    # every variation runs and is counted; and with no ini file, the tests in a folder, the output
+    # beside the project and not there yet, the controller makes it before its workers start and
+    # pytest then gives them another rootdir (the folder above both), so ../out from there was a
+    # folder nobody read.
     write(
         pytester,
-        "words.reuseit.yaml",
+        "tests/words.reuseit.yaml",
         PASS_WF.replace(
             "params: {word: hello}\n",
             "params: {word: hello}\nvariations:\n  - id: default_word\n"
@@ -789,33 +797,21 @@ def test_xdist_runs_every_variation_and_the_summary_counts_them(pytester: pytest
             "  - id: three\n    params: {word: tres}\n",
         ),
     )
-    result = run_sub(pytester, site_url, "-n", "2", "-rA", "-v")
-    result.assert_outcomes(passed=4)
-    out = output_of(result)
-    assert "2 workers" in out
-    # -n without --dist: long items are rebalanced at the end (worksteal), not handed out in chunks
-    assert "scheduling tests via WorkStealingScheduling" in out
-    assert summary_line(result) == "4 passed, 0 recovered, 0 healed, 0 failed, 0 broken  (4 workflow runs)"
-    for var in ("default_word", "one", "two", "three"):
-        assert re.search(rf"PASSED words\.reuseit\.yaml::words\[{var}\]", out), var
-
-
-@pytest.mark.slow
-def test_xdist_workers_write_where_the_controller_reads_with_an_output_folder_outside(
-    pytester: pytest.Pytester, site_url: str
-) -> None:
-    # No ini file, the tests in a folder, the output beside the project and not there yet: the
-    # controller makes it before its workers start, and pytest then gives them another rootdir
-    # (the folder above both), so ../out from there was a folder nobody read.
-    write(pytester, "tests/words.reuseit.yaml", PASS_WF)
     write(pytester, "tests/wrong.reuseit.yaml", FAIL_WF)  # a failed run leaves its files
     # Named after this session's base folder: the wrong place is outside it, shared by sessions.
     out = pytester.path.parent / f"{pytester.path.parent.name}-{pytester.path.name}-out"
     wrong = pytester.path.parent.parent / out.name
-    result = run_sub(pytester, site_url, "tests", "-n", "2", "--reuseit-output", f"../{out.name}")
-    result.assert_outcomes(passed=1, failed=1)
+    result = run_sub(pytester, site_url, "tests", "-n", "2", "-rA", "-v", "--reuseit-output", f"../{out.name}")
+    result.assert_outcomes(passed=4, failed=1)
+    text = output_of(result)
+    assert "2 workers" in text
+    # -n without --dist: long items are rebalanced at the end (worksteal), not handed out in chunks
+    assert "scheduling tests via WorkStealingScheduling" in text
+    assert summary_line(result) == "4 passed, 0 recovered, 0 healed, 1 failed, 0 broken  (5 workflow runs)"
+    for var in ("default_word", "one", "two", "three"):
+        # (the workers' node ids start from their own rootdir: pytest's, not ours to change)
+        assert re.search(rf"PASSED \S*words\.reuseit\.yaml::words\[{var}\]", text), var
     assert f"rootdir: {pytester.path}" in result.stdout.str()
-    # (the workers' node ids still start from their own rootdir: pytest's, not ours to change)
     runs = [p.name for p in out.iterdir() if p.is_dir()]
     assert len(runs) == 1 and runs[0].endswith("tests-wrong.reuseit.yaml-wrong-default"), runs
     assert (out / "usage.json").is_file()
@@ -825,7 +821,9 @@ def test_xdist_workers_write_where_the_controller_reads_with_an_output_folder_ou
 @pytest.mark.slow
 def test_a_dist_mode_given_is_kept(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_a():\n    pass\n\ndef test_b():\n    pass\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "load", "-v")
+    # The controller in this process and one worker: what is kept is the same for any number of
+    # workers, and each costs a Python start.
+    result = pytester.runpytest("-p", "no:cacheprovider", "-n", "1", "--dist", "load", "-v")
     result.assert_outcomes(passed=2)
     assert "scheduling tests via LoadScheduling" in result.stdout.str()
 
