@@ -227,10 +227,10 @@ def test_tab_switch_page_forms_and_close_page(page, fence, pages_url) -> None:  
 @pytest.mark.slow
 def test_new_page_that_opens_nothing_fails_with_that_message(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Open the pop-up", "do": [{"click": "#nothing", "new_page": True}]}]
-    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"retries": 1, "action_timeout": 1}))
+    result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"retries": 1, "action_timeout": 0.5}))
     assert result.status == "failed"  # a verdict on the site, not broken
     assert result.failed_phase == "action"
-    assert "no new page opened within 1s (new_page: true)" in result.message
+    assert "no new page opened within 0.5s (new_page: true)" in result.message
     assert result.steps[0].attempts == []  # no fallback: the click is not repeated
     assert result.analysis is not None and result.analysis.category == "action_incomplete"
     assert "no pop-up window or tab opened" in " ".join(result.analysis.guidance)
@@ -246,13 +246,13 @@ def test_switch_to_a_page_that_is_not_open_fails_and_lists_the_open_ones(page, f
 @pytest.mark.slow
 def test_window_nobody_switched_to_is_named_in_the_analysis(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     # A click that opens a window can take seconds on a loaded machine: room for it; the fill that
-    # cannot happen on this page waits 1 s.
+    # cannot happen on this page waits 0.5 s.
     steps = [
         {
             "action": "Add a publisher (forgetting new_page)",
             "do": [{"click": {"role": "link", "name": "Add another publisher"}}],
         },
-        {"action": "Name the publisher", "do": [{"fill": {"label": "Name", "value": "A"}}], "action_timeout": 1},
+        {"action": "Name the publisher", "do": [{"fill": {"label": "Name", "value": "A"}}], "action_timeout": 0.5},
     ]
     result = run(page, fence, pages_url, workflow(steps, "popup.html", settings={"action_timeout": 8}))
     assert result.status == "failed" and result.failed_step == 2
@@ -321,7 +321,7 @@ def test_dialog_answered_the_wrong_way_fails_the_check_that_saw_it(page, fence, 
             "post": [{"expect": {"text": {"css": "#status", "equals": "Deleted"}}}],
         }
     ]
-    result = run(page, fence, pages_url, workflow(steps, "dialogs.html", settings={"check_timeout": 1}))
+    result = run(page, fence, pages_url, workflow(steps, "dialogs.html", settings={"check_timeout": 0.5}))
     assert result.status == "failed"
     assert result.message.endswith("actual: 'Kept'")
     assert result.steps[0].dialogs[0].answer == "dismissed"  # the report says how it was answered
@@ -382,7 +382,7 @@ def test_nested_frames_for_ops_assertions_and_extraction(page, fence, pages_url,
 @pytest.mark.slow
 def test_element_missing_in_a_frame_fails_with_the_frame_in_the_message(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Pay", "do": [{"click": {"frame": "#payment", "role": "button", "name": "Pay"}}]}]
-    result = run(page, fence, pages_url, workflow(steps, "frames.html", settings={"action_timeout": 1}))
+    result = run(page, fence, pages_url, workflow(steps, "frames.html", settings={"action_timeout": 0.5}))
     assert result.status == "failed"  # Pay is one frame deeper
     assert "click frame selector='#payment' >> role='button'[name='Pay']: timed out" in result.message
 
@@ -455,9 +455,9 @@ def test_download_saved_in_the_output_folder_checked_and_stored(page, fence, pag
 @pytest.mark.slow
 def test_download_failures(page, fence, pages_url, tmp_path) -> None:  # type: ignore[no-untyped-def]
     nothing = [{"action": "Export", "do": [{"download": "#no-download"}]}]
-    result = run(page, fence, pages_url, workflow(nothing, "files.html", settings={"action_timeout": 1}), tmp_path)
+    result = run(page, fence, pages_url, workflow(nothing, "files.html", settings={"action_timeout": 0.5}), tmp_path)
     assert result.status == "failed" and "#no-download'" in result.message
-    assert result.message.endswith("no download started within 1s")
+    assert result.message.endswith("no download started within 0.5s")
     # A file the site sends as text is shown as a page: the report says so, not "element not found".
     inline = [{"action": "Export", "do": [{"download": "#shown-inline"}], "retries": 0}]
     result = run(page, fence, pages_url, workflow(inline, "files.html", settings={"action_timeout": 1}), tmp_path)
@@ -496,7 +496,8 @@ def test_a_script_that_never_ends_fails_the_run_instead_of_hanging_it(page, fenc
     # Playwright's title, screenshot and evaluate have no timeout: a page stuck in a script would
     # have kept the run (and the session) waiting for ever. The page is closed and the run fails.
     steps = [{"action": "Press the button", **step, "retries": 0}]
-    settings = {"action_timeout": 1, "check_timeout": 1}
+    # Short waits: the script never ends, so each is waited out; the element is there at once.
+    settings = {"action_timeout": 0.5, "check_timeout": 0.5}
     result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings=settings))
     assert result.status == "failed", result.message
     assert "the page stopped responding: a script on it did not finish (an endless loop?)" in result.message
@@ -525,8 +526,8 @@ def test_scripts_of_several_statements_still_run_and_give_their_value(page, fenc
 @pytest.mark.slow
 def test_a_promise_that_never_settles_times_out_and_the_page_stays(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Wait for nothing", "do": [{"eval": "new Promise(() => {})"}], "retries": 0}]
-    result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings={"action_timeout": 1}))
-    assert result.status == "failed" and "timed out: Page.wait_for_function: Timeout 1000ms exceeded" in result.message
+    result = run(page, fence, pages_url, workflow(steps, "freeze.html", settings={"action_timeout": 0.5}))
+    assert result.status == "failed" and "timed out: Page.wait_for_function: Timeout 500ms exceeded" in result.message
     assert not page.is_closed()  # the page still answers: nothing to close
 
 
