@@ -163,7 +163,8 @@ def site() -> Iterator[SiteServer]:
         yield s
 
 
-def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) -> subprocess.CompletedProcess[str]:
+def _synthesize(tmp_path: Path, fake: FakeLLM, *extra: str) -> subprocess.CompletedProcess[str]:
+    """The command as a program (a Python start and its imports: once, in the end-to-end test)."""
     env = {**os.environ, "OPENAI_BASE_URL": fake.base_url, "OPENAI_API_KEY": "sk-test"}
     return subprocess.run(
         [sys.executable, "-m", "pytest_reuseit.cli", *_synthesize_args(*extra)],
@@ -173,6 +174,14 @@ def _synthesize(tmp_path: Path, fake: FakeLLM, site: SiteServer, *extra: str) ->
         text=True,
         timeout=240,
     )
+
+
+def _synthesize_here(tmp_path: Path, fake: FakeLLM, monkeypatch: pytest.MonkeyPatch, *extra: str) -> int:
+    """The same command in this process, from tmp_path."""
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.chdir(tmp_path)
+    return cli_main(_synthesize_args(*extra))
 
 
 def _synthesize_args(*extra: str) -> list[str]:
@@ -203,12 +212,11 @@ def _synthesize_args(*extra: str) -> list[str]:
 def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     tmp_path: Path,
     fake_llm: FakeLLM,
-    site: SiteServer,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     ScriptedModel().install(fake_llm)
-    proc = _synthesize(tmp_path, fake_llm, site)
+    proc = _synthesize(tmp_path, fake_llm)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     # Stages, progress and summary are all visible.
@@ -258,22 +266,20 @@ def test_synthesize_end_to_end_writes_a_guarded_workflow_that_runs_green(
     before = {s: fake_llm.calls(s) for s in ("agent_action", "run_judgement", "workflow_structure", "task_variations")}
     # The same command in this process (the first call tested it as a program): a resume starts no
     # browser, and a second interpreter would cost more than the resume itself.
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    monkeypatch.chdir(tmp_path)
-    again = cli_main(_synthesize_args("--no-verify"))
+    again = _synthesize_here(tmp_path, fake_llm, monkeypatch, "--no-verify")
     assert again == 0, capsys.readouterr()
     assert {s: fake_llm.calls(s) for s in before} == before
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("concurrency", "together"), [(1, 1), (3, 3)])
+@pytest.mark.parametrize(("concurrency", "runs", "together"), [(1, 2, 1), (3, 3, 3)])
 def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
-    tmp_path: Path, fake_llm_env: FakeLLM, site: SiteServer, concurrency: int, together: int
+    tmp_path: Path, fake_llm_env: FakeLLM, site: SiteServer, concurrency: int, runs: int, together: int
 ) -> None:
     fake_llm = fake_llm_env
     # Each run opens its start page in turn (renderers start one at a time), but they must still
-    # run side by side: three runs with concurrency 3 all wait for the model at once, none with 1.
+    # run side by side: three runs with concurrency 3 all wait for the model at once, none with 1
+    # (two runs show it: run side by side, they would both wait for the model's second).
     fake_llm.latency = 1.0
     fake_llm.add_rule(
         "agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "shown"}
@@ -282,7 +288,7 @@ def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
     inst = TaskInstance("original", "original", TASK, {"product": "trail shoes"})
     records = explore(
         [inst],
-        3,
+        runs,
         f"{site.demo_url}/index.html?cookies=never&delay=0",
         tmp_path / "runs",
         client,
@@ -290,34 +296,39 @@ def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
         concurrency=concurrency,
         browser=BrowserConfig(),
     )
-    assert [(r.run_id, r.done, r.error) for r in records] == [(f"original-{n}", True, "") for n in (1, 2, 3)]
-    assert fake_llm.calls("agent_action") == 3
+    assert [(r.run_id, r.done, r.error) for r in records] == [(f"original-{n}", True, "") for n in range(1, runs + 1)]
+    assert fake_llm.calls("agent_action") == runs
     assert fake_llm.most_in_flight == together
 
 
+# The failures below run the command in this process (an exception would fail the test: no
+# traceback reaches the user); the end-to-end test runs it as a program.
+
+
 @pytest.mark.slow
-def test_synthesis_stops_clearly_when_no_run_succeeds(tmp_path: Path, fake_llm: FakeLLM, site: SiteServer) -> None:
+def test_synthesis_stops_clearly_when_no_run_succeeds(
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     model = ScriptedModel()
     model.install(fake_llm)
     fake_llm.add_rule("run_judgement", None, {"success": False, "rationale": "nothing found"})
     # One run per variation is enough to fail. Every run is judged a failure whatever it did, so its
     # actions need not wait long for the element the cookie banner covers.
-    proc = _synthesize(tmp_path, fake_llm, site, "--runs", "1", "--action-timeout", "0.3")
-    assert proc.returncode == 1
-    assert "synthesis stopped: none of the 2 runs succeeded" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    code = _synthesize_here(tmp_path, fake_llm, monkeypatch, "--runs", "1", "--action-timeout", "0.3")
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "synthesis stopped: none of the 2 runs succeeded" in err
     assert not (tmp_path / "shoes.reuseit.yaml").exists()
 
 
-@pytest.mark.slow
 def test_malformed_model_answer_stops_synthesis_with_the_reason(
-    tmp_path: Path, fake_llm: FakeLLM, site: SiteServer
+    tmp_path: Path, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fake_llm.add_rule("task_variations", None, FakeLLM.raw('{"template": "x"}'))
-    proc = _synthesize(tmp_path, fake_llm, site, "--llm-retries", "1")
-    assert proc.returncode == 1
-    assert "gave no usable task_variations answer after 2 tries" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    code = _synthesize_here(tmp_path, fake_llm, monkeypatch, "--llm-retries", "1")
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "gave no usable task_variations answer after 2 tries" in err
 
 
 @pytest.mark.parametrize(("flag", "value"), [("--action-timeout", "0"), ("--runs", "0"), ("--max-actions", "-1")])
@@ -334,18 +345,16 @@ def test_a_number_that_would_mean_nothing_or_for_ever_is_a_usage_error(
     assert not list(tmp_path.iterdir())  # nothing started, nothing written
 
 
-@pytest.mark.slow
-def test_no_endpoint_is_a_usage_error(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest_reuseit.cli", "synthesize", TASK, "--start-url", "http://127.0.0.1:9/"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert proc.returncode == 2 and "synthesis needs a model" in proc.stderr
+def test_no_endpoint_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in [k for k in os.environ if k.startswith("OPENAI_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    code = cli_main(["synthesize", TASK, "--start-url", "http://127.0.0.1:9/"])
+    err = capsys.readouterr().err
+    assert code == 2 and "synthesis needs a model" in err, err
+    assert not list(tmp_path.iterdir())  # nothing started, nothing written
 
 
 def test_compile_templating_and_evidence_parsing() -> None:
