@@ -159,3 +159,19 @@ def test_a_killed_verdict_whose_killing_run_is_gone_runs_again(tmp_path: Path) -
     assert incremental.reuse(m, runs, tmp_path, last) is not None
     del runs["b.reuseit.yaml::b[default]"]  # b's run no longer passes clean (or was deleted)
     assert incremental.reuse(m, runs, tmp_path, last) is None
+
+
+def test_a_report_that_cannot_be_read_is_said_so_and_every_mutant_runs(tmp_path: Path) -> None:
+    from pytest_reuseit.mutation.session import MutateOptions, _kept
+
+    m, runs = _two_files(tmp_path)
+    said: list[str] = []
+    opts = MutateOptions(paths=["."], root=tmp_path, incremental=True)
+    assert _kept(opts, [m], runs, said.append) == {}
+    assert said == ["incremental: no earlier report at reuseit-output/mutation.json: every mutant runs"]
+    (tmp_path / opts.report).parent.mkdir(parents=True)
+    (tmp_path / opts.report).write_text("{not json", encoding="utf-8")
+    assert _kept(opts, [m], runs, said.append) == {}
+    assert said[-1] == (
+        "incremental: reuseit-output/mutation.json cannot be read as a mutation report: every mutant runs"
+    )

@@ -254,7 +254,9 @@ def _kept(
     before this run writes its own report over it)."""
     last = incremental.load(opts.root / opts.report)
     if last is None:
-        say(f"incremental: no earlier report at {opts.report}: every mutant runs")
+        exists = (opts.root / opts.report).exists()
+        why = f"{opts.report} cannot be read as a mutation report" if exists else f"no earlier report at {opts.report}"
+        say(f"incremental: {why}: every mutant runs")
         return {}
     kept = {}
     for m in mutants:
