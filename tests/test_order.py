@@ -66,13 +66,20 @@ def _run(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess("--reuseit-llm", "off", "--reuseit-trace", "off", "--base-url", site, *args)
 
 
-def _orders(pytester: pytest.Pytester) -> list[list[str]]:
+def _orders(pytester: pytest.Pytester, workers: int = 2) -> list[list[str]]:
     files = sorted(pytester.path.glob("order-gw*.txt"))
-    assert len(files) == 2, files
+    assert len(files) == workers, files
     orders = [f.read_text(encoding="utf-8").splitlines() for f in files]
     for f in files:
         f.unlink()
     return orders
+
+
+def _record(pytester: pytest.Pytester, durations: dict[str, float]) -> None:
+    """The durations the cache holds, as a session records them."""
+    cache = pytester.path / ".pytest_cache/v/reuseit/durations"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(durations), encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -100,15 +107,21 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
     assert _orders(pytester) == [[new, slow, "m_test.py::test_plain", quick]] * 2
     assert new in json.loads((pytester.path / ".pytest_cache/v/reuseit/durations").read_text(encoding="utf-8"))
 
+    # Where the order stays the collection's, the controller sends its workers no durations: one
+    # worker shows that as well as two, for a Python and a browser less per session. The times
+    # recorded before each session would put the slow run first (in one worker as in two): the
+    # collection's order is the option obeyed, not the chance order of the times the runs took.
     collected = [quick, new, "m_test.py::test_plain", slow]
-    third = _run(pytester, pages_url, "-n", "2", "--reuseit-order", "collected")
+    _record(pytester, {quick: 0.1, new: 0.2, slow: 9.0})
+    third = _run(pytester, pages_url, "-n", "1", "--reuseit-order", "collected")
     third.assert_outcomes(passed=4)
-    assert _orders(pytester) == [collected] * 2
+    assert _orders(pytester, workers=1) == [collected]
 
     # An order asked for wins: failed first (nothing failed, so the collection's order stays).
-    fourth = _run(pytester, pages_url, "-n", "2", "--ff")
+    _record(pytester, {quick: 0.1, new: 0.2, slow: 9.0})
+    fourth = _run(pytester, pages_url, "-n", "1", "--ff")
     fourth.assert_outcomes(passed=4)
-    assert _orders(pytester) == [collected] * 2
+    assert _orders(pytester, workers=1) == [collected]
 
 
 @pytest.mark.slow
@@ -116,17 +129,18 @@ def test_without_a_cache_the_collection_order_stays(pytester: pytest.Pytester, p
     (pytester.path / "a_quick.reuseit.yaml").write_text(QUICK_WF, encoding="utf-8")
     (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
     pytester.makeconftest(ORDER_CONFTEST)
+    _record(pytester, {"z_slow.reuseit.yaml::z_slow[default]": 9.0})
     cache = pytester.path / ".pytest_cache/v/reuseit/durations"
-    cache.parent.mkdir(parents=True)
-    cache.write_text(json.dumps({"z_slow.reuseit.yaml::z_slow[default]": 9.0}), encoding="utf-8")
-    result = _run(pytester, pages_url, "-n", "2", "-p", "no:cacheprovider")
+    result = _run(pytester, pages_url, "-n", "1", "-p", "no:cacheprovider")  # one worker: see above
     result.assert_outcomes(passed=2)
-    assert _orders(pytester) == [["a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"]] * 2
+    assert _orders(pytester, workers=1) == [
+        ["a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"]
+    ]
     assert json.loads(cache.read_text(encoding="utf-8")) == {"z_slow.reuseit.yaml::z_slow[default]": 9.0}
 
 
-@pytest.mark.slow
 def test_an_unknown_order_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--reuseit-order", "random")
+    # In this process: the session stops at its command line, before any browser starts.
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--reuseit-order", "random")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "invalid choice: 'random'" in result.stderr.str()
