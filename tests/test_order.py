@@ -129,14 +129,14 @@ def test_without_a_cache_the_collection_order_stays(pytester: pytest.Pytester, p
     (pytester.path / "a_quick.reuseit.yaml").write_text(QUICK_WF, encoding="utf-8")
     (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
     pytester.makeconftest(ORDER_CONFTEST)
-    _record(pytester, {"z_slow.reuseit.yaml::z_slow[default]": 9.0})
+    quick, slow = "a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"
+    # Times that, were they read, would put the slow run first (a run with none would go first).
+    _record(pytester, {quick: 0.1, slow: 9.0})
     cache = pytester.path / ".pytest_cache/v/reuseit/durations"
     result = _run(pytester, pages_url, "-n", "1", "-p", "no:cacheprovider")  # one worker: see above
     result.assert_outcomes(passed=2)
-    assert _orders(pytester, workers=1) == [
-        ["a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"]
-    ]
-    assert json.loads(cache.read_text(encoding="utf-8")) == {"z_slow.reuseit.yaml::z_slow[default]": 9.0}
+    assert _orders(pytester, workers=1) == [[quick, slow]]
+    assert json.loads(cache.read_text(encoding="utf-8")) == {quick: 0.1, slow: 9.0}
 
 
 def test_an_unknown_order_is_a_usage_error(pytester: pytest.Pytester) -> None:
