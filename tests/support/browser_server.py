@@ -99,6 +99,28 @@ def _first_line_matching(stream, prefix: str, timeout: float) -> str | None:  # 
     return found[0] if found else None
 
 
+def _group_runs(group: int) -> bool:
+    """Whether a process of ``group`` still runs. An exited child waiting to be reaped (a zombie:
+    it holds no port, no file) does not count: reaping it is process 1's, which can take a second
+    or more on a VM. Without /proc, any member counts."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so split after it.
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone meanwhile
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
 class _Process:
     """A server process in its own process group, stopped with the whole group."""
 
@@ -117,9 +139,7 @@ class _Process:
             self.proc.wait(5)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            try:
-                os.killpg(group, 0)
-            except ProcessLookupError:
+            if not _group_runs(group):
                 return
             time.sleep(0.05)
         os.killpg(group, signal.SIGKILL)
