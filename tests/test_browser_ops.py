@@ -24,6 +24,9 @@ pytestmark = pytest.mark.browser
 
 # Generous timeouts for what should work (it returns at once); tests of failures set short ones.
 FAST = {"retries": 0, "check_timeout": 5, "action_timeout": 5}
+# What a check that fails on a page nothing changes waits: it would fail after any wait (a check
+# that holds is judged once whatever its timeout: Playwright's assertions look once before they wait).
+FAILS_AT_ONCE = 0.1
 
 
 def workflow(
@@ -192,7 +195,7 @@ def test_a_step_with_an_empty_do_only_checks_and_needs_no_model(page, fence, pag
     result = passed(run(page, fence, pages_url, workflow(steps)))
     assert result.steps[0].actions == [] and result.steps[0].post[0].ok is True
     steps[0]["post"] = [{"expect": {"title": {"equals": "Another page"}}}]
-    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.3}))
+    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": FAILS_AT_ONCE}))
     assert result.status == "failed" and (result.failed_step, result.failed_phase) == (1, "post")
 
 
@@ -372,11 +375,41 @@ CLICK_LOCS = [
 ]
 
 
-@pytest.mark.parametrize(("loc", "logged"), CLICK_LOCS)
-@pytest.mark.slow
-def test_locator_kinds_click_the_right_element(page, fence, pages_url, loc, logged) -> None:  # type: ignore[no-untyped-def]
-    passed(run(page, fence, pages_url, workflow(one_step([{"click": loc}]))))
-    assert page.evaluate("window.events") == [logged]
+@pytest.fixture(scope="module")
+def clicked(_module_page, pages_url) -> tuple[RunResult, list[str]]:  # type: ignore[no-untyped-def]
+    """One run clicking with every locator of CLICK_LOCS, a step each (the targets only log their
+    click), and the events the page logged: a run of their own would cost each a page load and a
+    result. Each step's post check sees exactly one new event, the one its target logs."""
+    steps = [
+        {
+            "action": f"click {p.id}",
+            "do": [{"click": p.values[0]}],
+            "post": [{"expect": {"js": f"window.events.length === {n + 1} && window.events[{n}] === {p.values[1]!r}"}}],
+        }
+        for n, p in enumerate(CLICK_LOCS)
+    ]
+    page = _module_page.context.new_page()
+    try:
+        result = run(page, _module_page.fence, pages_url, workflow(steps))
+        return result, page.evaluate("window.events")
+    finally:
+        page.close()
+
+
+def test_each_locator_kind_clicked_once_in_order(clicked) -> None:  # type: ignore[no-untyped-def]
+    result, events = clicked
+    passed(result)
+    assert events == [p.values[1] for p in CLICK_LOCS]
+
+
+@pytest.mark.parametrize("case", [p.id for p in CLICK_LOCS])
+def test_locator_kinds_click_the_right_element(clicked, case) -> None:  # type: ignore[no-untyped-def]
+    result, _ = clicked
+    n = [p.id for p in CLICK_LOCS].index(case)
+    assert len(result.steps) > n, f"step {n + 1} never ran: {result.message}"
+    step = result.steps[n]
+    assert step.status == "passed" and [(a.by, a.ok) for a in step.actions] == [("do", True)], step
+    assert step.post[0].ok is True, step.post[0]
 
 
 FILL_LOCS = [
@@ -411,17 +444,18 @@ def test_ambiguous_locator_fails_and_clicks_nothing(page, fence, pages_url, loc,
 
 
 @pytest.mark.parametrize(
-    ("loc", "why"),
+    ("loc", "why", "timeout"),
     [
-        pytest.param("#off", "element is not enabled", id="disabled"),
-        pytest.param("#not-shown", "element is not visible", id="hidden"),
-        pytest.param("#nowhere", 'waiting for locator("#nowhere")', id="absent"),
+        # 2 s, not less: on a loaded machine Playwright must get past "waiting for locator" to say why.
+        pytest.param("#off", "element is not enabled", 2, id="disabled"),
+        pytest.param("#not-shown", "element is not visible", 2, id="hidden"),
+        # "waiting for locator" is the first thing Playwright says, and the last when nothing matches.
+        pytest.param("#nowhere", 'waiting for locator("#nowhere")', 0.5, id="absent"),
     ],
 )
 @pytest.mark.slow
-def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why) -> None:  # type: ignore[no-untyped-def]
-    # 2 s, not less: on a loaded machine Playwright must get past "waiting for locator" to say why.
-    result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": 2}))
+def test_click_that_cannot_happen_says_why(page, fence, pages_url, loc, why, timeout) -> None:  # type: ignore[no-untyped-def]
+    result = run(page, fence, pages_url, workflow(one_step([{"click": loc}]), settings={"action_timeout": timeout}))
     assert result.status == "failed" and result.failed_phase == "action"
     assert f"click selector='{loc}': timed out:" in result.message
     assert result.message.endswith(f"(last: {why})")
@@ -489,11 +523,27 @@ def _assertion_run(page, fence, pages_url, expect, check_timeout: float) -> RunR
     return run(page, fence, pages_url, workflow(steps, settings={"check_timeout": check_timeout}))
 
 
-@pytest.mark.parametrize("expect", PASSING)
-def test_assertion_holds(page, fence, pages_url, expect) -> None:  # type: ignore[no-untyped-def]
-    result = passed(_assertion_run(page, fence, pages_url, expect, check_timeout=5))
-    (verdict,) = result.steps[0].post
-    assert verdict.ok is True and verdict.source == "dom" and verdict.phase == "post"
+@pytest.fixture(scope="module")
+def holding(_module_page, pages_url) -> RunResult:  # type: ignore[no-untyped-def]
+    """One run judging every assertion of PASSING, a post check each (judged one by one, on a page
+    nothing changes): a run of their own would cost each a page load and a result, and no wait."""
+    page = _module_page.context.new_page()
+    try:
+        steps = one_step([{"wait": 0}], post=[{"expect": p.values[0]} for p in PASSING])
+        return run(page, _module_page.fence, pages_url, workflow(steps))
+    finally:
+        page.close()
+
+
+def test_the_holding_assertions_pass_their_run(holding) -> None:  # type: ignore[no-untyped-def]
+    assert len(holding.steps[0].post) == len(PASSING)
+    passed(holding)
+
+
+@pytest.mark.parametrize("case", [p.id for p in PASSING])
+def test_assertion_holds(holding, case) -> None:  # type: ignore[no-untyped-def]
+    verdict = holding.steps[0].post[[p.id for p in PASSING].index(case)]
+    assert verdict.ok is True and verdict.source == "dom" and verdict.phase == "post", verdict
 
 
 FAILING = [
@@ -574,7 +624,7 @@ FAILING = [
 @pytest.mark.parametrize(("expect", "expected", "actual"), FAILING)
 @pytest.mark.slow
 def test_assertion_fails_with_expected_and_actual(page, fence, pages_url, expect, expected, actual) -> None:  # type: ignore[no-untyped-def]
-    result = _assertion_run(page, fence, pages_url, expect, check_timeout=0.3)
+    result = _assertion_run(page, fence, pages_url, expect, check_timeout=FAILS_AT_ONCE)
     assert result.status == "failed", result.to_dict()
     assert (result.failed_step, result.failed_phase) == (1, "post")
     (verdict,) = result.steps[0].post
@@ -598,7 +648,7 @@ def test_assertion_fails_with_expected_and_actual(page, fence, pages_url, expect
 )
 def test_count_bounds_take_placeholders(page, fence, pages_url, params, status, words) -> None:  # type: ignore[no-untyped-def]
     steps = one_step([{"wait": 0}], post=[{"expect": {"count": {"css": ".item", "equals": "{n}", "min": "{low}"}}}])
-    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.3}, params=params))
+    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": FAILS_AT_ONCE}, params=params))
     assert result.status == status, result.to_dict()
     if status == "failed":
         (verdict,) = result.steps[0].post
@@ -683,7 +733,7 @@ def test_secret_shown_by_the_page_is_masked_in_a_failure(page, fence, pages_url,
         step.update(post=[failing], retries=1)
     else:
         top["outcome"] = [failing]
-    result = run(page, fence, pages_url, workflow([step], settings={"check_timeout": 0.5}, **top))
+    result = run(page, fence, pages_url, workflow([step], settings={"check_timeout": FAILS_AT_ONCE}, **top))
     assert result.status == "failed" and result.failed_phase == phase
     assert page.evaluate("document.getElementById('echo').textContent") == SECRET
     dumped = json.dumps(result.to_dict())
