@@ -112,12 +112,11 @@ REDONE = "do: wait 1 then redo the action"
 NEVER = {"expect": {"text": {"css": "#status", "equals": "never"}}}
 # Scripts for an eval op: #late shows N ms after it ran, or N ms after #fb is clicked (a wait
 # measured from the op that starts it, not from the page's load).
-_ADD_LATE = (
+SHOW_LATE = (
     "setTimeout(() => { const d = document.createElement('div'); d.id = 'late';"
     " d.textContent = 'Late arrival'; document.body.appendChild(d); }, %d)"
 )
-SHOW_LATE = _ADD_LATE
-SHOW_LATE_AFTER_B = "document.getElementById('fb').addEventListener('click', () => " + _ADD_LATE + ")"
+SHOW_LATE_AFTER_B = "document.getElementById('fb').addEventListener('click', () => " + SHOW_LATE + ")"
 
 
 # --------------------------------------------------------------------------- passed / recovered
