@@ -158,7 +158,7 @@ def test_select_unknown_option_fails(page, fence, pages_url) -> None:  # type: i
         page,
         fence,
         pages_url,
-        workflow(one_step([{"select": {"css": "#color", "option": "Purple"}}]), settings={"action_timeout": 0.5}),
+        workflow(one_step([{"select": {"css": "#color", "option": "Purple"}}]), settings={"action_timeout": 0.3}),
     )
     assert result.status == "failed" and result.failed_phase == "action"
     assert "select" in result.message
@@ -283,7 +283,7 @@ def test_wait_for_state_times_out(page, fence, pages_url) -> None:  # type: igno
         page,
         fence,
         pages_url,
-        workflow(one_step([{"wait": {"css": "#never", "state": "visible"}}]), settings={"action_timeout": 0.5}),
+        workflow(one_step([{"wait": {"css": "#never", "state": "visible"}}]), settings={"action_timeout": 0.3}),
     )
     assert result.status == "failed" and result.failed_phase == "action"
     assert "timed out" in result.message and "#never" in result.message
@@ -338,7 +338,7 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
             id="attribute",
         ),
         pytest.param({"into": "v", "js": "null"}, "returned nothing", 5, id="js-null"),
-        pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.5, id="missing-element"),
+        pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.3, id="missing-element"),
     ],
 )
 @pytest.mark.slow
@@ -468,7 +468,7 @@ def test_exact_text_does_not_match_a_substring(page, fence, pages_url) -> None: 
         page,
         fence,
         pages_url,
-        workflow(one_step([{"click": {"text": "Plain text", "exact": True}}]), settings={"action_timeout": 0.5}),
+        workflow(one_step([{"click": {"text": "Plain text", "exact": True}}]), settings={"action_timeout": 0.3}),
     )
     assert result.status == "failed" and "timed out" in result.message
     assert page.evaluate("window.events") == []
@@ -668,9 +668,9 @@ def test_assertion_waits_for_a_late_change(page, fence, pages_url) -> None:  # t
 @pytest.mark.slow
 def test_assertion_gives_up_after_check_timeout(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = one_step([{"wait": 0}], post=[{"expect": {"count": {"css": ".item", "equals": 9}}}])
-    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.6}))
+    result = run(page, fence, pages_url, workflow(steps, settings={"check_timeout": 0.4}))
     assert result.status == "failed"
-    assert 0.55 <= result.steps[0].duration < 3
+    assert 0.35 <= result.steps[0].duration < 3
 
 
 def test_words_and_dom_check_without_model_uses_the_dom_verdict(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
