@@ -396,6 +396,7 @@ def clicked(_module_page, pages_url) -> tuple[RunResult, list[str]]:  # type: ig
         page.close()
 
 
+@pytest.mark.slow  # whichever test comes first makes the shared run (about a second)
 def test_each_locator_kind_clicked_once_in_order(clicked) -> None:  # type: ignore[no-untyped-def]
     result, events = clicked
     passed(result)
@@ -403,6 +404,7 @@ def test_each_locator_kind_clicked_once_in_order(clicked) -> None:  # type: igno
 
 
 @pytest.mark.parametrize("case", [p.id for p in CLICK_LOCS])
+@pytest.mark.slow
 def test_locator_kinds_click_the_right_element(clicked, case) -> None:  # type: ignore[no-untyped-def]
     result, _ = clicked
     n = [p.id for p in CLICK_LOCS].index(case)
