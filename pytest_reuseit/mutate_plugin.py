@@ -140,8 +140,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if clean is None:
             loaded = original.loaded
         else:
-            slows = operators.get(mutant.operator).slows_s
-            loaded = capped(original.loaded, caps_for(clean["needs"], clean["fetches"], slows))
+            operator = operators.get(mutant.operator)
+            caps = caps_for(clean["needs"], clean["fetches"], operator.slows_s)
+            loaded = capped(original.loaded, caps, hangs=operator.hangs)
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
             name=f"{original.name}@{mutant.id}",

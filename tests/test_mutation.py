@@ -652,3 +652,30 @@ def test_progress_in_a_log_is_a_line_per_tenth_of_the_way_and_the_last() -> None
         "survivors: 5/100 done, 1m40s",
         "survivors: 6/100 done, 2m05s",
     ]
+
+
+@pytest.mark.slow
+def test_a_request_that_never_answers_waits_a_capped_navigation_budget(tmp_path: Path, pages_url: str) -> None:
+    """The help page's request never answers: the click that opens it waits the mutant's navigation
+    budget (its clean need's cap, 5 s at least), not the workflow's 30 s; killed at that step."""
+    (tmp_path / "basic.reuseit.yaml").write_text(WORKFLOWS["basic"], encoding="utf-8")
+    proc = mutate(
+        tmp_path, ".", "--operators", "request_never", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
+    )
+    report = report_of(tmp_path)
+    (help_page,) = [m for m in report["reuseit"]["mutants"] if "help.html" in m["target"]["locator"]]
+    assert help_page["outcome"] == "killed", (help_page, proc.stdout[-2000:])
+    assert "did not answer within 5s (navigation_timeout)" in help_page["run"]["message"], help_page["run"]
+
+
+def test_only_a_fault_that_hangs_a_request_caps_the_navigation_budget() -> None:
+    from pytest_reuseit.mutation import waits
+    from pytest_reuseit.workflow.loader import parse
+
+    loaded = parse(WORKFLOWS["strong"], "strong.reuseit.yaml")  # navigation_timeout: the default 30 s
+    caps = {"steps": [{"step": 0.5}, {"step": 8.0}], "run": 8.0}
+    hung = waits.capped(loaded, caps, hangs=True).workflow
+    assert hung.settings.navigation_timeout == 8.0  # the start page: the run's largest cap
+    assert [s.navigation_timeout for s in hung.steps] == [5.0, 8.0]  # each step's cap, 5 s at least
+    kept = waits.capped(loaded, caps).workflow
+    assert kept.settings.navigation_timeout == 30 and [s.navigation_timeout for s in kept.steps] == [None, None]

@@ -175,3 +175,29 @@ def test_a_report_that_cannot_be_read_is_said_so_and_every_mutant_runs(tmp_path:
     assert said[-1] == (
         "incremental: reuseit-output/mutation.json cannot be read as a mutation report: every mutant runs"
     )
+
+
+def test_a_page_s_texts_and_values_are_no_change_its_elements_are(tmp_path: Path) -> None:
+    """The Django admin shows a password's salt and hash, new each session, as text: the same page.
+    A button renamed, a heading gone, a link elsewhere: another page."""
+    from pytest_reuseit.mutation.touches import StepState
+
+    m, runs = _two_files(tmp_path)
+    own = ["a.reuseit.yaml::a[default]"]
+    run = runs[own[0]]
+
+    def page(*lines: str) -> None:
+        run.steps = [StepState(0, 3, "Open", url_after="http://127.0.0.1:8123/admin/user/1/", aria="\n".join(lines))]
+
+    base = ['- heading "Change user" [level=1]', '- link "History":', "  - /url: /admin/user/1/history/"]
+    page(*base, '- text: ": Eh********"', '- textbox "Email": ada@example.com', '- button "Save"')
+    last = _record(m, "killed", own, incremental.basis(m, runs, tmp_path, own))
+    page(*base, '- text: ": CY********"', '- textbox "Email": bob@example.com', '- button "Save"')
+    assert incremental.reuse(m, runs, tmp_path, last) is not None
+    for changed in (
+        [*base, '- text: ": CY"', '- textbox "Email": ada@example.com', '- button "Save and continue"'],
+        [*base[1:], '- text: ": CY"', '- textbox "Email": ada@example.com', '- button "Save"'],
+        [*base[:2], "  - /url: /admin/user/1/log/", '- textbox "Email": ada', '- button "Save"'],
+    ):
+        page(*changed)
+        assert incremental.reuse(m, runs, tmp_path, last) is None, changed

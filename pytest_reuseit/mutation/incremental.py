@@ -6,8 +6,10 @@ The clean session still runs: it is what tells what changed. Each mutant gets a 
 what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
 endpoint), what the clean run saw of that target (its tag, text, count), and, for each workflow run
 the verdict was decided on, the workflow file's text and the pages that run went through (their
-addresses and their accessibility trees, step by step, numbers aside: ids, dates and timings
-change from one session to the next on a page that did not). A killed mutant was decided by the
+addresses and the elements their accessibility trees showed, step by step: role, name and
+attributes, numbers aside; texts and values aside: ids, dates, timings, a salt shown once change
+from one session to the next on a page that did not, and what a check reads of its target is in
+the basis already). A killed mutant was decided by the
 runs it was tried against (its own, and the others only when its own let it through): another
 workflow that reaches the same element changing does not change that verdict. Any other verdict
 (survived, not applied, clean, a false alarm) depends on every covering run, and on which runs
@@ -46,11 +48,31 @@ def identity(m: Mutant) -> str:
     return f"{m.operator}|{thing}"
 
 
+# An ARIA snapshot line's element: its role, its name in quotes and its [attributes]; what follows
+# the colon (a text, a field's value, a paragraph's words) is left out. A link's /url is kept.
+_ELEMENT = re.compile(r'^\s*-?\s*([\w-]+(?: "(?:[^"\\]|\\.)*")?(?: \[[^\]]*\])*)')
+
+
+def _elements(aria: str) -> str:
+    """What a page shows, as its elements (role, name, attributes), without the texts and values:
+    a salt shown once, a last-login time, a row's date, "took 3.2 ms" are no change of the page; a
+    check's own text is in the target's basis (what the clean run saw of it)."""
+    out = []
+    for line in aria.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("- /url:"):
+            out.append(stripped)
+            continue
+        m = _ELEMENT.match(line)
+        out.append(m.group(1) if m else stripped)
+    return "\n".join(out)
+
+
 def _pages(run: RunTouches | None) -> str:
     if run is None:
         return ""
-    looks = [(urlsplit(s.url_after).path, urlsplit(s.url_after).fragment, s.aria) for s in run.steps]
-    # Numbers are no change of the page: a row's id, a date, "took 3.2 ms", a count of rows.
+    looks = [(urlsplit(s.url_after).path, urlsplit(s.url_after).fragment, _elements(s.aria)) for s in run.steps]
+    # Numbers are no change of the page: a row's id, a date, a count of rows.
     return _DIGITS.sub("0", _stable(json.dumps(looks)))
 
 

@@ -80,6 +80,10 @@ class Operator:
     # Its check fault is placed through hold.py: after the check, the run tells whether the
     # element the check read carried it (a run that read it without the fault is not applied).
     holds: bool = False
+    # Its fault leaves a request unanswered for good: a page that waits for it waits out its whole
+    # navigation budget (30 s by default) for an answer that cannot come, so the mutant's run gets
+    # a navigation budget from its clean run's needs too (waits.py, HANG_MIN_S at least).
+    hangs: bool = False
 
 
 _OPERATORS: dict[str, Operator] = {}
@@ -455,7 +459,7 @@ for _op in (
         _requests(json_only=True),
         start=_route("empty"),
     ),
-    Operator("request_never", "breaking", "the request never answers", _requests(), start=_route("never")),
+    Operator("request_never", "breaking", "the request never answers", _requests(), start=_route("never"), hangs=True),
     Operator(
         "storage_dropped",
         "breaking",

@@ -21,10 +21,14 @@ allowance per fetch: a fault that removes an element or changes a text makes no 
 A killed mutant's run is most of a mutation run's time, spent waiting out these caps (once for the
 check, again for each fallback that cannot act), so they are what the run costs.
 
-The caps are element and check waits only. A page's load is never capped: the clean run's
+The caps are element and check waits. A page's load is not capped: the clean run's
 ``navigation_timeout`` (workflow-format.md, "Slow pages") is left as the file gives it, so a form
 posted to a server that answers in seconds, by an op whose element the clean run found at once or
-by a fallback, is waited for in a mutant's run as in the clean one.
+by a fallback, is waited for in a mutant's run as in the clean one. Except under an operator whose
+fault is a request that never answers (``hangs``): there the wait is for what cannot come, and
+each step's navigation budget is its cap, at least ``HANG_MIN_S`` (the run's largest cap for the
+start page, which no step measured): a killed ``request_never`` mutant took 31 s, the default
+budget, where its clean page loaded in a second.
 
 A benign mutant whose run fails under the caps is tried again with the workflow's own timeouts
 before it is called a false alarm (session.py): a machine busier than in the clean run must not
@@ -45,6 +49,9 @@ from ..workflow.ops import Op
 MIN_S = 0.5
 FACTOR = 2.0
 MARGIN_S = 0.3
+# The least navigation budget of a mutant whose fault hangs a request (see above): a cold page
+# of a real app on a busy machine loads in a few seconds.
+HANG_MIN_S = 5.0
 
 # One step's needs, as the clean session records them (JSON): {"step": seconds, "ops": [...],
 # "pre": [...], "post": [...]}; an entry of a list is None where that op or check never went through.
@@ -131,18 +138,19 @@ def _own(items: tuple[Any, ...] | None, caps: list[float | None], default: float
     return tuple(out)
 
 
-def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
+def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False) -> LoadedWorkflow:
     """``loaded`` with each ``do:`` op and pre/post check waiting at most its own cap, the rest of
     each step (its fallbacks) at most the step's, and the workflow's own waits at most the largest
-    (a step the clean run did not reach gets that one too)."""
+    (a step the clean run did not reach gets that one too). Its navigation budgets are copied as
+    they are, unless the fault ``hangs`` a request (see the module's docstring)."""
     wf = loaded.workflow
     top = float(caps["run"])
-    # navigation_timeout (settings and steps) is copied as it is: a page's load is never capped.
     per_step: list[dict[str, Any]] = list(caps.get("steps", []))
     s = wf.settings
-    settings = s.model_copy(
-        update={"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
-    )
+    update: dict[str, Any] = {"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
+    if hangs:
+        update["navigation_timeout"] = min(s.navigation_timeout, max(HANG_MIN_S, top))
+    settings = s.model_copy(update=update)
     steps = []
     for i, step in enumerate(wf.steps):
         mine = per_step[i] if i < len(per_step) else {}
@@ -158,6 +166,15 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any]) -> LoadedWorkflow:
                     "do": _own(step.do, mine.get("ops", []), action_s),
                     "pre": _own(step.pre, mine.get("pre", []), check_s),
                     "post": _own(step.post, mine.get("post", []), check_s),
+                    **(
+                        {
+                            "navigation_timeout": min(
+                                step.navigation_timeout or s.navigation_timeout, max(HANG_MIN_S, cap)
+                            )
+                        }
+                        if hangs
+                        else {}
+                    ),
                 }
             )
         )
