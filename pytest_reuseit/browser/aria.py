@@ -278,7 +278,12 @@ def diff_lines(then: str, now: str) -> tuple[list[str], list[str]]:
 
 
 def compare(
-    then: PageSnapshot, now: PageSnapshot, *, max_lines: int = MAX_LINES, earlier: PageSnapshot | None = None
+    then: PageSnapshot,
+    now: PageSnapshot,
+    *,
+    max_lines: int = MAX_LINES,
+    earlier: PageSnapshot | None = None,
+    earlier_since: str = "",
 ) -> dict[str, Any]:
     """``changed`` as the monitoring contract names it: removed/added lines, url and title then and now.
 
@@ -293,7 +298,7 @@ def compare(
     only). A value new on every visit (a clock, a last-login time) is churn too when the two
     passes already showed that line with other numbers: a line whose numbers alone differ from
     such a line is set aside (a count that both passes showed the same and that differs now is
-    still a change)."""
+    still a change). ``earlier_since``: when the earlier pass ran, said beside what was set aside."""
     removed, added = diff_lines(then.aria, now.aria)
     aside = {"removed": 0, "added": 0}
     if earlier is not None and earlier.aria:
@@ -317,7 +322,7 @@ def compare(
     if len(removed) > max_lines or len(added) > max_lines:
         out["more"] = {"removed": max(0, len(removed) - max_lines), "added": max(0, len(added) - max_lines)}
     if earlier is not None and earlier.aria:
-        out["set_aside"] = aside  # the caller adds "since": when the earlier pass ran
+        out["set_aside"] = {**aside, "since": earlier_since} if earlier_since else aside
     return out
 
 
@@ -327,6 +332,15 @@ def set_aside_count(changed: Mapping[str, Any]) -> int:
     if not isinstance(aside, Mapping):
         return 0
     return sum(int(aside.get(k) or 0) for k in ("removed", "added"))
+
+
+def set_aside_words(changed: Mapping[str, Any]) -> str:
+    """What was set aside, in the words every reader gets ("2 lines that also differ between the
+    last two passes"); empty when nothing was."""
+    n = set_aside_count(changed)
+    if not n:
+        return ""
+    return f"{n} line{'' if n == 1 else 's'} that also differ{'s' if n == 1 else ''} between the last two passes"
 
 
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")

@@ -25,7 +25,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
 from ..workflow.locators import Locator
-from ..workflow.placeholders import MIN_SECRET_LENGTH
+from ..workflow.placeholders import as_shown
 from .locators import describe, resolve
 
 log = logging.getLogger(__name__)
@@ -233,8 +233,7 @@ def painted_values(secrets: Iterable[str]) -> list[str]:
     """The texts a picture paints over: each secret, and the form a page shows it in when it holds
     a run of spaces (one space, trimmed), unless that form is too short to be told from other text."""
     raw = {v for v in secrets if v}
-    collapsed = {" ".join(v.split()) for v in raw}
-    return sorted(raw | {v for v in collapsed if len(v) >= MIN_SECRET_LENGTH})
+    return sorted(raw | as_shown(raw))
 
 
 def _paint_all(

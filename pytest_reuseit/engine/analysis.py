@@ -11,7 +11,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ..browser.aria import renamed, role_names, set_aside_count
+from ..browser.aria import renamed, role_names, set_aside_count, set_aside_words
 from .result import ActionRecord, Analysis, Category, RunResult, StepResult, Verdict
 
 _OVERLAY_WORDS = re.compile(r"intercepts pointer events|cookie|banner|dialog|modal|overlay|pop-?up|consent", re.I)
@@ -177,18 +177,15 @@ def changes_sentence(changed: Mapping[str, Any], step: int | None = None) -> str
         pair = _pair(changed, key)
         if pair is not None:
             parts.append(f"{key} was '{pair[0]}', now '{pair[1]}'")
-    aside = set_aside_count(changed)
-    one = aside == 1
-    churn = (
-        f"{aside} line{'' if one else 's'} that also differ{'s' if one else ''} between the last two passes set aside"
-    )
+    aside = set_aside_words(changed)
+    churn = f"{aside} set aside" if aside else ""
     if not parts:
         return (
             f"Since the run last passed{when}, {page} looks the same to its accessibility tree "
-            f"(the same elements, url and title{f'; {churn}' if aside else ''}): what differs is not on the page "
+            f"(the same elements, url and title{f'; {churn}' if churn else ''}): what differs is not on the page "
             "(timing, or the data behind it)."
         )
-    return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}{f' ({churn})' if aside else ''}."
+    return f"Since the run last passed{when}, {page} changed: {'; '.join(parts)}{f' ({churn})' if churn else ''}."
 
 
 def changes_text(changed: Mapping[str, Any], step: int | None = None) -> str:

@@ -201,15 +201,13 @@ def _changed_since_last_pass(ctx: RunContext) -> None:
         if then is None or not then.aria:
             continue
         # The pass before the last at the same point: what differs between the two is churn.
-        changed = compare(then, now, earlier=last.earlier_pages.get(index))
+        changed = compare(then, now, earlier=last.earlier_pages.get(index), earlier_since=last.earlier_since)
         size = sum(len(changed[k]) for k in ("removed", "added")) + sum(dict(changed.get("more", {})).values())
         if best is None or size < best[0]:
             best = (size, index, changed)
     if best is None:
         return
     _, index, changed = best
-    if "set_aside" in changed:
-        changed["set_aside"] = {**changed["set_aside"], "since": last.earlier_since}
     result.changed = {**changed, "since": last.since}
     result.last_pass_screenshot = last.screenshots.get(index)
 

@@ -138,6 +138,11 @@ def _own(items: tuple[Any, ...] | None, caps: list[float | None], default: float
     return tuple(out)
 
 
+def _hang_budget(given: float, cap: float) -> float:
+    """A hanging fault's navigation budget: the cap, HANG_MIN_S at least, never above the file's."""
+    return min(given, max(HANG_MIN_S, cap))
+
+
 def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False) -> LoadedWorkflow:
     """``loaded`` with each ``do:`` op and pre/post check waiting at most its own cap, the rest of
     each step (its fallbacks) at most the step's, and the workflow's own waits at most the largest
@@ -149,7 +154,7 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False)
     s = wf.settings
     update: dict[str, Any] = {"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
     if hangs:
-        update["navigation_timeout"] = min(s.navigation_timeout, max(HANG_MIN_S, top))
+        update["navigation_timeout"] = _hang_budget(s.navigation_timeout, top)
     settings = s.model_copy(update=update)
     steps = []
     for i, step in enumerate(wf.steps):
@@ -158,23 +163,18 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False)
         # What the file gives this step; every cap below is min()-ed with it, never above.
         action_s = step.action_timeout or s.action_timeout
         check_s = step.check_timeout or s.check_timeout
+        navigation: dict[str, Any] = {}
+        if hangs:
+            navigation["navigation_timeout"] = _hang_budget(step.navigation_timeout or s.navigation_timeout, cap)
         steps.append(
             step.model_copy(
                 update={
+                    **navigation,
                     "action_timeout": min(action_s, cap),
                     "check_timeout": min(check_s, cap),
                     "do": _own(step.do, mine.get("ops", []), action_s),
                     "pre": _own(step.pre, mine.get("pre", []), check_s),
                     "post": _own(step.post, mine.get("post", []), check_s),
-                    **(
-                        {
-                            "navigation_timeout": min(
-                                step.navigation_timeout or s.navigation_timeout, max(HANG_MIN_S, cap)
-                            )
-                        }
-                        if hangs
-                        else {}
-                    ),
                 }
             )
         )

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..browser.aria import set_aside_count
+from ..browser.aria import set_aside_words
 from .delivery import deliver, failure_line, host, http_error
 
 # What one message lists before "and N more": a night with a hundred failures still reads as a
@@ -120,11 +120,9 @@ def _changed(changed: Any) -> list[str]:
     url = changed.get("url")
     if isinstance(url, list) and len(url) == 2 and url[0] != url[1]:
         out.append(f"page was {_code(url[0])}, now {_code(url[1])}")
-    aside = set_aside_count(changed)
+    aside = set_aside_words(changed)
     if aside:
-        out.append(
-            f"({aside} line{'s' if aside != 1 else ''} that also differ{'s' if aside == 1 else ''} between the last two passes set aside)"
-        )
+        out.append(f"({aside} set aside)")
     return out
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text_atomic
-from ..browser.aria import set_aside_count
+from ..browser.aria import set_aside_words
 
 PAGE = "monitor.html"
 VENDOR = Path(__file__).parent / "vendor" / "uplot"
@@ -201,13 +201,8 @@ def _changed(changed: Any) -> str:
         lines += [f"<div class='{css}'>{sign} {_e(_aria_line(x))}</div>" for x in items[:MAX_DIFF_LINES]]
         if len(items) > MAX_DIFF_LINES:
             lines.append(f"<div class='ctx'>… {len(items) - MAX_DIFF_LINES} more {key}</div>")
-    aside = set_aside_count(changed)
-    churn = (
-        f"<div class='ctx'>{aside} line{'s' if aside != 1 else ''} that also differ{'s' if aside == 1 else ''} between the last two passes "
-        "set aside (the page's own churn)</div>"
-        if aside
-        else ""
-    )
+    aside = set_aside_words(changed)
+    churn = f"<div class='ctx'>{aside} set aside (the page's own churn)</div>" if aside else ""
     if not lines:
         return f"<p class='muted'>The page reads the same as when it last passed.</p>{churn}"
     return "<div class='diff'><div class='ctx'>since the last pass:</div>" + "".join(lines) + churn + "</div>"

@@ -263,9 +263,12 @@ def changed_since_pass(history: History, suite: SuiteRun, record: dict[str, Any]
         return None
     # The pass before the last, when kept: a line that differs between the two passes is churn.
     earlier = passed.earlier.steps.get(step) if passed.earlier is not None else None
-    out = compare_pages(then.page, now, earlier=earlier.page if earlier is not None else None)
-    if "set_aside" in out and passed.earlier is not None:
-        out["set_aside"] = {**out["set_aside"], "since": passed.earlier.when}
+    out = compare_pages(
+        then.page,
+        now,
+        earlier=earlier.page if earlier is not None else None,
+        earlier_since=passed.earlier.when if passed.earlier is not None else "",
+    )
     out["since"] = passed.when
     return out
 

@@ -49,6 +49,14 @@ def secret_value(var: str, environ: Mapping[str, str]) -> str:
     return value
 
 
+def as_shown(secrets: Iterable[str]) -> set[str]:
+    """The secrets as a page shows them: a page's text, its accessibility tree and an element's
+    name show a run of spaces, tabs or line breaks as one space, trimmed. A form too short to be
+    told from other text (under MIN_SECRET_LENGTH) is left out."""
+    collapsed = {" ".join(v.split()) for v in secrets if v}
+    return {f for f in collapsed if len(f) >= MIN_SECRET_LENGTH}
+
+
 @dataclass
 class Values:
     """The values one run can fill in. ``extracted`` grows as the run goes."""
@@ -116,10 +124,7 @@ class Values:
     def _masked_values(self) -> list[str]:
         values = {*self.known_secrets.values(), *self.secrets_used.values(), *self.derived}
         forms = {f for v in values if v for f in (v, quote(v, safe=""), quote_plus(v), quote(v))}
-        # A page's text, its accessibility tree and a screen reader's name show a run of spaces,
-        # tabs or line breaks as one space, trimmed: a secret holding one is shown that way too.
-        collapsed = {" ".join(v.split()) for v in values if v}
-        forms |= {f for f in collapsed if len(f) >= MIN_SECRET_LENGTH}
+        forms |= as_shown(values)
         # Longest first, so a secret inside a longer derived value does not leave the rest showing.
         return sorted(forms, key=len, reverse=True)
 
