@@ -22,6 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from .hover import hover_parts_shown
 from .masking import masks_for
 
 log = logging.getLogger(__name__)
@@ -72,7 +73,7 @@ _READ_JS = """() => {
 }"""
 
 
-def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
+def page_snapshot(page: Page, mask: Callable[[str], str], *, hover_shown: bool = False) -> PageSnapshot:
     """The page's url, title and ARIA snapshot, masked and bounded; empty parts when the page is
     closed, navigating or stuck. Never raises: a look at the page must not change a run's verdict.
 
@@ -81,7 +82,10 @@ def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
     are read right after the snapshot and replaced by ``***`` wherever they show, whether the
     workflow typed them from a secret or from a plain parameter. ``mask`` (the run's secret
     masking) then applies to everything, to values the snapshot wrote escaped as well; the fields a
-    secret was typed into are hidden too, whatever part of it they kept."""
+    secret was typed into are hidden too, whatever part of it they kept.
+
+    ``hover_shown``: the parts the page's ``:hover`` rules show are in the look wherever the pointer
+    rests (browser/hover.py), for a look compared with another session's."""
     try:
         if page.is_closed():
             return PageSnapshot()
@@ -90,7 +94,11 @@ def page_snapshot(page: Page, mask: Callable[[str], str]) -> PageSnapshot:
         return PageSnapshot()
     _settle(page)
     try:
-        aria = _aria(page)
+        if hover_shown:
+            with hover_parts_shown(page):
+                aria = _aria(page)
+        else:
+            aria = _aria(page)
         title, hidden = _read(page)
     except PlaywrightError as exc:  # closed, navigating away, or not answering
         log.debug("no ARIA snapshot of %s: %s", mask(url), str(exc).splitlines()[0] if str(exc) else exc)

@@ -207,8 +207,10 @@ def _matcher_kind(arg: Any) -> str:
 
 
 def aria_of(page: Page) -> str:
-    """The page's ARIA snapshot (password fields hidden), bounded; empty when it cannot be read."""
-    return page_snapshot(page, lambda text: text).aria
+    """The page's ARIA snapshot (password fields hidden), bounded; empty when it cannot be read.
+    What ``:hover`` rules show is in it wherever the pointer rests: it is compared with other
+    sessions' (``--incremental``) and with mutant runs' (a request fault's visible effect)."""
+    return page_snapshot(page, lambda text: text, hover_shown=True).aria
 
 
 def _address(page: Page) -> str:
