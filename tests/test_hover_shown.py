@@ -9,6 +9,9 @@ leaves the page as it was (the sheet is dropped, the buttons hidden again).
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from playwright.sync_api import Page
 
 from pytest_reuseit.browser.aria import page_snapshot
@@ -65,3 +68,19 @@ def test_a_closed_page_gives_an_empty_look(page: Page, pages_url: str) -> None:
     with hover_parts_shown(other):  # never raises: a look must not change a run's verdict
         pass
     assert _look(other, hover_shown=True) == ""
+
+
+@pytest.mark.slow
+def test_a_stuck_page_holds_each_of_its_two_calls_one_second_at_most(page: Page, pages_url: str) -> None:
+    """A page whose script never yields: showing the hover parts gives up after its timeout, as
+    the look itself does, instead of waiting for ever."""
+    stuck = page.context.new_page()  # a page of its own: the stuck one is closed, not reused
+    _open(stuck, pages_url)
+    stuck.evaluate("() => { setTimeout(() => { for (;;) {} }, 50); }")
+    time.sleep(0.1)
+    started = time.monotonic()
+    with hover_parts_shown(stuck):
+        pass
+    took = time.monotonic() - started
+    stuck.close()
+    assert 1.9 < took < 3.0, took  # both of its calls waited their bound, and no longer
