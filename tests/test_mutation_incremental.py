@@ -134,6 +134,26 @@ def test_a_killed_verdict_depends_on_the_runs_that_killed_it_only(tmp_path: Path
     assert incremental.reuse(m, runs, tmp_path, last) is None
 
 
+def test_a_killed_verdict_depends_on_the_first_run_that_killed_it_not_on_those_it_survived(tmp_path: Path) -> None:
+    """Survived a's run, killed by b's (tried against both): a edited, the kill by b still holds
+    (kept); b edited, it runs again."""
+    m, runs = _two_files(tmp_path)
+    tries = [
+        {"nodeid": f"a.reuseit.yaml::a[default]@{m.id}", "outcome": "survived"},
+        {"nodeid": f"b.reuseit.yaml::b[default]@{m.id}", "outcome": "killed"},
+    ]
+    assert incremental.decided_by("killed", tries, m) == ["b.reuseit.yaml::b[default]"]
+    basis = incremental.basis(m, runs, tmp_path, ["b.reuseit.yaml::b[default]"])
+    last = {
+        incremental.identity(m): {"outcome": "killed", "runs": tries, "run": tries[-1], "incremental": {"basis": basis}}
+    }
+    (tmp_path / "a.reuseit.yaml").write_text("name: a, edited\n", encoding="utf-8")
+    kept = incremental.reuse(m, runs, tmp_path, last)
+    assert kept is not None and kept.outcome == "killed" and kept.tries == tries
+    (tmp_path / "b.reuseit.yaml").write_text("name: b, edited\n", encoding="utf-8")
+    assert incremental.reuse(m, runs, tmp_path, last) is None
+
+
 def test_a_survivor_depends_on_every_run_that_reaches_its_target(tmp_path: Path) -> None:
     """Survived both workflows: either one edited, or a third one reaching the button, may catch
     it now: it runs again."""

@@ -10,8 +10,10 @@ addresses and the elements their accessibility trees showed, step by step: role,
 attributes, numbers aside; texts and values aside: ids, dates, timings, a salt shown once change
 from one session to the next on a page that did not, and what a check reads of its target is in
 the basis already). A killed mutant was decided by the
-runs it was tried against (its own, and the others only when its own let it through): another
-workflow that reaches the same element changing does not change that verdict. Any other verdict
+first run that failed under it (its own, or another one when its own let it through): while that
+run's file and pages are the same, it fails again, whatever the other workflows that reach the
+same element do (a storage fault every workflow covers was tried against 27 runs and killed by its
+third: an edit of any of the 27 ran all of them again). Any other verdict
 (survived, not applied, clean, a false alarm) depends on every covering run, and on which runs
 cover it: a workflow that changed, or one that now reaches the element, might catch it. The report
 keeps each mutant's basis; a mutant whose basis is the same as in the last report, with a verdict
@@ -85,6 +87,11 @@ def _file_text(path: Path) -> str:
 
 def decided_by(outcome: str, tries: list[dict[str, Any]], m: Mutant) -> list[str]:
     """The clean runs (node ids) a verdict depends on (see the module's docstring)."""
+    killers = [t for t in tries if t.get("outcome") == "killed"]
+    if outcome == "killed" and killers:
+        # One run that failed under the fault is the verdict: while that run, its file and its
+        # pages are the same, it fails again, whatever the runs it survived do.
+        return [str(killers[0].get("nodeid", "")).split("@")[0]]
     if outcome == "killed" and tries:
         return sorted({str(t.get("nodeid", "")).split("@")[0] for t in tries})
     covering = [nodeid for _, nodeid, _ in m.covering] or [m.nodeid]
