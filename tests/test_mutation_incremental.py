@@ -3,6 +3,7 @@ workflow file, target and pages did not change; only the others run (mutation/in
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import shutil
 import time
@@ -152,6 +153,23 @@ def test_a_killed_verdict_depends_on_the_first_run_that_killed_it_not_on_those_i
     assert kept is not None and kept.outcome == "killed" and kept.tries == tries
     (tmp_path / "b.reuseit.yaml").write_text("name: b, edited\n", encoding="utf-8")
     assert incremental.reuse(m, runs, tmp_path, last) is None
+
+
+def test_a_number_in_the_target_s_text_is_no_change_but_the_word_a_fault_changes_is(tmp_path: Path) -> None:
+    """The admin's "2 of 10 selected": how many books the other workflows left (10) depends on the
+    order they ran in; the word a fault replaces and the number it moves by one are its own."""
+    m, runs = _two_files(tmp_path)
+    own = ["a.reuseit.yaml::a[default]"]
+
+    def word_fault(text: str, word: str = "selected") -> Mutant:
+        detail = {**m.target.detail, "text": text, "word": word}
+        target = dataclasses.replace(m.target, detail=detail)
+        return Mutant(m.id, "word_replaced", m.kind, m.file, m.nodeid, target, m.covering)
+
+    first = incremental.basis(word_fault("2 of 10 selected"), runs, tmp_path, own)
+    assert incremental.basis(word_fault("2 of 11 selected"), runs, tmp_path, own) == first
+    assert incremental.basis(word_fault("2 of 10 chosen"), runs, tmp_path, own) != first
+    assert incremental.basis(word_fault("2 of 10 selected", word="2"), runs, tmp_path, own) != first
 
 
 def test_a_survivor_depends_on_every_run_that_reaches_its_target(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ reused.
 
 The clean session still runs: it is what tells what changed. Each mutant gets a *basis*, a hash of
 what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
-endpoint), what the clean run saw of that target (its tag, text, count), and, for each workflow run
-the verdict was decided on, the workflow file's text and the pages that run went through (their
+endpoint), what the clean run saw of that target (its tag, text with its numbers aside, count),
+and, for each workflow run the verdict was decided on, the workflow file's text and the pages that run went through (their
 addresses and the elements their accessibility trees showed, step by step: role, name and
 attributes, numbers aside; texts and values aside: ids, dates, timings, a salt shown once change
 from one session to the next on a page that did not, and what a check reads of its target is in
@@ -78,6 +78,14 @@ def _pages(run: RunTouches | None) -> str:
     return _DIGITS.sub("0", _stable(json.dumps(looks)))
 
 
+def _seen(detail: dict[str, Any]) -> dict[str, Any]:
+    """What the clean run saw of a target, its text's numbers aside: "2 of 10 selected" on the
+    admin's list shows how many books the other workflows left, which the order they ran in
+    decides; the word or number a fault changes (``word``) and what the check expects stay."""
+    text = detail.get("text")
+    return {**detail, "text": _DIGITS.sub("0", text)} if isinstance(text, str) else detail
+
+
 def _file_text(path: Path) -> str:
     try:
         return hashlib.sha1(path.read_bytes()).hexdigest()
@@ -101,7 +109,7 @@ def decided_by(outcome: str, tries: list[dict[str, Any]], m: Mutant) -> list[str
 def basis(m: Mutant, runs: dict[str, RunTouches], root: Path, decided: list[str]) -> str:
     """What the mutant's verdict depends on, as one hash (see the module's docstring)."""
     h = hashlib.sha1(identity(m).encode())
-    h.update(_stable(json.dumps(m.target.detail, sort_keys=True, default=str)).encode())
+    h.update(_stable(json.dumps(_seen(m.target.detail), sort_keys=True, default=str)).encode())
     h.update(m.ignored.encode())
     for nodeid in decided:
         run = runs.get(nodeid)
