@@ -366,45 +366,66 @@ steps:
 )
 
 
+_SLOW_STEP = PATIENT.replace(
+    '    do:\n      - fill: {css: "#item", value: apple}\n',
+    '    do:\n      - wait: 800\n      - click: {css: "#help"}\n',
+)  # another element than patient's: the same element of the same page is one mutant
+
+
+def _removed_field_runs(tmp_path: Path, pages_url: str, *args: str) -> dict[str, dict[str, Any]]:
+    """``reuseit mutate --operators element_removed ARGS``: each workflow file's one mutant."""
+    proc = mutate(
+        tmp_path,
+        *args,
+        "--operators",
+        "element_removed",
+        pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
+    )
+    mutants = {m["target"]["file"]: m for m in report_of(tmp_path)["reuseit"]["mutants"]}
+    assert all(m["outcome"] == "killed" for m in mutants.values()), proc.stdout + proc.stderr
+    return mutants
+
+
+@pytest.fixture(scope="module")
+def capped_waits(tmp_path_factory: pytest.TempPathFactory, pages_url: str) -> dict[str, dict[str, Any]]:
+    """One capped run of two workflows whose field a mutant removes: ``patient`` fills it at once,
+    ``slow`` waits 0.8 s in the same step before it fills it."""
+
+    def make(folder: Path) -> dict[str, dict[str, Any]]:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
+        assert "wait: 800" in _SLOW_STEP
+        (folder / "slow.reuseit.yaml").write_text(_SLOW_STEP, encoding="utf-8")
+        return _removed_field_runs(folder, pages_url, ".")
+
+    # The tests only read the run: one run for both xdist workers.
+    return run_once(tmp_path_factory, "capped-waits", make, lambda made: made, lambda data: data)
+
+
 @pytest.mark.slow
-def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(tmp_path: Path, pages_url: str) -> None:
+def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(
+    capped_waits: dict[str, dict[str, Any]], tmp_path: Path, pages_url: str
+) -> None:
     """The clean run found the field at once: the mutant that removed it fails after its step's cap
     (at least 0.5 s, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
+    capped = re.search(
+        r"Locator.fill: Timeout ([0-9.]+)ms exceeded", capped_waits["patient.reuseit.yaml"]["run"]["message"]
+    )
+    assert capped and 500 <= float(capped.group(1)) < 4000, capped_waits
     (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
-    waited = {}
-    for flag in ((), ("--full-waits",)):
-        proc = mutate(
-            tmp_path,
-            ".",
-            "--operators",
-            "element_removed",
-            *flag,
-            pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
-        )
-        report = report_of(tmp_path)
-        (mutant,) = report["reuseit"]["mutants"]
-        assert mutant["outcome"] == "killed", proc.stdout + proc.stderr
-        waited[flag] = mutant["run"]["message"]
-    capped = re.search(r"Locator.fill: Timeout ([0-9.]+)ms exceeded", waited[()])
-    assert capped and 500 <= float(capped.group(1)) < 4000, waited
-    assert "Locator.fill: Timeout 4000ms exceeded" in waited[("--full-waits",)], waited
+    (full,) = _removed_field_runs(tmp_path, pages_url, ".", "--full-waits").values()
+    assert "Locator.fill: Timeout 4000ms exceeded" in full["run"]["message"], full["run"]
 
 
 @pytest.mark.slow
-def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(tmp_path: Path, pages_url: str) -> None:
-    """The step waits 0.8 s, then fills a field that was there at once: the mutant that removed the
-    field fails after the fill's own cap (0.5 s), not the step's (1.9 s, from the wait)."""
-    steps = '    do:\n      - wait: 800\n      - fill: {css: "#item", value: apple}\n'
-    text = PATIENT.replace('    do:\n      - fill: {css: "#item", value: apple}\n', steps)
-    assert "wait: 800" in text
-    (tmp_path / "slow.reuseit.yaml").write_text(text, encoding="utf-8")
-    proc = mutate(
-        tmp_path, ".", "--operators", "element_removed", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
-    )
-    report = report_of(tmp_path)
-    (mutant,) = report["reuseit"]["mutants"]
-    assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
-    assert "Locator.fill: Timeout 500ms exceeded" in mutant["run"]["message"], mutant["run"]
+def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(
+    capped_waits: dict[str, dict[str, Any]],
+) -> None:
+    """The step waits 0.8 s, then clicks a link that was there at once: the mutant that removed the
+    link fails after the click's own cap (0.5 s), not the step's (1.9 s, from the wait)."""
+    mutant = capped_waits["slow.reuseit.yaml"]
+    assert mutant["localised"], mutant
+    assert "Locator.click: Timeout 500ms exceeded" in mutant["run"]["message"], mutant["run"]
 
 
 # A suite's own operators, each on one workflow of the folder (``_only``), so that one mutation run
