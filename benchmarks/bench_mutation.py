@@ -85,6 +85,7 @@ def per_mutant_cost(report: dict[str, Any]) -> str:
     per-mutant goal: <= 1.0x), over the runs of this command (a reused verdict ran nothing)."""
     clean = {r["nodeid"]: r["duration"] for r in report["reuseit"].get("clean_runs", []) if r.get("duration")}
     ratios = []
+    spent = based = 0.0
     for m in report["reuseit"]["mutants"]:
         if m.get("reused"):
             continue
@@ -92,12 +93,14 @@ def per_mutant_cost(report: dict[str, Any]) -> str:
             base = clean.get(str(run.get("nodeid", "")).split("@")[0])
             if base and run.get("duration"):
                 ratios.append(run["duration"] / base)
+                spent, based = spent + run["duration"], based + base
     if not ratios:
         return "per mutant: no mutant run in this command"
     ratios.sort()
     mean = sum(ratios) / len(ratios)
     return (
-        f"per mutant run: {mean:.2f}x its workflow's clean run on average (median {ratios[len(ratios) // 2]:.2f}x, "
+        f"per mutant run: in all {spent / based:.2f}x ({spent:.0f} s of mutant runs over {based:.0f} s of their "
+        f"workflows' clean runs); {mean:.2f}x on average (median {ratios[len(ratios) // 2]:.2f}x, "
         f"90th percentile {ratios[int(0.9 * (len(ratios) - 1))]:.2f}x, {len(ratios)} runs)"
     )
 
@@ -193,6 +196,16 @@ def incremental(paths: list[str], workers: int, report_file: Path, root: Path, c
             f"incremental, {edited.name} edited: {took:.0f} s = {took / clean_s:.2f}x the clean run, "
             f"{took / budget:.2f}x its goal (its own mutants {own_s:.0f} s over {workers} workers + the clean "
             f"run = {budget:.0f} s); {kept}"
+        )
+        # The same goal with its own mutants' cost as a user pays it: `reuseit mutate` on that file
+        # alone (its sessions' start, its clean run and its second tries included).
+        alone_report = report_file.with_name(f"{report_file.stem}-alone.json")
+        alone = [sys.executable, "-m", "pytest_reuseit.cli", "mutate", str(edited.relative_to(root))]
+        alone += ["--report", str(alone_report), "--", "-n", str(workers), *PYTEST_ARGS[:-1]]
+        alone_s, _ = _timed(alone, root)
+        print(
+            f"  its own mutants alone (reuseit mutate {edited.name}): {alone_s:.0f} s; the edited run is "
+            f"{took / (alone_s + clean_s):.2f}x that + the clean run ({alone_s + clean_s:.0f} s)"
         )
 
 
