@@ -14,6 +14,8 @@ only of nights where something changed state.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -26,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from pytest_reuseit import cli
 from tests.support.nightly_site import WORKFLOWS, Night, handler
 from tests.support.serve import Served
 
@@ -86,18 +89,22 @@ class Team:
             cwd=self.workflows, env=env, capture_output=True, text=True, timeout=300,
         )  # fmt: skip
         assert pytest_run.returncode in (0, 1), pytest_run.stdout + pytest_run.stderr
-        report = subprocess.run(
-            [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", str(results), "--output", str(output),
-             "--no-allure", "--alert-webhook", self.hook.url],
-            cwd=self.root, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
-        assert report.returncode == 0, report.stdout + report.stderr
-        (line,) = [x for x in report.stdout.splitlines() if x.startswith("since the last run:")]
+        # `reuseit report` as its entry point runs it, in this process (a Python start less a night);
+        # the fixture cleared the REUSEIT_ and OPENAI_ settings from the environment as above.
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(["report", "--results", str(results), "--output", str(output), "--no-allure",
+                             "--alert-webhook", self.hook.url, "--history", str(self.history)])  # fmt: skip
+        assert code == 0, out.getvalue() + err.getvalue()
+        (line,) = [x for x in out.getvalue().splitlines() if x.startswith("since the last run:")]
         return line, json.loads((output / "since-last.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
-def team(tmp_path: Path) -> Iterator[Team]:
+def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)
     night = Night()
     hook = Hook()
     with Served(handler(night)) as site:
