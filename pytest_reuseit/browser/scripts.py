@@ -75,8 +75,11 @@ _EXPRESSION = "(\n{}\n)"
 _STATEMENTS = "(0, eval)({})"
 
 # What Playwright says when the page's JavaScript world went away under a call: a navigation.
+# Reading a script's value once it has one (see _value).
+_READ_MS = 1_000
 _NAVIGATED = (
     "Execution context was destroyed",
+    "JSHandles can be evaluated only in the context they were created",  # read after it navigated
     "because of a navigation",
     "Frame was detached",
     "frame was detached",
@@ -172,7 +175,10 @@ def _run(page: Page, body: str, arg: dict[str, Any], timeout_ms: float) -> Ran:
 def _value(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
     handle = page.wait_for_function(predicate, arg=arg, timeout=timeout_ms)
     try:
-        return handle.json_value()
+        # Read through a locator, whose timeout holds: a handle's json_value has none, and it
+        # waited for ever once (in one whole-suite run of many) on a page leaving for a document
+        # that never came. A read that does not answer is a timeout, as a script that did not.
+        return page.main_frame.locator(":root").evaluate("(_, value) => value", handle, timeout=_READ_MS)
     finally:
         try:
             handle.dispose()
