@@ -27,23 +27,24 @@ def _look(page: Page, hover_shown: bool) -> str:
     return page_snapshot(page, lambda text: text, hover_shown=hover_shown).aria
 
 
-def test_a_plain_look_depends_on_where_the_pointer_rests(page: Page, pages_url: str) -> None:
+def _looks(page: Page, pages_url: str, hover_shown: bool) -> tuple[str, str]:
+    """The page looked at with the pointer on the cat's row, then with it far from every row."""
     _open(page, pages_url)
     page.hover("text=feed the cat")
-    over_row = _look(page, hover_shown=False)
+    over_row = _look(page, hover_shown)
     page.hover("#far")
-    elsewhere = _look(page, hover_shown=False)
+    return over_row, _look(page, hover_shown)
+
+
+def test_a_plain_look_depends_on_where_the_pointer_rests(page: Page, pages_url: str) -> None:
+    over_row, elsewhere = _looks(page, pages_url, hover_shown=False)
     assert 'button "Delete cat"' in over_row
     assert "Delete cat" not in elsewhere
     assert "Delete cheese" not in over_row
 
 
 def test_a_look_with_hover_parts_shown_is_the_same_wherever_the_pointer_rests(page: Page, pages_url: str) -> None:
-    _open(page, pages_url)
-    page.hover("text=feed the cat")
-    over_row = _look(page, hover_shown=True)
-    page.hover("#far")
-    elsewhere = _look(page, hover_shown=True)
+    over_row, elsewhere = _looks(page, pages_url, hover_shown=True)
     assert over_row == elsewhere
     for shown in ('button "Delete cheese"', 'button "Delete cat"', "(opens the guide)", "Settings"):
         assert shown in elsewhere

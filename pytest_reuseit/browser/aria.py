@@ -9,6 +9,7 @@ appeared) where a pixel diff would only say "different".
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 from collections import Counter
@@ -94,10 +95,7 @@ def page_snapshot(page: Page, mask: Callable[[str], str], *, hover_shown: bool =
         return PageSnapshot()
     _settle(page)
     try:
-        if hover_shown:
-            with hover_parts_shown(page):
-                aria = _aria(page)
-        else:
+        with hover_parts_shown(page) if hover_shown else contextlib.nullcontext():
             aria = _aria(page)
         title, hidden = _read(page)
     except PlaywrightError as exc:  # closed, navigating away, or not answering

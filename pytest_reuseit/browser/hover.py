@@ -8,9 +8,8 @@ look varies from one session to the next, and so does the look, for no change of
 
 :func:`hover_parts_shown` shows those parts everywhere while a look is taken: every ``:hover`` rule
 of the document's style sheets is copied with its ``:hover`` made to match any element (its
-declarations ``!important``,
-so the copy wins as the original would have) into a constructed style sheet adopted for the look
-and dropped after it. Adopting a sheet is not a change of the DOM (no MutationObserver of the page
+declarations ``!important``, so the copy wins as the original would have) into a constructed style
+sheet adopted for the look and dropped after it. Adopting a sheet is not a change of the DOM (no MutationObserver of the page
 sees it) and fires no event; sheets the page may not read (another origin's) and shadow roots' own
 sheets are left as they are.
 """
@@ -25,8 +24,8 @@ from playwright.sync_api import Page
 
 # Adopts (true) or drops (false) the sheet of :hover rules whose :hover matches any element
 # (":where(*)": the specificity of nothing, as if it were left out); returns {copied: how many
-# rules} (an object: wait_for_function, which runs it, returns once its answer is truthy). A selector list keeps only its selectors that hold :hover (the others would turn
-# !important).
+# rules} (an object: wait_for_function, which runs it, returns once its answer is truthy). A
+# selector list keeps only its selectors that hold :hover (the others would turn !important).
 _HOVER_SHOWN_JS = """(show) => {
   const mark = 'reuseitHoverShown';
   document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s[mark]);

@@ -74,9 +74,9 @@ _TAIL = """;
 _EXPRESSION = "(\n{}\n)"
 _STATEMENTS = "(0, eval)({})"
 
-# What Playwright says when the page's JavaScript world went away under a call: a navigation.
 # Reading a script's value once it has one (see _value).
 _READ_MS = 1_000
+# What Playwright says when the page's JavaScript world went away under a call: a navigation.
 _NAVIGATED = (
     "Execution context was destroyed",
     "JSHandles can be evaluated only in the context they were created",  # read after it navigated

@@ -5,19 +5,18 @@ reused.
 The clean session still runs: it is what tells what changed. Each mutant gets a *basis*, a hash of
 what its verdict depends on: the operator and the thing it breaks (an element of a page, a request
 endpoint), what the clean run saw of that target (its tag, text with its numbers aside, count),
-and, for each workflow run the verdict was decided on, the workflow file's text and the pages that run went through (their
-addresses and the elements their accessibility trees showed, step by step: role, name and
-attributes, numbers aside; texts and values aside: ids, dates, timings, a salt shown once change
-from one session to the next on a page that did not, and what a check reads of its target is in
-the basis already). A killed mutant was decided by the
-first run that failed under it (its own, or another one when its own let it through): while that
-run's file and pages are the same, it fails again, whatever the other workflows that reach the
-same element do (a storage fault every workflow covers was tried against 27 runs and killed by its
-third: an edit of any of the 27 ran all of them again). Any other verdict
-(survived, not applied, clean, a false alarm) depends on every covering run, and on which runs
-cover it: a workflow that changed, or one that now reaches the element, might catch it. The report
-keeps each mutant's basis; a mutant whose basis is the same as in the last report, with a verdict
-that is one (not broken, not a timeout), is not run again.
+and, for each workflow run the verdict was decided on, the workflow file's text and the pages that
+run went through (their addresses and the elements their accessibility trees showed, step by step:
+role, name and attributes, numbers aside; texts and values aside: ids, dates, timings, a salt shown
+once change from one session to the next on a page that did not, and what a check reads of its
+target is in the basis already). A killed mutant was decided by the first run that failed under it
+(its own, or another one when its own let it through): while that run's file and pages are the
+same, it fails again, whatever the other workflows that reach the same element do (a storage fault
+every workflow covers was tried against 27 runs and killed by its third: an edit of any of the 27
+ran all of them again). Any other verdict (survived, not applied, clean, a false alarm) depends on
+every covering run, and on which runs cover it: a workflow that changed, or one that now reaches
+the element, might catch it. The report keeps each mutant's basis; a mutant whose basis is the same
+as in the last report, with a verdict that is one (not broken, not a timeout), is not run again.
 """
 
 from __future__ import annotations
@@ -93,15 +92,18 @@ def _file_text(path: Path) -> str:
         return ""
 
 
+def _clean_run(attempt: dict[str, Any]) -> str:
+    """The clean run (node id) a mutant's try ran against: its node id without ``@<mutant>``."""
+    return str(attempt.get("nodeid", "")).split("@")[0]
+
+
 def decided_by(outcome: str, tries: list[dict[str, Any]], m: Mutant) -> list[str]:
     """The clean runs (node ids) a verdict depends on (see the module's docstring)."""
-    killers = [t for t in tries if t.get("outcome") == "killed"]
-    if outcome == "killed" and killers:
+    if outcome == "killed" and tries:
         # One run that failed under the fault is the verdict: while that run, its file and its
         # pages are the same, it fails again, whatever the runs it survived do.
-        return [str(killers[0].get("nodeid", "")).split("@")[0]]
-    if outcome == "killed" and tries:
-        return sorted({str(t.get("nodeid", "")).split("@")[0] for t in tries})
+        killers = [t for t in tries if t.get("outcome") == "killed"]
+        return [_clean_run(killers[0])] if killers else sorted({_clean_run(t) for t in tries})
     covering = [nodeid for _, nodeid, _ in m.covering] or [m.nodeid]
     return sorted(set(covering))
 
