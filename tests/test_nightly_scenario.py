@@ -18,8 +18,6 @@ import contextlib
 import io
 import json
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,13 +66,13 @@ class Hook:
 class Team:
     """The workflows folder, the history and the site: one night at a time."""
 
-    def __init__(self, root: Path, site: Served, night: Night, hook: Hook) -> None:
-        self.root, self.site, self.night, self.hook = root, site, night, hook
-        self.workflows = root / "workflows"
+    def __init__(self, pytester: pytest.Pytester, site: Served, night: Night, hook: Hook) -> None:
+        self.pytester, self.root, self.site, self.night, self.hook = pytester, pytester.path, site, night, hook
+        self.workflows = self.root / "workflows"
         self.workflows.mkdir()
         for name, text in WORKFLOWS.items():
             (self.workflows / name).write_text(text, encoding="utf-8")
-        self.history = root / "history.sqlite"
+        self.history = self.root / "history.sqlite"
         self.count = 0
 
     def run_night(self, add_label: str = "Add to cart", overlay: bool = False) -> tuple[str, dict[str, Any]]:
@@ -82,15 +80,16 @@ class Team:
         self.night.add_label, self.night.overlay = add_label, overlay
         self.count += 1
         results, output = self.root / f"results-{self.count}", self.root / f"report-{self.count}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "REUSEIT_"))}
-        env["REUSEIT_HISTORY"] = str(self.history)
-        pytest_run = subprocess.run(
-            [sys.executable, "-m", "pytest", str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows), "--base-url", self.site.url, "--alluredir", str(results)],
-            cwd=self.workflows, env=env, capture_output=True, text=True, timeout=300,
+        # pytest in this process (pytester), as the plugin runs beside another Playwright user: a
+        # session of its own with its own browser, a Python start and the imports less a night.
+        # The fixture cleared the REUSEIT_ and OPENAI_ settings and points REUSEIT_HISTORY at the
+        # history kept between nights.
+        pytest_run = self.pytester.runpytest(
+            str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows),
+            "--base-url", self.site.url, "--alluredir", str(results),
         )  # fmt: skip
-        assert pytest_run.returncode in (0, 1), pytest_run.stdout + pytest_run.stderr
-        # `reuseit report` as its entry point runs it, in this process (a Python start less a night);
-        # the fixture cleared the REUSEIT_ and OPENAI_ settings from the environment as above.
+        assert pytest_run.ret in (0, 1), pytest_run.stdout.str() + pytest_run.stderr.str()
+        # `reuseit report` as its entry point runs it, in this process as well.
         out, err = io.StringIO(), io.StringIO()
         with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = cli.main(["report", "--results", str(results), "--output", str(output), "--no-allure",
@@ -101,14 +100,15 @@ class Team:
 
 
 @pytest.fixture
-def team(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
+def team(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "REUSEIT_")):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("REUSEIT_HISTORY", str(pytester.path / "history.sqlite"))
     night = Night()
     hook = Hook()
     with Served(handler(night)) as site:
-        yield Team(tmp_path, site, night, hook)
+        yield Team(pytester, site, night, hook)
     hook.httpd.shutdown()
 
 
