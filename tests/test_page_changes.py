@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -97,6 +95,9 @@ def test_without_records_only_the_failing_step_s_page_is_taken(
     monkeypatch.setenv("REUSEIT_CHANGES_CODE", CODE)
     wrong = yaml.safe_load(yaml.safe_dump(SIGN_IN))
     wrong["steps"][1]["post"] = [{"expect": {"text": {"role": "status", "equals": "Signed in as bob"}}}]
+    # The status says "Signed in as ada" at once and never changes: how long the check looks again
+    # before it fails changes nothing of what the failing step's page shows.
+    wrong["settings"]["check_timeout"] = 0.5
     rt = make_runtime(llm="off")
     result = rt.run(parse(yaml.safe_dump(wrong, sort_keys=False), "sign-in.reuseit.yaml"), None, "sign-in")
     assert (result.status, result.failed_step) == ("failed", 2)
@@ -148,17 +149,19 @@ def shop() -> Iterator[tuple[Night, str]]:
         yield night, site.url
 
 
-def _pytest(root: Path, results: str, base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTEST_", "REUSEIT_"))}
-    env["REUSEIT_LLM"] = "off"
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--alluredir", results]
-        + ["--base-url", base_url, *args, str(root)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+@pytest.fixture
+def night_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No model and no reuseit setting of this process's environment reach the nights' sessions."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)
+
+
+def _pytest(pytester: pytest.Pytester, results: str, base_url: str, *args: str) -> pytest.RunResult:
+    """A night's pytest session in this process (a session of its own, with its own browser), from
+    and on ``pytester.path``; a Python start and the imports less than a subprocess."""
+    return pytester.runpytest(
+        "-p", "no:cacheprovider", "-q", "-rA", "--alluredir", results, "--base-url", base_url, *args, str(pytester.path)
     )
 
 
@@ -192,15 +195,17 @@ def _attachments(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.mark.slow
 def test_a_renamed_button_shows_as_one_line_gone_and_one_new_since_the_last_pass(
-    shop: tuple[Night, str], tmp_path: Path
+    shop: tuple[Night, str], pytester: pytest.Pytester, night_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("REUSEIT_LLM", "off")
     night, url = shop
+    tmp_path = pytester.path
     night.add_label = "Add to cart"
     (tmp_path / "add-shoes.reuseit.yaml").write_text(WORKFLOWS["add-shoes.reuseit.yaml"])
     # Every step's screenshot kept: the last pass's is shown beside the failure's.
     keep = ("--reuseit-artifacts", "always", "--reuseit-screenshots", "steps")
-    first = _pytest(tmp_path, "night1", url, *keep)
-    assert first.returncode == 0, first.stdout + first.stderr
+    first = _pytest(pytester, "night1", url, *keep)
+    assert first.ret == 0, first.stdout.str() + first.stderr.str()
     passed = _record(tmp_path, "night1", "add-shoes")
     assert passed["changed"] is None
     # The page of every step is in the record (and the start page as step 0), for the history.
@@ -212,8 +217,8 @@ def test_a_renamed_button_shows_as_one_line_gone_and_one_new_since_the_last_pass
     # The next night the button is renamed; a workflow added since has never passed.
     night.add_label = "Add to basket"
     (tmp_path / "add-hat.reuseit.yaml").write_text(WORKFLOWS["add-hat.reuseit.yaml"])
-    second = _pytest(tmp_path, "night2", url, *keep)
-    assert second.returncode == 1, second.stdout + second.stderr
+    second = _pytest(pytester, "night2", url, *keep)
+    assert second.ret == 1, second.stdout.str() + second.stderr.str()
     since = history.last_pass(tmp_path / history.DEFAULT_PATH, passed["test"])
     assert since is not None
     failed = _record(tmp_path, "night2", "add-shoes")
@@ -229,7 +234,7 @@ def test_a_renamed_button_shows_as_one_line_gone_and_one_new_since_the_last_pass
     message = allure["statusDetails"]["message"]
     assert f"Since the run last passed ({since.when}), the page of step 1 changed" in message
     assert 'gone: button "Add to cart"; new: button "Add to basket"' in message
-    assert 'gone: button "Add to cart"' in second.stdout
+    assert 'gone: button "Add to cart"' in second.stdout.str()
     # The attachment beside the failure reads as a person wants it.
     named = [a for a in _attachments(allure) if a["name"] == "changed since the last pass"]
     assert len(named) == 2  # in the failing step and beside the challenge analysis
@@ -250,19 +255,24 @@ def test_a_renamed_button_shows_as_one_line_gone_and_one_new_since_the_last_pass
 
 
 @pytest.mark.slow
-def test_a_history_that_cannot_be_read_is_a_warning_and_the_runs_go_on(shop: tuple[Night, str], tmp_path: Path) -> None:
+def test_a_history_that_cannot_be_read_is_a_warning_and_the_runs_go_on(
+    shop: tuple[Night, str], pytester: pytest.Pytester, night_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REUSEIT_LLM", "off")
     night, url = shop
+    tmp_path = pytester.path
     night.add_label = "Add to basket"
     (tmp_path / "add-shoes.reuseit.yaml").write_text(WORKFLOWS["add-shoes.reuseit.yaml"])
     broken = tmp_path / "nightly.sqlite"
     broken.write_bytes(b"not a database at all\n" * 10)
     before = broken.read_bytes()
-    run = _pytest(tmp_path, "results", url, "--reuseit-history", "nightly.sqlite")
+    run = _pytest(pytester, "results", url, "--reuseit-history", "nightly.sqlite")
+    out = run.stdout.str()
     # Failed for its own reason (the renamed button), not an error of the plugin.
-    assert run.returncode == 1, run.stdout + run.stderr
-    assert "1 failed" in run.stdout and "error" not in run.stdout.splitlines()[-1]
-    assert f"history {broken}: not a reuseit history" in run.stdout
-    assert "runs were not compared with their last pass" in run.stdout
+    assert run.ret == 1, out + run.stderr.str()
+    assert "1 failed" in out and "error" not in out.splitlines()[-1]
+    assert f"history {broken}: not a reuseit history" in out
+    assert "runs were not compared with their last pass" in out
     assert _record(tmp_path, "results", "add-shoes")["changed"] is None
     assert broken.read_bytes() == before
 
@@ -284,12 +294,13 @@ def test_the_agent_s_view_of_a_page_never_shows_a_password(page: Page, pages_url
 
 @pytest.mark.slow
 def test_a_known_defect_s_xfail_and_an_unjudged_skip_are_no_news_for_the_night(
-    shop: tuple[Night, str], tmp_path: Path
+    shop: tuple[Night, str], pytester: pytest.Pytester, night_env: None
 ) -> None:
     """pytest's verdict, not only the run's, decides what a record counts as: an expected failure
     (xfail, a known defect) and a run skipped because its checks could not be judged are recorded
     as skipped, so the night's report neither calls them new failures nor alerts on them."""
     night, url = shop
+    tmp_path = pytester.path
     night.add_label = "Add to basket"  # the add workflows fail tonight
     known = WORKFLOWS["add-hat.reuseit.yaml"].replace(
         "steps:", 'marks:\n  - xfail: {reason: "SHOP-7: the add button was renamed", strict: true}\nsteps:', 1
@@ -298,13 +309,9 @@ def test_a_known_defect_s_xfail_and_an_unjudged_skip_are_no_news_for_the_night(
     (tmp_path / "add-shoes.reuseit.yaml").write_text(WORKFLOWS["add-shoes.reuseit.yaml"])
     words_only = WORKFLOWS["deals.reuseit.yaml"].replace("        expect: {visible: {text: Trail shoes -20%}}\n", "")
     (tmp_path / "deals.reuseit.yaml").write_text(words_only)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "PYTEST_", "REUSEIT_"))}
-    run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rA", "--alluredir", "results",
-         "--base-url", url, str(tmp_path)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert "1 failed, 1 skipped, 1 xfailed" in run.stdout, run.stdout
+    # The model as the environment has it: none (night_env), so the check in words is not judged.
+    run = _pytest(pytester, "results", url)
+    assert "1 failed, 1 skipped, 1 xfailed" in run.stdout.str(), run.stdout.str()
     assert _record(tmp_path, "results", "add-hat")["status"] == "skipped"  # xfailed
     assert _record(tmp_path, "results", "deals")["status"] == "skipped"  # its check in words not judged
     assert _record(tmp_path, "results", "add-shoes")["status"] == "failed"
