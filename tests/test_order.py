@@ -62,8 +62,11 @@ def test_for_worksteal_the_longest_are_dealt_round_the_parts_each_longest_first(
 
 
 def _run(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
-    # The cache stays on (no -p no:cacheprovider): it is where the durations are kept.
-    return pytester.runpytest_subprocess("--reuseit-llm", "off", "--reuseit-trace", "off", "--base-url", site, *args)
+    # The cache stays on (no -p no:cacheprovider): it is where the durations are kept. The session
+    # runs in this process (the plugin takes a thread of its own for Playwright beside the tests'
+    # browser); under -n its xdist workers are processes of their own as ever, and the controller
+    # that orders the runs and hands them out is this session's.
+    return pytester.runpytest_inprocess("--reuseit-llm", "off", "--reuseit-trace", "off", "--base-url", site, *args)
 
 
 def _orders(pytester: pytest.Pytester, workers: int = 2) -> list[list[str]]:
