@@ -5,8 +5,8 @@ One mutation run over four workflows on tests/pages/mutation/shop.html answers m
 (the module fixture: the command in a subprocess of its own, its sessions under ``-n 2``); each
 test reads what that run reported. The page loads a catalogue by fetch, adds an item to a basket
 on a click and counts the basket. The other runs start the command in the test's process
-(``mutate``), each on the fewest workflows and operators its question needs; the suite's own
-operators share one run (``own_operators_run``).
+(``mutate``), each on the fewest workflows and operators its question needs; the questions about
+a mutant's waits share one run (``waits_run``).
 """
 
 from __future__ import annotations
@@ -89,7 +89,11 @@ WORKFLOWS = {
       - expect: {text: {css: "#catalogue", equals: 9 products in the catalogue}}
 """,
 }
-OPERATORS = "element_removed,click_ignored,number_off_by_one,request_500,banner"
+# request_never: the help page's request that never answers (basic's click on the Help link) asks
+# what the other operators do not, how long a mutant's page waits for it (5 s); first, so that the
+# sessions' workers start its runs first and wait it out beside the others, where a command of its
+# own cost ten seconds.
+OPERATORS = "request_never,element_removed,click_ignored,number_off_by_one,request_500,banner"
 
 
 def mutate(
@@ -372,74 +376,22 @@ _SLOW_STEP = PATIENT.replace(
 )  # another element than patient's: the same element of the same page is one mutant
 
 
-def _removed_field_runs(tmp_path: Path, pages_url: str, *args: str) -> dict[str, dict[str, Any]]:
-    """``reuseit mutate --operators element_removed ARGS``: each workflow file's one mutant."""
-    proc = mutate(
-        tmp_path,
-        *args,
-        "--operators",
-        "element_removed",
-        pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
-    )
-    mutants = {m["target"]["file"]: m for m in report_of(tmp_path)["reuseit"]["mutants"]}
-    assert all(m["outcome"] == "killed" for m in mutants.values()), proc.stdout + proc.stderr
-    return mutants
-
-
-@pytest.fixture(scope="module")
-def capped_waits(tmp_path_factory: pytest.TempPathFactory, pages_url: str) -> dict[str, dict[str, Any]]:
-    """One capped run of two workflows whose field a mutant removes: ``patient`` fills it at once,
-    ``slow`` waits 0.8 s in the same step before it fills it."""
-
-    def make(folder: Path) -> dict[str, dict[str, Any]]:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
-        assert "wait: 800" in _SLOW_STEP
-        (folder / "slow.reuseit.yaml").write_text(_SLOW_STEP, encoding="utf-8")
-        return _removed_field_runs(folder, pages_url, ".")
-
-    # The tests only read the run: one run for both xdist workers.
-    return run_once(tmp_path_factory, "capped-waits", make, lambda made: made, lambda data: data)
-
-
-@pytest.mark.slow
-def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(
-    capped_waits: dict[str, dict[str, Any]], tmp_path: Path, pages_url: str
-) -> None:
-    """The clean run found the field at once: the mutant that removed it fails after its step's cap
-    (at least 0.5 s, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's."""
-    capped = re.search(
-        r"Locator.fill: Timeout ([0-9.]+)ms exceeded", capped_waits["patient.reuseit.yaml"]["run"]["message"]
-    )
-    assert capped and 500 <= float(capped.group(1)) < 4000, capped_waits
-    (tmp_path / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
-    (full,) = _removed_field_runs(tmp_path, pages_url, ".", "--full-waits").values()
-    assert "Locator.fill: Timeout 4000ms exceeded" in full["run"]["message"], full["run"]
-
-
-@pytest.mark.slow
-def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(
-    capped_waits: dict[str, dict[str, Any]],
-) -> None:
-    """The step waits 0.8 s, then clicks a link that was there at once: the mutant that removed the
-    link fails after the click's own cap (0.5 s, more when the clean click took longer on a loaded
-    machine), not the step's (1.6 s at least: the wait doubled)."""
-    mutant = capped_waits["slow.reuseit.yaml"]
-    assert mutant["localised"], mutant
-    capped = re.search(r"Locator.click: Timeout ([0-9.]+)ms exceeded", mutant["run"]["message"])
-    assert capped and 500 <= float(capped.group(1)) < 1600, mutant["run"]
-
-
-# A suite's own operators, each on one workflow of the folder (``_only``), so that one mutation run
-# answers three questions (the module fixture below):
-# - ``late_page`` (benign): the page shows 2 s late, longer than the capped wait (under 2 s: the
-#   clean run filled at once) and shorter than the workflow's own (4 s);
-# - ``late_then_removed`` (breaking): the page also shows 2 s late, and the second step's field is
-#   gone: under the capped waits the run fails at the first step, before the fault is placed;
-# - ``slower`` (benign) says how much it slows each answer (a fixed 1 s): the caps allow that much
-#   per fetch the step made. Without the allowance the catalogue's check would wait 0.5 s (its
-#   clean step needed almost nothing) for an answer that comes after 1 s.
-OWN_OPERATORS_CONFTEST = """
+# One capped mutation run answers the questions about waits (the module fixture ``waits_run``):
+# ``element_removed`` on ``patient`` (fills the field at once) and ``slow`` (waits 0.8 s in the same
+# step, then clicks a link), and a suite's own operators, each on one workflow of the folder
+# (``_only``):
+# - ``late_page`` (benign, on ``patient``): the page shows 2 s late, longer than the capped wait
+#   (under 2 s: the clean run filled at once) and shorter than the workflow's own (4 s);
+# - ``late_then_removed`` (breaking, on ``pear``): the page also shows 2 s late, and the second
+#   step's field is gone: under the capped waits the run fails at the first step, before the fault
+#   is placed; with the workflow's own it fails at the second (whose own wait is 1 s: how long it
+#   waits for the missing field asks nothing);
+# - ``slower`` (benign, on ``catalogue``) says how much it slows each answer (a fixed 1 s): the caps
+#   allow that much per fetch the step made. Without the allowance the catalogue's check would wait
+#   0.5 s (its clean step needed almost nothing) for an answer that comes after 1 s.
+# (``pear`` fills patient's field too: one element of one page is one mutant, tried against the
+# first run that reaches it, patient's; ``catalogue``'s checked text is removed too, killed.)
+WAITS_CONFTEST = """
 from pathlib import Path
 
 from pytest_reuseit.mutation import operators
@@ -476,11 +428,11 @@ def _page(run):
 
 removed = operators.get("element_removed")
 operators.register(operators.Operator(
-    "late_page", "benign", "the page shows 2 s late", targets=_only("late.reuseit.yaml", _page), start=_late,
+    "late_page", "benign", "the page shows 2 s late", targets=_only("patient.reuseit.yaml", _page), start=_late,
 ))
 operators.register(operators.Operator(
     "late_then_removed", "breaking", "the page shows 2 s late, and the second step's field is gone",
-    targets=_only("late_pear.reuseit.yaml", lambda run: [t for t in removed.targets(run) if t.step == 1]),
+    targets=_only("pear.reuseit.yaml", lambda run: [t for t in removed.targets(run) if t.step == 1]),
     start=_late_unplaced, on_op=removed.on_op,
 ))
 operators.register(operators.Operator(
@@ -491,16 +443,19 @@ operators.register(operators.Operator(
 
 
 @pytest.fixture(scope="module")
-def own_operators_run(
+def waits_run(
     tmp_path_factory: pytest.TempPathFactory, pages_url: str
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
-    """One mutation run of the three operators above: the report's mutant of each, by operator."""
+    """The mutation run above: each own operator's mutant by its name, each removed element's by
+    the file of the run it was tried against."""
 
     def make(folder: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / "late.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
-        pear = '  - action: Type a pear\n    do:\n      - fill: {css: "#item", value: pear}\n'
-        (folder / "late_pear.reuseit.yaml").write_text(PATIENT + pear, encoding="utf-8")
+        (folder / "patient.reuseit.yaml").write_text(PATIENT, encoding="utf-8")
+        assert "wait: 800" in _SLOW_STEP
+        (folder / "slow.reuseit.yaml").write_text(_SLOW_STEP, encoding="utf-8")
+        pear = '  - action: Type a pear\n    action_timeout: 1\n    do:\n      - fill: {css: "#item", value: pear}\n'
+        (folder / "pear.reuseit.yaml").write_text(PATIENT + pear, encoding="utf-8")
         (folder / "catalogue.reuseit.yaml").write_text(
             "name: Catalogue\ntask: Read the catalogue\n"
             + _START
@@ -508,22 +463,29 @@ def own_operators_run(
             + _CATALOGUE,
             encoding="utf-8",
         )
-        (folder / "conftest.py").write_text(OWN_OPERATORS_CONFTEST, encoding="utf-8")
+        (folder / "conftest.py").write_text(WAITS_CONFTEST, encoding="utf-8")
         proc = mutate(
             folder,
             ".",
             "--operators",
-            "late_page,late_then_removed,slower",
+            "element_removed,late_page,late_then_removed,slower",
             pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
         )
         mutants = report_of(folder)["reuseit"]["mutants"]
-        by_operator = {m["operator"]: m for m in mutants}
-        assert len(by_operator) == len(mutants) == 3, (mutants, proc.stdout[-2000:], proc.stderr[-2000:])
-        return proc, by_operator
+        by = {m["operator"]: m for m in mutants if m["operator"] != "element_removed"}
+        by |= {m["runs"][0]["nodeid"].split("::")[0]: m for m in mutants if m["operator"] == "element_removed"}
+        expected = {"late_page", "late_then_removed", "slower", "patient.reuseit.yaml", "slow.reuseit.yaml"}
+        assert set(by) == expected | {"catalogue.reuseit.yaml"} and len(mutants) == 6, (
+            mutants,
+            proc.stdout[-2000:],
+            proc.stderr[-2000:],
+        )
+        return proc, by
 
+    # The tests only read the run: one run for both xdist workers.
     return run_once(
         tmp_path_factory,
-        "own-operators-run",
+        "waits-run",
         make,
         lambda made: [_proc_json(made[0]), made[1]],
         lambda data: (subprocess.CompletedProcess(*data[0]), data[1]),
@@ -531,12 +493,54 @@ def own_operators_run(
 
 
 @pytest.mark.slow
+def test_a_mutant_waits_as_its_clean_run_needed_unless_full_waits(
+    waits_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]], tmp_path: Path, pages_url: str
+) -> None:
+    """The clean run found the field at once: the mutant that removed it fails after its step's cap
+    (at least 0.5 s, mutation/waits.py), not the workflow's 4 s; --full-waits keeps the workflow's
+    (here the same workflow waiting 2 s: the cap, 0.5 s, is not that either)."""
+    proc, mutants = waits_run
+    mutant = mutants["patient.reuseit.yaml"]
+    assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
+    capped = re.search(r"Locator.fill: Timeout ([0-9.]+)ms exceeded", mutant["run"]["message"])
+    assert capped and 500 <= float(capped.group(1)) < 4000, mutant["run"]
+    patient = PATIENT.replace("check_timeout: 4, action_timeout: 4", "check_timeout: 2, action_timeout: 2")
+    assert patient != PATIENT
+    (tmp_path / "patient.reuseit.yaml").write_text(patient, encoding="utf-8")
+    proc = mutate(
+        tmp_path,
+        ".",
+        "--full-waits",
+        "--operators",
+        "element_removed",
+        pytest_args=("--base-url", pages_url, "--reuseit-llm", "off"),
+    )
+    (full,) = report_of(tmp_path)["reuseit"]["mutants"]
+    assert full["outcome"] == "killed", (full, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "Locator.fill: Timeout 2000ms exceeded" in full["run"]["message"], full["run"]
+
+
+@pytest.mark.slow
+def test_each_op_waits_as_its_own_clean_run_needed_not_its_steps_slowest(
+    waits_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+) -> None:
+    """The step waits 0.8 s, then clicks a link that was there at once: the mutant that removed the
+    link fails after the click's own cap (0.5 s, more when the clean click took longer on a loaded
+    machine), not the step's (1.6 s at least: the wait doubled)."""
+    proc, mutants = waits_run
+    mutant = mutants["slow.reuseit.yaml"]
+    assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
+    capped = re.search(r"Locator.click: Timeout ([0-9.]+)ms exceeded", mutant["run"]["message"])
+    assert capped and 500 <= float(capped.group(1)) < 1600, mutant["run"]
+
+
+@pytest.mark.slow
 def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(
-    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+    waits_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
 ) -> None:
     """A page only slower than the cap allows is no false alarm: its run fails under the capped wait
     and passes with the workflow's own, and the report lists both tries."""
-    proc, mutants = own_operators_run
+    proc, mutants = waits_run
     mutant = mutants["late_page"]
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
@@ -549,11 +553,11 @@ def test_a_benign_mutant_failing_under_the_cap_is_tried_again_with_full_waits(
 
 @pytest.mark.slow
 def test_a_run_that_fails_before_its_fault_is_placed_is_tried_again_with_full_waits(
-    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+    waits_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
 ) -> None:
     """A busier machine than in the clean run can make a capped wait run out before the run meets
     its fault: 'not applied' under the caps, the mutant is tried with the workflow's own waits."""
-    proc, mutants = own_operators_run
+    proc, mutants = waits_run
     mutant = mutants["late_then_removed"]
     assert mutant["outcome"] == "killed" and mutant["localised"], (mutant, proc.stdout[-2000:])
     capped, full = mutant["runs"]
@@ -563,9 +567,9 @@ def test_a_run_that_fails_before_its_fault_is_placed_is_tried_again_with_full_wa
 
 @pytest.mark.slow
 def test_an_operator_that_slows_the_answers_gets_its_allowance_per_fetch(
-    own_operators_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
+    waits_run: tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]],
 ) -> None:
-    proc, mutants = own_operators_run
+    proc, mutants = waits_run
     mutant = mutants["slower"]
     # Passed under the capped waits at once: no second try with the workflow's own waits.
     assert mutant["outcome"] == "clean", (mutant, proc.stdout[-2000:])
@@ -678,17 +682,22 @@ def test_progress_in_a_log_is_a_line_per_tenth_of_the_way_and_the_last() -> None
 
 
 @pytest.mark.slow
-def test_a_request_that_never_answers_waits_a_capped_navigation_budget(tmp_path: Path, pages_url: str) -> None:
+def test_a_request_that_never_answers_waits_a_capped_navigation_budget(
+    mutation_run: tuple[subprocess.CompletedProcess[str], dict[str, Any]],
+) -> None:
     """The help page's request never answers: the click that opens it waits the mutant's navigation
     budget (its clean need's cap, 5 s at least), not the workflow's 30 s; killed at that step."""
-    (tmp_path / "basic.reuseit.yaml").write_text(WORKFLOWS["basic"], encoding="utf-8")
-    proc = mutate(
-        tmp_path, ".", "--operators", "request_never", pytest_args=("--base-url", pages_url, "--reuseit-llm", "off")
-    )
-    report = report_of(tmp_path)
-    (help_page,) = [m for m in report["reuseit"]["mutants"] if "help.html" in m["target"]["locator"]]
-    assert help_page["outcome"] == "killed", (help_page, proc.stdout[-2000:])
-    assert "did not answer within 5s (navigation_timeout)" in help_page["run"]["message"], help_page["run"]
+    proc, report = mutation_run
+    (help_page,) = [
+        m
+        for m in report["reuseit"]["mutants"]
+        if m["operator"] == "request_never" and "help.html" in m["target"]["locator"]
+    ]
+    assert help_page["outcome"] == "killed" and help_page["localised"], (help_page, proc.stdout[-2000:])
+    assert help_page["target"]["file"] == "basic.reuseit.yaml" and help_page["run"]["failed_step"] == 2, help_page
+    budget = re.search(r"did not answer within ([0-9.]+)s \(navigation_timeout\)", help_page["run"]["message"])
+    # 5 s, the least budget a hang gets; more only if the clean click took over 2.3 s (a loaded machine).
+    assert budget and 5 <= float(budget.group(1)) < 30, help_page["run"]
 
 
 def test_only_a_fault_that_hangs_a_request_caps_the_navigation_budget() -> None:
