@@ -7,17 +7,18 @@ by name, size and path. Through a real pytest session with --alluredir, on a sit
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
+from pytest_reuseit import cli
 from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser
@@ -98,17 +99,15 @@ def test_a_big_download_is_listed_and_a_small_one_attached(pytester: pytest.Pyte
     kept = Path(text.splitlines()[1].split("The file: ", 1)[1])
     assert kept.is_file() and kept.stat().st_size >= BIG
     if shutil.which("allure"):
-        # `reuseit report` says what the single-file report weighs; it stays small too.
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest_reuseit.cli", "report", "--results", "allure", "--output", "rep"],
-            cwd=pytester.path,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert proc.returncode == 0, proc.stderr
+        # `reuseit report` says what the single-file report weighs; it stays small too. Its entry
+        # point in this process (pytester's folder is the working one); Allure runs as a program.
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(["report", "--results", "allure", "--output", "rep"])
+        assert code == 0, err.getvalue()
         index = pytester.path / "rep" / "index.html"
-        assert f"rep/index.html: {index.stat().st_size / 1_000_000:.1f} MB" in proc.stdout.splitlines(), proc.stdout
+        said = out.getvalue()
+        assert f"rep/index.html: {index.stat().st_size / 1_000_000:.1f} MB" in said.splitlines(), said
         assert index.stat().st_size < 3_000_000
 
     # A higher limit attaches it whole.
@@ -135,11 +134,13 @@ def test_a_bad_limit_is_a_usage_error_naming_it(pytester: pytest.Pytester) -> No
     assert "reuseit_attach_max: expected a number 0 or more, got '-1'" in result.stderr.str()
 
 
+# The link's words never match: each of the four looks (the check and three reloads) fails
+# whatever it waits, so each waits half a second.
 FAILING = """\
 name: Price
 task: Read a price that is wrong
 start_url: "{base_url}/exports.html"
-settings: {check_timeout: 1}
+settings: {check_timeout: 0.5}
 steps:
   - action: Read the export link
     do: []
