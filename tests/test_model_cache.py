@@ -241,7 +241,9 @@ def test_parallel_workers_share_the_cache_and_ask_each_question_once(
     fake.latency = 0.3
     cache = tmp_path / "shared-cache"
     (pytester.path / "same.reuseit.yaml").write_text(SAME_QUESTION, encoding="utf-8")
-    result = pytester.runpytest_subprocess(
+    # The controller in this process (it runs no workflow); the two workers that share the cache
+    # are processes of their own, as ever under -n.
+    result = pytester.runpytest_inprocess(
         "-n",
         "2",
         "-p",
@@ -252,7 +254,6 @@ def test_parallel_workers_share_the_cache_and_ask_each_question_once(
         "--reuseit-llm-backoff=0.01",
         "--reuseit-trace=off",
         "--reuseit-screenshots=off",
-        timeout=180,
     )
     result.assert_outcomes(passed=4)
     assert not fake.errors
