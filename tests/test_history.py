@@ -384,3 +384,26 @@ def test_two_reports_at_once_on_one_history_both_keep_their_nights(tmp_path: Pat
     assert conn.execute("SELECT count(*) FROM suite_runs").fetchone()[0] == 3
     assert conn.execute("SELECT count(*) FROM runs").fetchone()[0] == 6
     conn.close()
+
+
+@pytest.mark.parametrize("multi_file", [False, True], ids=["single-file", "multi-file"])
+def test_an_allure_that_fails_exits_1_saying_why_and_the_night_is_still_reported(
+    tmp_path: Path, multi_file: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An Allure that cannot run (here: no Java): the single-file report runs two generates side by
+    # side (the report, and a classic one for its history); each failure is shown, none is hidden.
+    allure = tmp_path / "allure"
+    allure.write_text('#!/bin/sh\necho "JAVA_HOME is not set ($4)" >&2\nexit 3\n', encoding="utf-8")
+    allure.chmod(0o755)
+    results = results_folder(tmp_path / "results", [record("t", night=3)])
+    out_dir = tmp_path / "out"
+    argv = ["report", "--results", str(results), "--output", str(out_dir), "--history", str(tmp_path / "h.sqlite")]
+    code = main([*argv, "--allure", str(allure), *(["--multi-file"] if multi_file else [])])
+    out, err = capsys.readouterr()
+    assert code == 1
+    failures = [line for line in err.splitlines() if line.startswith("allure generate failed (3):")]
+    assert len(failures) == (1 if multi_file else 2), err
+    assert f"JAVA_HOME is not set ({out_dir})" in err  # Allure's own words, for the report it was to write
+    assert "since the last run:" in out
+    assert (out_dir / "since-last.json").is_file()  # the monitoring files do not depend on Allure
+    assert not (out_dir / "index.html").exists()
