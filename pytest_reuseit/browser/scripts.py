@@ -3,7 +3,10 @@
 Playwright's ``evaluate`` has no timeout: an endless loop or a promise that never settles would
 hang the run, and the session with it. ``wait_for_function`` does time out, in Playwright's driver,
 even while the page's renderer is stuck, so the expression runs as its predicate: the predicate
-always returns an object (truthy), holding the expression's value. Like ``evaluate``, an
+always returns its answer as JSON text (truthy), holding the expression's value. Text, not an
+object: the driver keeps a text's value with its handle and hands it back without asking the page
+again, while reading an object is one more call into the page, and such a call waited for ever
+(with or without a timeout of its own) on a page leaving for a document that never came. Like ``evaluate``, an
 expression whose value is a function is called, a returned promise is awaited, and the page's
 Content-Security-Policy does not stop it. Several statements (which do not fit in an expression)
 are run by the page's eval with the same limit, or, on a page whose policy forbids eval, by
@@ -49,7 +52,7 @@ _LEFT = f"(token) => window['{_KEY}'] !== token"
 # submission starts in a task of its own, hence one turn of the event loop before returning) and
 # that the page did not cancel or keep in the document (a router's intercept leaves a transition).
 _HEAD = f"""async (a) => {{
-  if (window['{_KEY}'] !== a.doc) return {{left: true}};
+  if (window['{_KEY}'] !== a.doc) return '{{"left": true}}';
   const nav = window.navigation, away = [], watch = e => {{ if (!e.destination.sameDocument) away.push(e); }};
   if (a.watch && nav) nav.addEventListener('navigate', watch);
   try {{
@@ -59,12 +62,27 @@ _TAIL = """;
     v = await v;
     if (a.watch) await new Promise(r => setTimeout(r, 0));
     const leaving = away.some(e => !e.defaultPrevented) && !(nav && nav.transition);
-    return {v: a.keep ? v : null, leaving};
+    if (!a.keep) return JSON.stringify({v: null, leaving});
+    // As Playwright would bring the value back: the page's objects as a reference's name, NaN and
+    // the infinities as numbers (at the top), a number too large for one as its digits; an object
+    // met again (a cycle) is named, not followed.
+    if (typeof v === 'number' && !Number.isFinite(v)) return JSON.stringify({n: String(v), leaving});
+    const seen = new WeakSet();
+    return JSON.stringify({v, leaving}, (k, x) => {
+      if (typeof x === 'bigint') return Number.isSafeInteger(Number(x)) ? Number(x) : x.toString();
+      if (x === null || typeof x !== 'object') return x;
+      if (typeof Window === 'function' && x instanceof Window) return 'ref: <Window>';
+      if (typeof Document === 'function' && x instanceof Document) return 'ref: <Document>';
+      if (typeof Node === 'function' && x instanceof Node) return 'ref: <Node>';
+      if (seen.has(x)) return 'ref: <Object>';
+      seen.add(x);
+      return x;
+    });
   } catch (e) {
     let text;
     try { text = e instanceof Error ? `${e.name}: ${e.message}` : `Error: the script threw ${String(e)}`; }
     catch { text = 'Error: the script threw a value that cannot be shown'; }
-    return {error: text};
+    return JSON.stringify({error: text});
   } finally {
     if (a.watch && nav) nav.removeEventListener('navigate', watch);
   }
@@ -74,8 +92,6 @@ _TAIL = """;
 _EXPRESSION = "(\n{}\n)"
 _STATEMENTS = "(0, eval)({})"
 
-# Reading a script's value once it has one (see _value).
-_READ_MS = 1_000
 # What Playwright says when the page's JavaScript world went away under a call: a navigation.
 _NAVIGATED = (
     "Execution context was destroyed",
@@ -156,7 +172,7 @@ def run_once(page: Page, expression: str, timeout_ms: float, *, keep_value: bool
 
 def _run(page: Page, body: str, arg: dict[str, Any], timeout_ms: float) -> Ran:
     try:
-        value = _value(page, _HEAD + body + _TAIL, arg, timeout_ms)
+        value = _answer(_primitive(page, _HEAD + body + _TAIL, arg, timeout_ms))
     except PlaywrightTimeout:
         raise
     except PlaywrightError as exc:
@@ -165,25 +181,35 @@ def _run(page: Page, body: str, arg: dict[str, Any], timeout_ms: float) -> Ran:
         if "SyntaxError" in str(exc) or any(words in str(exc) for words in _GONE):
             raise  # the workflow's script does not compile; the browser went away
         raise BrokenRun(f"the browser could not run the workflow's script: {str(exc).splitlines()[0]}") from None
-    if not isinstance(value, dict) or value.get("left"):
+    if value.get("left"):
         return Ran(lost=True, document=arg["doc"])
     if "error" in value:
         raise ScriptError(str(value["error"]))
     return Ran(value.get("v"), leaving=bool(value.get("leaving")), document=arg["doc"])
 
 
-def _value(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
+def _primitive(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
+    """The predicate's truthy answer, which must be text or a number: the driver gives it back from
+    its handle, with no call into the page (see the module's docstring)."""
     handle = page.wait_for_function(predicate, arg=arg, timeout=timeout_ms)
+    value = handle.json_value()
+    handle.dispose()  # a text's handle holds nothing in the page: no call into it either
+    return value
+
+
+def _answer(text: Any) -> dict[str, Any]:
+    """The predicate's JSON text as a mapping (``n``: the value NaN or an infinity, as text)."""
     try:
-        # Read through a locator, whose timeout holds: a handle's json_value has none, and it
-        # waited for ever once (in one whole-suite run of many) on a page leaving for a document
-        # that never came. A read that does not answer is a timeout, as a script that did not.
-        return page.main_frame.locator(":root").evaluate("(_, value) => value", handle, timeout=_READ_MS)
-    finally:
-        try:
-            handle.dispose()
-        except PlaywrightError:
-            pass  # its document is gone, and the handle with it
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        value = None
+    if not isinstance(value, dict):
+        raise BrokenRun(
+            f"the page's JSON.stringify does not write JSON, so a script's value could not be read: {text!r:.80}"
+        )
+    if "n" in value:
+        value["v"] = float(value.pop("n"))
+    return value
 
 
 def ms_left(deadline: float) -> float:
@@ -198,7 +224,7 @@ def _stamp(page: Page, deadline: float) -> str:
     token = secrets.token_hex(8)
     while True:
         try:
-            return str(_value(page, _STAMP, token, ms_left(deadline)))
+            return str(_primitive(page, _STAMP, token, ms_left(deadline)))
         except PlaywrightTimeout:
             raise
         except PlaywrightError as exc:
