@@ -5,12 +5,11 @@ hang the run, and the session with it. ``wait_for_function`` does time out, in P
 even while the page's renderer is stuck, so the expression runs as its predicate: the predicate
 always returns its answer as JSON text (truthy), holding the expression's value. Text, not an
 object: the driver keeps a text's value with its handle and hands it back without asking the page
-again, while reading an object is one more call into the page, and such a call waited for ever
-(with or without a timeout of its own) on a page leaving for a document that never came. Like ``evaluate``, an
-expression whose value is a function is called, a returned promise is awaited, and the page's
-Content-Security-Policy does not stop it. Several statements (which do not fit in an expression)
-are run by the page's eval with the same limit, or, on a page whose policy forbids eval, by
-Playwright's evaluate as before, without one.
+again, while reading an object is one more call into the page, with no timeout that holds. Like
+``evaluate``, an expression whose value is a function is called, a returned promise is awaited,
+and the page's Content-Security-Policy does not stop it. Several statements (which do not fit in
+an expression) are run by the page's eval with the same limit, or, on a page whose policy forbids
+eval, by Playwright's evaluate as before, without one.
 
 A script that navigates (``location.reload()``, ``form.submit()``, ``location.href = ...``) takes
 its page's JavaScript world with it. ``wait_for_function`` then runs its predicate again in the
@@ -95,7 +94,6 @@ _STATEMENTS = "(0, eval)({})"
 # What Playwright says when the page's JavaScript world went away under a call: a navigation.
 _NAVIGATED = (
     "Execution context was destroyed",
-    "JSHandles can be evaluated only in the context they were created",  # read after it navigated
     "because of a navigation",
     "Frame was detached",
     "frame was detached",
@@ -193,7 +191,10 @@ def _primitive(page: Page, predicate: str, arg: Any, timeout_ms: float) -> Any:
     its handle, with no call into the page (see the module's docstring)."""
     handle = page.wait_for_function(predicate, arg=arg, timeout=timeout_ms)
     value = handle.json_value()
-    handle.dispose()  # a text's handle holds nothing in the page: no call into it either
+    try:
+        handle.dispose()  # a text's handle holds nothing in the page: no call into it either
+    except PlaywrightError:
+        pass  # the page closed meanwhile: the answer was read
     return value
 
 
