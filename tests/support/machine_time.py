@@ -1,0 +1,91 @@
+"""The suite's time beside the machine's ceiling, measured in the same run.
+
+A whole run's minutes move with the machine (these are shared, noisy ones), so a figure alone
+says little. At the end of a session this prints how busy the machine's cores were meanwhile
+(Linux's ``/proc/stat``, every process: the browsers, the Node.js drivers and the pytest sessions
+the tests start) and how long the CPU work alone would have taken with every core busy, the
+floor no reordering of waits gets under. The wall time over that floor is what waits cost: the
+timeouts a test's question needs, the pauses of a test that starts a program. On a machine doing
+other work too, the busy share counts that work as well: the ratio is then an upper bound.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PROC_STAT = Path("/proc/stat")
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """The machine's CPU time since boot, in core-seconds."""
+
+    busy: float
+    idle: float
+
+
+def parse_stat(text: str, ticks_per_s: float) -> CpuTimes | None:
+    """The first (all-cores) ``cpu`` line of ``/proc/stat``: idle is idle + iowait, busy the rest
+    but guest time (already counted in user time)."""
+    for line in text.splitlines():
+        fields = line.split()
+        if fields[:1] != ["cpu"]:
+            continue
+        try:
+            values = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
+        except ValueError:
+            return None
+        if len(values) < 5:
+            return None
+        idle = values[3] + values[4]
+        return CpuTimes(busy=(sum(values) - idle) / ticks_per_s, idle=idle / ticks_per_s)
+    return None
+
+
+def read_cpu() -> CpuTimes | None:
+    try:
+        ticks = float(os.sysconf("SC_CLK_TCK"))
+        return parse_stat(PROC_STAT.read_text(encoding="ascii"), ticks)
+    except (OSError, ValueError):
+        return None
+
+
+def summary(wall_s: float, before: CpuTimes, after: CpuTimes) -> str | None:
+    """One line: the cores' busy share during ``wall_s`` and the run's time over its CPU floor."""
+    busy, idle = after.busy - before.busy, after.idle - before.idle
+    total = busy + idle
+    if wall_s <= 0 or busy <= 0 or total <= 0:
+        return None
+    cores = total / wall_s  # the cores /proc/stat counted over the run (what this process may see)
+    floor = busy / cores
+    return (
+        f"machine: {cores:.0f} cores busy {_n(busy)} of {_n(total)} core-seconds ({busy / total:.0%}) "
+        f"in {_n(wall_s)} s; the CPU work alone needs {_n(floor)} s with every core busy: "
+        f"this run took {wall_s / floor:.2f}x that"
+    )
+
+
+def _n(value: float) -> str:
+    """Whole numbers for a suite's minutes, a tenth for a session of seconds."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
+
+
+class MachineTime:
+    """A plugin for the process that runs the session (the controller under xdist)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.before = read_cpu()
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        after = read_cpu()
+        if self.before is None or after is None:
+            return
+        line = summary(time.monotonic() - self.started, self.before, after)
+        if line:
+            terminalreporter.write_line(line)
