@@ -16,6 +16,7 @@ import pytest
 
 from pytest_reuseit import settings
 from pytest_reuseit.atomic import write_text_atomic
+from pytest_reuseit.browser import assertions
 from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.result import CATEGORIES
 from pytest_reuseit.llm.agent import _ON_ELEMENT
@@ -79,6 +80,13 @@ def test_docs_ops_table_names_every_op_of_the_model_and_no_other() -> None:
 def test_docs_expect_table_names_every_assertion_of_the_model_and_no_other() -> None:
     names = _first_column_names(_section(DOCS, "## DOM assertions"))
     assert sorted(names) == sorted(EXPECT_KEYS)
+
+
+def test_every_assertion_of_the_model_has_a_judge_and_no_judge_is_left_over() -> None:
+    # A key the loader accepts but nothing judges would fail every check using it at run time.
+    judged = set(assertions._ASSERTIONS) | set(assertions.PAGE_HOLDER_KEYS)
+    assert sorted(judged) == sorted(EXPECT_KEYS)
+    assert not set(assertions._ASSERTIONS) & set(assertions.PAGE_HOLDER_KEYS)
 
 
 def test_docs_agent_action_enum_is_the_code_s() -> None:

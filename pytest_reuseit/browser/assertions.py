@@ -57,8 +57,7 @@ def _safe(fn: Callable[[], Any], default: str = "(no such element)") -> str:
 def check_one(target: Page | Pages, key: str, arg: Any, render: Callable[[str], str], timeout_ms: float) -> DomVerdict:
     """Judge one assertion key on the current page; never raises for a plain mismatch."""
     try:
-        if key in ("dialog", "download"):
-            # Only the run's page holder has seen the dialogs and downloads.
+        if key in PAGE_HOLDER_KEYS:
             pages = target if isinstance(target, Pages) else Pages(target)
             if key == "dialog":
                 return _check_dialog(pages, arg, render, timeout_ms)
@@ -221,7 +220,9 @@ def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) 
 
 
 _Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]
-# One entry per key of ``expect`` (workflow.checks.EXPECT_KEYS).
+# Only the run's page holder has seen these: judged from it, not from a page.
+PAGE_HOLDER_KEYS = ("dialog", "download")
+# One entry per other key of ``expect`` (workflow.checks.EXPECT_KEYS).
 _ASSERTIONS: dict[str, _Assertion] = {
     **dict.fromkeys(_STATE_METHODS, _state),
     "text": _text_or_value,

@@ -1,7 +1,7 @@
 """The models of checks: DOM assertions (``expect``) and conditions in words (``check``).
 
-A new kind of DOM assertion is a key of :class:`Expect` (and of :data:`EXPECT_KEYS`) here, and
-its judge in ``browser/assertions.py``.
+A new kind of DOM assertion is a field of :class:`Expect` here (:data:`EXPECT_KEYS` follows it),
+and its judge in ``browser/assertions.py`` (a test fails while a key has none).
 """
 
 from __future__ import annotations
@@ -67,24 +67,6 @@ class LocCount(Locator):
         return self
 
 
-EXPECT_KEYS = (
-    "visible",
-    "hidden",
-    "enabled",
-    "disabled",
-    "checked",
-    "unchecked",
-    "text",
-    "value",
-    "count",
-    "url",
-    "title",
-    "js",
-    "dialog",
-    "download",
-)
-
-
 class Expect(Strict):
     """DOM assertions; every key given must hold. They auto-wait up to ``check_timeout``."""
 
@@ -113,6 +95,11 @@ class Expect(Strict):
 
     def items(self) -> list[tuple[str, Any]]:
         return [(k, getattr(self, k)) for k in EXPECT_KEYS if getattr(self, k) is not None]
+
+
+# The keys of ``expect``, in the order a check judges them: Expect's fields, so that a key added
+# there is judged (a separate list let a field parse and never be judged).
+EXPECT_KEYS = tuple(Expect.model_fields)
 
 
 ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1), OneOrList()]
