@@ -6,7 +6,8 @@ says little. At the end of a session this prints how busy the machine's cores we
 the tests start) and how long the CPU work alone would have taken with every core busy, the
 floor no reordering of waits gets under. The wall time over that floor is what waits cost: the
 timeouts a test's question needs, the pauses of a test that starts a program. On a machine doing
-other work too, the busy share counts that work as well: the ratio is then an upper bound.
+other work too, the busy share counts that work as well: the floor then reads high and the ratio
+low (the run is at least that far from its own floor).
 """
 
 from __future__ import annotations
