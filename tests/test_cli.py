@@ -123,6 +123,32 @@ def test_validate_bad_file_lists_problems_with_file_and_line(
     ]
 
 
+def test_validate_names_the_conftest_whose_own_ops_it_does_not_know(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "conftest.py").write_text(
+        "def pytest_reuseit_ops(registry):\n"
+        "    registry.register('clear_cookies', None, 'Forget every cookie.', lambda ctx, arg: None, bare=True)\n",
+        encoding="utf-8",
+    )
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    own = GOOD.replace("steps:", "steps:\n  - action: Forget\n    do: [clear_cookies]", 1)
+    (flows / "own.reuseit.yaml").write_text(own, encoding="utf-8")
+    (flows / "good.reuseit.yaml").write_text(GOOD, encoding="utf-8")
+    assert main(["validate", str(flows)]) == 1
+    out = capsys.readouterr().out
+    assert "INVALID" in out and "'clear_cookies'" in out, out
+    assert out.splitlines()[-1] == (
+        f"note: {tmp_path.resolve() / 'conftest.py'} registers the suite's own ops (pytest_reuseit_ops), "
+        "which this command does not know: run pytest on the files to check them with those ops (an invalid file "
+        "fails at once, before a browser starts)"
+    )
+    # Only an invalid file calls for it: the valid one alone gets no note.
+    assert main(["validate", str(flows / "good.reuseit.yaml")]) == 0
+    assert "note:" not in capsys.readouterr().out
+
+
 def test_validate_single_files_and_unparseable_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     broken = tmp_path / "broken.reuseit.yaml"
     broken.write_text("name: n\ntask: [t\n", encoding="utf-8")

@@ -35,12 +35,27 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ops_conftests(file: Path) -> list[Path]:
+    """The conftest.py files over ``file`` that register a suite's own ops: pytest loads them, this
+    command does not (it would have to start pytest's plugins), so a file using one reads invalid."""
+    found = []
+    for folder in file.resolve().parents:
+        conftest = folder / "conftest.py"
+        try:
+            if "def pytest_reuseit_ops" in conftest.read_text(encoding="utf-8", errors="replace"):
+                found.append(conftest)
+        except OSError:
+            continue
+    return found
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     files = _expand(args.files)
     if not files:
         print(f"no workflow files found ({' / '.join(FILE_PATTERNS)})", file=sys.stderr)
         return 2
     bad = 0
+    own_ops: dict[Path, None] = {}  # the conftests that register ops, over an invalid file
     for f in files:
         try:
             loaded = load(f, builtin_names=LocalSites.NAMES)
@@ -49,6 +64,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print(f"INVALID {f}")
             for problem in exc.problems:
                 print(f"  {problem}")
+            own_ops.update(dict.fromkeys(_ops_conftests(f)))
             continue
         unset = loaded.unset_variables(os.environ)
         if unset:  # a run would stop at its start: say it now, before a browser starts
@@ -60,6 +76,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         wf = loaded.workflow
         print(f"ok      {f}: '{wf.name}', {len(wf.steps)} steps, {len(wf.all_variations())} variation(s)")
     print(f"{len(files) - bad} valid, {bad} invalid")
+    for conftest in own_ops:
+        print(
+            f"note: {conftest} registers the suite's own ops (pytest_reuseit_ops), which this command "
+            "does not know: run pytest on the files to check them with those ops (an invalid file fails at once, before "
+            "a browser starts)"
+        )
     return 1 if bad else 0
 
 
