@@ -24,28 +24,29 @@ PROC_STAT = Path("/proc/stat")
 
 @dataclass(frozen=True)
 class CpuTimes:
-    """The machine's CPU time since boot, in core-seconds."""
+    """The machine's CPU time since boot, in core-seconds, and its cores."""
 
     busy: float
     idle: float
+    cores: int
 
 
 def parse_stat(text: str, ticks_per_s: float) -> CpuTimes | None:
-    """The first (all-cores) ``cpu`` line of ``/proc/stat``: idle is idle + iowait, busy the rest
-    but guest time (already counted in user time)."""
-    for line in text.splitlines():
-        fields = line.split()
-        if fields[:1] != ["cpu"]:
-            continue
-        try:
-            values = [int(v) for v in fields[1:9]]  # user nice system idle iowait irq softirq steal
-        except ValueError:
-            return None
-        if len(values) < 5:
-            return None
-        idle = values[3] + values[4]
-        return CpuTimes(busy=(sum(values) - idle) / ticks_per_s, idle=idle / ticks_per_s)
-    return None
+    """The all-cores ``cpu`` line of ``/proc/stat`` (idle is idle + iowait, busy the rest but guest
+    time, already counted in user time) and how many ``cpuN`` lines follow it."""
+    lines = [line.split() for line in text.splitlines()]
+    total = next((fields for fields in lines if fields[:1] == ["cpu"]), None)
+    cores = sum(1 for fields in lines if fields and fields[0][3:].isdigit() and fields[0].startswith("cpu"))
+    if total is None or cores == 0:
+        return None
+    try:
+        values = [int(v) for v in total[1:9]]  # user nice system idle iowait irq softirq steal
+    except ValueError:
+        return None
+    if len(values) < 5:
+        return None
+    idle = values[3] + values[4]
+    return CpuTimes(busy=(sum(values) - idle) / ticks_per_s, idle=idle / ticks_per_s, cores=cores)
 
 
 def read_cpu() -> CpuTimes | None:
@@ -62,10 +63,10 @@ def summary(wall_s: float, before: CpuTimes, after: CpuTimes) -> str | None:
     total = busy + idle
     if wall_s <= 0 or busy <= 0 or total <= 0:
         return None
-    cores = total / wall_s  # the cores /proc/stat counted over the run (what this process may see)
+    cores = after.cores
     floor = busy / cores
     return (
-        f"machine: {cores:.0f} cores busy {_n(busy)} of {_n(total)} core-seconds ({busy / total:.0%}) "
+        f"machine: {cores} cores busy {_n(busy)} of {_n(total)} core-seconds ({busy / total:.0%}) "
         f"in {_n(wall_s)} s; the CPU work alone needs {_n(floor)} s with every core busy: "
         f"this run took {wall_s / floor:.2f}x that"
     )
