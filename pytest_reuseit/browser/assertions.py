@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.checks import DownloadExpect, Expect, LocCount, LocText, TextMatch
+from ..workflow.checks import DownloadExpect, Expect, LocAttribute, LocCount, LocText, LocTexts, TextMatch
 from ..workflow.locators import Locator
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .observe import close_if_unresponsive
@@ -132,6 +132,66 @@ def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str],
         return DomVerdict(False, f"{key} of {name} to {words}", actual)
 
 
+def _texts(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The texts of every match, in order (Playwright's ``to_have_text`` with a list)."""
+    assert isinstance(arg, LocTexts)
+    loc = resolve(page, arg, render)
+    whole = arg.equals is not None
+    wanted = [render(v) for v in (arg.equals if whole else arg.contains) or ()]
+    words = f"texts of {describe(arg, render)} to {'be' if whole else 'contain'} {wanted!r}"
+    try:
+        if whole:
+            expect(loc).to_have_text(wanted, timeout=t)
+        else:
+            expect(loc).to_contain_text(wanted, timeout=t)
+        return DomVerdict(True, words, "as expected")
+    except AssertionError:
+        return DomVerdict(False, words, _safe(lambda: [" ".join(x.split()) for x in loc.all_inner_texts()]))
+
+
+def _attribute(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocAttribute)
+    loc = resolve(page, arg, render)
+    pattern, words = _pattern(arg, render)
+    wanted = f"attribute {arg.attr} of {describe(arg, render)} to {words}"
+    try:
+        expect(loc).to_have_attribute(arg.attr, pattern, timeout=t)
+        return DomVerdict(True, wanted, "as expected")
+    except AssertionError:
+        count = _element_count(loc)
+        if count > 1:
+            return DomVerdict(False, wanted, ambiguous(count))
+        return DomVerdict(False, wanted, _safe(lambda: loc.first.get_attribute(arg.attr, timeout=200)))
+
+
+def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, Locator)
+    loc = resolve(page, arg, render)
+    wanted = f"{describe(arg, render)} to be empty"
+    try:
+        expect(loc).to_be_empty(timeout=t)
+        return DomVerdict(True, wanted, "empty")
+    except AssertionError:
+        count = _element_count(loc)
+        return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count) if count > 1 else "not empty")
+
+
+def _not(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """Holds once the inner assertions fail (any of them), as Playwright's ``not.`` waits for that;
+    each look at them is short, so the whole waits about ``t``."""
+    assert isinstance(arg, Expect)
+    deadline = time.monotonic() + t / 1000
+    while True:
+        verdicts = check_expect(page, arg, render, 0)
+        held = all(v.ok for v in verdicts)
+        wanted = "not: " + "; ".join(v.expected for v in verdicts)
+        if not held:
+            return DomVerdict(True, wanted, "; ".join(v.actual for v in verdicts if not v.ok))
+        if time.monotonic() >= deadline:
+            return DomVerdict(False, wanted, "; ".join(v.actual for v in verdicts))
+        page.wait_for_timeout(100)
+
+
 def ambiguous(count: int) -> str:
     """What a check's ``actual`` says when its locator matches several elements."""
     return f"{count} elements match (the locator must be unique: add nth, exact, has_text or within)"
@@ -228,6 +288,10 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "text": _text_or_value,
     "value": _text_or_value,
     "count": _count,
+    "texts": _texts,
+    "attribute": _attribute,
+    "empty": _empty,
+    "not": _not,
     "url": _url_or_title,
     "title": _url_or_title,
     "js": _js,

@@ -55,6 +55,26 @@ def _whole_number_or_placeholder(value: int | str) -> int | str:
 CountBound = Annotated[int | str, AfterValidator(_whole_number_or_placeholder)]
 
 
+class LocTexts(Locator):
+    """The texts of every element the locator matches, in page order (Playwright's ``toHaveText``
+    with a list): whole texts with ``equals``, parts of them with ``contains``."""
+
+    equals: tuple[str, ...] | None = None
+    contains: tuple[str, ...] | None = None
+
+    @model_validator(mode="after")
+    def _one_list(self) -> LocTexts:
+        exactly_one(self, ("equals", "contains"), "a list of texts")
+        return self
+
+
+class LocAttribute(Locator, TextMatch):
+    """An attribute of an element (``attr``: class, href, aria-pressed...) compared with equals /
+    contains / matches; the element must have it."""
+
+    attr: str = Field(description="the attribute's name, e.g. class")
+
+
 class LocCount(Locator):
     equals: CountBound | None = None
     min: CountBound | None = None
@@ -79,28 +99,41 @@ class Expect(Strict):
     text: LocText | None = None
     value: LocText | None = None
     count: LocCount | None = None
+    texts: LocTexts | None = Field(None, description="the texts of all matching elements, in order")
+    attribute: LocAttribute | None = Field(None, description="an attribute of the element (attr: class, href...)")
+    empty: Loc | None = Field(None, description="an element with no text, or a field with no value")
     url: TextMatch | None = None
     title: TextMatch | None = None
     js: str | None = Field(None, description="a JavaScript expression that must be truthy")
     dialog: TextMatch | None = Field(None, description="the message of the last dialog shown")
     download: DownloadExpect | None = Field(None, description="the last download (name, contents)")
+    # ``not`` is a Python keyword: the field is ``not_``, written ``not`` in files.
+    not_: Expect | None = Field(
+        None,
+        alias="not",
+        description="assertions that must not hold (all of them failing): Playwright's not. variants",
+    )
 
     @model_validator(mode="after")
     def _not_empty(self) -> Expect:
-        if not any(getattr(self, k) is not None for k in EXPECT_KEYS):
+        if not any(getattr(self, k) is not None for k in Expect.model_fields):
             raise PydanticCustomError(
                 "missing_one", "expect needs one of: {listed}", {"listed": ", ".join(EXPECT_KEYS)}
             )
         return self
 
     def items(self) -> list[tuple[str, Any]]:
-        return [(k, getattr(self, k)) for k in EXPECT_KEYS if getattr(self, k) is not None]
+        """(key as written in a file, value) of every assertion given: ``not``, not ``not_``."""
+        return [(key, getattr(self, f)) for f, key in zip(Expect.model_fields, EXPECT_KEYS) if getattr(self, f) is not None]
 
 
 # The keys of ``expect``, in the order a check judges them: Expect's fields, so that a key added
 # there is judged (a separate list let a field parse and never be judged).
-EXPECT_KEYS = tuple(Expect.model_fields)
+# As a file writes them (``not``, the field ``not_``).
+EXPECT_KEYS = tuple(f.alias or name for name, f in Expect.model_fields.items())
 
+
+Expect.model_rebuild()
 
 ExpectList = Annotated[tuple[Expect, ...], Field(min_length=1), OneOrList()]
 

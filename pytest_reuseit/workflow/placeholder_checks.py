@@ -15,9 +15,10 @@ from .placeholders import names_in
 from .source import Source, format_path
 from .strict import closest
 
-# The one built-in of the language; others come from whoever runs the file (the plugin's
-# pytest_reuseit_placeholders hook, the Python API) and are passed in as ``builtin_names``.
-BUILTIN_NAMES = ("base_url",)
+# The built-ins of the language (``unique``: a value new in each run, the same all through it);
+# others come from whoever runs the file (the plugin's pytest_reuseit_placeholders hook, the
+# Python API) and are passed in as ``builtin_names``.
+BUILTIN_NAMES = ("base_url", "unique")
 
 
 def _strings(data: Any) -> list[tuple[tuple[str | int, ...], str]]:
@@ -203,7 +204,7 @@ def check_use_before_extract(
     wf: Workflow, texts: list[Text], source: Source, builtin_names: Collection[str] = ()
 ) -> list[str]:
     """A ``{name}`` that only an extraction provides must come after what extracts it."""
-    given = {"base_url", *builtin_names} | {k for p in _params_sets(wf) for k in p}
+    given = {*BUILTIN_NAMES, *builtin_names} | {k for p in _params_sets(wf) for k in p}
     avail = _available_from(wf)
     problems: list[str] = []
     for t in texts:

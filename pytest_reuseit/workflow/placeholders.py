@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+import secrets
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, quote_plus
@@ -69,9 +71,12 @@ class Values:
     # Values to mask besides the secrets themselves: values read from the page that hold a secret.
     derived: set[str] = field(default_factory=set)
     known_secrets: dict[str, str] = field(default_factory=dict)
+    # ``{unique}``: made on first use, then the same all through the run (a name typed in one step
+    # and looked for in the next); new in the next run, so a site that keeps rows takes it again.
+    unique: str = ""
 
     def known(self) -> list[str]:
-        return sorted({*self.extracted, *self.params, *self.builtins})
+        return sorted({*self.extracted, *self.params, *self.builtins, "unique"})
 
     def render(self, text: str, *, reveal: bool = False, _depth: int = 0) -> str:
         """Fill every placeholder; secrets only with ``reveal`` (the value is then remembered for masking)."""
@@ -101,6 +106,10 @@ class Values:
                 if name in source:
                     # Params may themselves use placeholders (site: "{base_url}").
                     return self.render(str(source[name]), reveal=reveal, _depth=_depth + 1)
+            if name == "unique":
+                if not self.unique:
+                    self.unique = f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
+                return self.unique
             hint = ""
             if name == "base_url":
                 hint = " (pass --base-url or set it in params)"

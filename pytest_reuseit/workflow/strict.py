@@ -30,13 +30,14 @@ def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
 class Strict(BaseModel):
     """Base of all format models: frozen, no unknown keys, helpful error for a typo."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
     def _known_keys(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            known = list(cls.model_fields)
+            # A field may be written under its alias (``not`` for ``not_``): a file knows only that.
+            known = [f.alias or n for n, f in cls.model_fields.items()]
             for key in data:
                 if str(key) not in known:
                     guess = closest(str(key), known)
