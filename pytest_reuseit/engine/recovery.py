@@ -41,7 +41,8 @@ def recover(ctx: RunContext, i: int, step: Step, sr: StepResult, phase: Phase, r
     already waited up to ``check_timeout`` (a DOM assertion auto-waits, words are judged again
     when the page changes), and repeating the action could place an order or send a message again,
     and would change what the failure shows."""
-    if not step.fallback:
+    fallbacks = [fb for fb in step.fallback if fb.answers(phase)]
+    if not fallbacks:
         return False
     retries, _, step_timeout, _ = ctx.step_settings(step)
     for n in range(1, retries + 1):
@@ -49,7 +50,7 @@ def recover(ctx: RunContext, i: int, step: Step, sr: StepResult, phase: Phase, r
             sr.attempts.append(Attempt(n, phase, "(none)", note=f"step_timeout of {step_timeout:g}s reached"))
             return False
         ctx.retrying()
-        fb = step.fallback[(n - 1) % len(step.fallback)]
+        fb = fallbacks[(n - 1) % len(fallbacks)]
         att = Attempt(n, phase, ctx.values.render(fb.describe()))
         att.started = time.time()
         sr.attempts.append(att)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -20,6 +20,20 @@ class Fallback(Strict):
     agent: str | None = Field(None, description="instruction handed to the agent")
     do: tuple[Op, ...] | None = None
     redo: bool = Field(False, description="after the ops, perform the step's action again")
+    # Another way to find the element is the answer to an action that found none, not to a post
+    # check that failed after the action went through: there it would do the action twice.
+    when: tuple[Literal["pre", "action", "post"], ...] | None = Field(
+        None,
+        description="the failures this fallback answers: pre, action (an op failed), post; default: all",
+    )
+
+    @field_validator("when", mode="before")
+    @classmethod
+    def _when_list(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def answers(self, phase: str) -> bool:
+        return self.when is None or phase in self.when
 
     @model_validator(mode="after")
     def _one(self) -> Fallback:

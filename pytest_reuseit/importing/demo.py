@@ -1,0 +1,96 @@
+"""What every source reads into: a demonstration, as a neutral list of steps.
+
+A Playwright trace, a Chrome DevTools recording and a file ``playwright codegen`` wrote each have
+a reader of their own (``trace.py``, ``chrome.py``, ``codegen.py``); they all produce
+:class:`Demonstration`, and everything after (locators, secrets, derivation, the file written)
+knows only this. A target is a list of Playwright selector strings, the source's own first, then
+its alternatives (a Chrome recording's other selectors); the page decides later which form a
+person would write (``locate.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ReuseitError
+
+# The user actions a step can be (docs/import.md): one op each.
+KINDS = (
+    "goto",
+    "click",
+    "dblclick",
+    "fill",
+    "press",
+    "check",
+    "uncheck",
+    "select",
+    "upload",
+    "hover",
+    "back",
+    "forward",
+    "reload",
+)
+
+
+class UnreadableInput(ReuseitError):
+    """An input that cannot be read: one line naming it, exit 2, nothing written for it."""
+
+
+@dataclass
+class Target:
+    """An element as the source found it: Playwright selectors, best first; ``frames`` are the
+    selectors of the iframes it is in, outermost first."""
+
+    selectors: list[str]
+    frames: list[str] = field(default_factory=list)
+    # Read from the page where the source kept it (a trace's DOM): tag, type, name, id, label.
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class DemoStep:
+    kind: str
+    target: Target | None = None
+    value: str = ""  # the URL, typed text, key, option or file
+    # DOM checks (``expect`` mappings) the source asserted after this step, in order.
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    # The source's assertions the format cannot say: written as comments, counted.
+    unexpressed: list[str] = field(default_factory=list)
+    new_page: bool = False
+    # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
+    page_html: str = ""
+    page_url: str = ""
+    modifiers: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Demonstration:
+    """One test or recording: its title, where it came from, its steps."""
+
+    title: str
+    source: str  # the file (and the test inside it), as the summary names it
+    steps: list[DemoStep] = field(default_factory=list)
+    # Why this is no demonstration (the test failed): the import skips it with this line.
+    failed: str = ""
+    # Resources a trace kept (URL -> bytes), so its pages can be shown again without the site.
+    resources: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+
+    @property
+    def start_url(self) -> str:
+        return next((s.value for s in self.steps if s.kind == "goto"), "")
+
+    def checks_count(self) -> int:
+        return sum(len(s.checks) for s in self.steps)
+
+    def unexpressed_count(self) -> int:
+        return sum(len(s.unexpressed) for s in self.steps)
+
+    def add_check(self, check: dict[str, Any] | None, words: str) -> None:
+        """An assertion of the source, on the step it followed; ``None``: the format cannot say it."""
+        if not self.steps:  # before any action: the page as opened
+            self.steps.append(DemoStep("goto", value=""))
+        if check is None:
+            self.steps[-1].unexpressed.append(words)
+        else:
+            self.steps[-1].checks.append(check)
