@@ -1,0 +1,290 @@
+"""Playwright traces (``trace.zip``) as demonstrations.
+
+Two writers, one format: Playwright Test (``--trace on``) puts the test's own steps in
+``test.trace`` beside the browser's ``N-trace.trace`` files; pytest-playwright (``--tracing on``)
+writes the browser's ``trace.trace`` alone. The format is undocumented and versioned (the
+``context-options`` event's ``version``); what changed between the versions read here, as
+Playwright's own trace viewer upgrades them:
+
+- 7: ``stepId`` ties a browser call to the test step that made it (before: none);
+- 8: a call's words moved from ``apiName`` to ``title``;
+- 9: snapshots name their phase (``before``/``after``) instead of ``beforeSnapshot`` names on the call;
+- 10: a browser call's ``callId`` is its test step's (``stepId`` dropped).
+
+A newer version is refused by name: its events may mean something else.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from .demo import DemoStep, Demonstration, Target, UnreadableInput
+from .expects import from_playwright
+from .snapshots import FrameSnapshots
+
+OLDEST_VERSION = 6
+NEWEST_VERSION = 10
+
+# Frame methods that are a user's action, and the step kind each becomes.
+_ACTIONS = {
+    "goto": "goto",
+    "click": "click",
+    "dblclick": "dblclick",
+    "tap": "click",
+    "fill": "fill",
+    "type": "fill",
+    "press": "press",
+    "check": "check",
+    "uncheck": "uncheck",
+    "selectOption": "select",
+    "setInputFiles": "upload",
+    "hover": "hover",
+}
+_PAGE_ACTIONS = {"goBack": "back", "goForward": "forward", "reload": "reload", "keyboardPress": "press"}
+# Calls that wait or read: not copied (the checks wait), never a step.
+_QUIET = {"waitForTimeout", "waitForSelector", "waitForLoadState", "waitForURL", "waitForEventInfo", "title", "content"}
+
+
+def is_trace(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as z:
+            return any(n.endswith(".trace") for n in z.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _events(z: zipfile.ZipFile, name: str) -> Iterator[dict[str, Any]]:
+    for n, line in enumerate(z.read(name).decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            raise UnreadableInput(f"{name} line {n} is not JSON: not a trace Playwright wrote") from None
+        if isinstance(event, dict):
+            yield event
+
+
+def read(path: Path) -> Demonstration:
+    """The demonstration one ``trace.zip`` holds."""
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UnreadableInput(f"{path}: not a zip file ({exc.__class__.__name__}): not a Playwright trace") from None
+    with z:
+        names = z.namelist()
+        browser = sorted(n for n in names if n.endswith(".trace") and n != "test.trace")
+        if not browser:
+            raise UnreadableInput(f"{path}: a zip with no .trace inside: not a Playwright trace")
+        test = list(_events(z, "test.trace")) if "test.trace" in names else []
+        calls: list[dict[str, Any]] = []
+        afters: dict[str, dict[str, Any]] = {}
+        snapshots: dict[str, tuple[FrameSnapshots, int, dict[str, Any]]] = {}  # (callId, phase) key
+        frames: dict[str, FrameSnapshots] = {}
+        title, base_url, resources = "", "", {}
+        for name in browser:
+            for e in _events(z, name):
+                kind = e.get("type")
+                if kind == "context-options":
+                    _check_version(path, e)
+                    title = title or str(e.get("title") or "")
+                    base_url = base_url or str((e.get("options") or {}).get("baseURL") or "")
+                elif kind == "before" or (kind == "event" and e.get("method") == "page"):
+                    calls.append(e)  # a page event: a pop-up or tab the last action opened
+                elif kind == "after":
+                    afters[str(e.get("callId"))] = e
+                elif kind == "frame-snapshot":
+                    snap = e.get("snapshot") or {}
+                    if not snap.get("isMainFrame", True):
+                        continue  # the main frame's DOM: where steps are found
+                    frame = frames.setdefault(str(snap.get("frameId")), FrameSnapshots())
+                    index = frame.add(snap.get("html"))
+                    phase = snap.get("phase") or str(snap.get("snapshotName") or "").split("@")[0]
+                    snapshots[f"{snap.get('callId')}/{phase}"] = (frame, index, snap)
+        for name in (n for n in names if n.endswith(".network")):
+            for e in _events(z, name):
+                if e.get("type") == "resource-snapshot":
+                    _keep_resource(z, e.get("snapshot") or {}, resources)
+        demo = Demonstration(title=title or path.parent.name, source=str(path), resources=resources)
+        failed = _failure(test, calls, afters)
+        if failed:
+            demo.failed = failed
+            return demo
+        _steps(demo, calls, afters, snapshots, base_url, test)
+        return demo
+
+
+def _check_version(path: Path, event: dict[str, Any]) -> None:
+    version = event.get("version")
+    if not isinstance(version, int) or version < OLDEST_VERSION:
+        raise UnreadableInput(
+            f"{path}: trace format version {version!r} is older than this release reads "
+            f"({OLDEST_VERSION} to {NEWEST_VERSION}): record it again with a recent Playwright"
+        )
+    if version > NEWEST_VERSION:
+        made = event.get("playwrightVersion") or "a newer Playwright"
+        raise UnreadableInput(
+            f"{path}: trace format version {version} (written by Playwright {made}) is newer than this release "
+            f"reads ({OLDEST_VERSION} to {NEWEST_VERSION}): upgrade pytest-reuseit"
+        )
+
+
+def _keep_resource(z: zipfile.ZipFile, snap: dict[str, Any], out: dict[str, tuple[str, bytes]]) -> None:
+    """A page's own files (CSS, images), so its snapshot shows as it did: hidden stays hidden."""
+    response = snap.get("response") or {}
+    content = response.get("content") or {}
+    member = content.get("_file") or (f"resources/{content['_sha1']}" if content.get("_sha1") else "")
+    url = str((snap.get("request") or {}).get("url") or "")
+    if not member or not url or url in out:
+        return
+    try:
+        out[url] = (str(content.get("mimeType") or "application/octet-stream"), z.read(member))
+    except KeyError:
+        pass
+
+
+def _failure(test: list[dict[str, Any]], calls: list[dict[str, Any]], afters: dict[str, dict[str, Any]]) -> str:
+    """Why the trace is of a failing test, or "": Playwright Test writes an ``error`` event; a
+    trace without the test's own record (pytest-playwright) shows a browser call that failed."""
+    for e in test:
+        if e.get("type") == "error":
+            return "the test failed: " + _first_line(str(e.get("message") or ""))
+    if not test:
+        for call in calls:
+            err = (afters.get(str(call.get("callId"))) or {}).get("error")
+            if err and call.get("class") in ("Frame", "Page", "ElementHandle"):
+                message = err.get("message") if isinstance(err, dict) else str(err)
+                return f"{call.get('method')} failed: {_first_line(str(message or ''))}"
+    return ""
+
+
+def _first_line(text: str) -> str:
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
+    return next((ln.strip() for ln in plain.splitlines() if ln.strip()), "")[:200]
+
+
+def _steps(
+    demo: Demonstration,
+    calls: list[dict[str, Any]],
+    afters: dict[str, dict[str, Any]],
+    snapshots: dict[str, tuple[FrameSnapshots, int, dict[str, Any]]],
+    base_url: str,
+    test: list[dict[str, Any]],
+) -> None:
+    browser_steps: set[str] = set()
+    polls = _polls(test)
+    pages = 0
+    for call in calls:
+        if call.get("type") == "event":
+            pages += 1
+            if pages > 1 and demo.steps:  # the first is the test's own page
+                demo.steps[-1].new_page = True
+            continue
+        cls, method = call.get("class"), str(call.get("method") or "")
+        params = call.get("params") or {}
+        step_id = str(call.get("stepId") or call.get("callId"))
+        browser_steps.add(step_id)
+        if cls == "BrowserContext" and method == "newPage":
+            continue
+        if cls == "Frame" and method == "expect":
+            check, words = from_playwright(params)
+            demo.add_check(check, words)
+            continue
+        if cls == "Frame" and method == "evaluateExpression" and step_id in polls:
+            demo.add_check(*_poll_check(params, afters.get(str(call.get("callId"))) or {}, polls[step_id]))
+            continue
+        kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
+        if kind is None:
+            continue  # waits, reads, evaluations: not a user's action
+        step = DemoStep(kind)
+        if kind == "goto":
+            step.value = urljoin(base_url or "", str(params.get("url") or ""))
+        elif method == "click" and int(params.get("clickCount") or 1) == 2:
+            step.kind = "dblclick"
+        if "selector" in params:
+            step.target = Target([str(params["selector"])])
+        if kind in ("fill",):
+            step.value = str(params.get("value") if "value" in params else params.get("text") or "")
+        elif kind == "press":
+            step.value = str(params.get("key") or "")
+        elif kind == "select":
+            step.value = _option(params)
+        elif kind == "upload":
+            step.value = ", ".join(Path(p).name for p in params.get("localPaths") or []) or ", ".join(
+                str(p.get("name")) for p in params.get("payloads") or []
+            )
+        step.modifiers = [str(m) for m in params.get("modifiers") or []]
+        before = snapshots.get(f"{call.get('callId')}/before")
+        if before is not None:
+            frame, index, snap = before
+            step.page_html, step.page_url = frame.render(index), str(snap.get("frameUrl") or "")
+        demo.steps.append(step)
+    for e in test:  # the test's own assertions the browser never saw (expect(value).toBe(...))
+        if (
+            e.get("type") == "before"
+            and e.get("method") == "expect"
+            and str(e.get("callId")) not in browser_steps
+            and e.get("parentId") not in polls
+            and str(e.get("callId")) not in polls
+        ):
+            words = " ".join(str(x) for x in (e.get("title"), e.get("subtitle")) if x)
+            demo.add_check(None, f"{words} (an assertion on a value the test computed, not on the page)")
+
+
+def _polls(test: list[dict[str, Any]]) -> dict[str, str]:
+    """Evaluations inside an ``expect.poll`` step: their step id -> the value expected."""
+    polls: dict[str, str] = {}
+    poll_ids = {
+        str(e.get("callId")): str((e.get("params") or {}).get("expected", ""))
+        for e in test
+        if e.get("type") == "before" and e.get("method") == "expect" and "poll" in str(e.get("title") or "")
+    }
+    for e in test:
+        if e.get("type") == "before" and str(e.get("parentId")) in poll_ids and e.get("method") == "pw:api":
+            polls[str(e.get("callId"))] = poll_ids[str(e.get("parentId"))]
+    polls.update(poll_ids)
+    return polls
+
+
+def _poll_check(params: dict[str, Any], after: dict[str, Any], expected: str) -> tuple[dict[str, Any] | None, str]:
+    """``expect.poll(() => page.evaluate(fn)).toBe(x)`` as a ``js`` check: the script's value, as
+    the last (passing) evaluation returned it, compared as JSON."""
+    expression = str(params.get("expression") or "")
+    words = f"expect.poll({expression}).toBe({expected})"
+    value = _plain_value((after.get("result") or {}).get("value"))
+    if value is _NO_VALUE or not expression:
+        return None, words
+    call = f"({expression})()" if params.get("isFunction") else f"({expression})"
+    wanted = json.dumps(json.dumps(value))
+    return {"js": f"Promise.resolve({call}).then((v) => JSON.stringify(v) === {wanted})"}, words
+
+
+_NO_VALUE = object()
+
+
+def _plain_value(v: Any) -> Any:
+    """A value as Playwright serializes it (``{"n": 1}``, ``{"s": "x"}``...), when it is plain."""
+    if not isinstance(v, dict):
+        return _NO_VALUE
+    if "n" in v or "s" in v or "b" in v:
+        return next(v[k] for k in ("n", "s", "b") if k in v)
+    if v.get("v") == "null":
+        return None
+    if "a" in v:
+        items = [_plain_value(x) for x in v["a"]]
+        return _NO_VALUE if any(x is _NO_VALUE for x in items) else items
+    return _NO_VALUE
+
+
+def _option(params: dict[str, Any]) -> str:
+    for option in params.get("options") or []:
+        for key in ("valueOrLabel", "label", "value"):
+            if option.get(key) is not None:
+                return str(option[key])
+    return ""
