@@ -1,0 +1,113 @@
+"""What ``playwright codegen --target jsonl`` writes, as a demonstration.
+
+Read in its JSONL form, not its Python: each line is one recorded action as a JSON object with
+Playwright's own selector for the element (``internal:role=button[name="Add"i]``) and the
+recorder's assertions (``assertText``, ``assertValue``, ``assertChecked``, ``assertVisible``),
+where a Python file would have to be parsed as code and its locator calls read back. It is also
+what ``reuseit record`` asks the recorder for.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .demo import DemoStep, Demonstration, Target, UnreadableInput
+from .selectors import to_loc
+
+_ACTIONS = {
+    "navigate": "goto",
+    "click": "click",
+    "fill": "fill",
+    "press": "press",
+    "check": "check",
+    "uncheck": "uncheck",
+    "select": "select",
+    "setInputFiles": "upload",
+    "hover": "hover",
+}
+_IGNORED = {"openPage", "closePage"}
+
+
+def looks_like(path: Path) -> bool:
+    """A ``.jsonl`` file whose first line is one of the recorder's actions."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = json.loads(f.readline() or "null")
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and "name" in first and "signals" in first
+
+
+def read(path: Path) -> Demonstration:
+    demo = Demonstration(title=path.stem.replace("_", " ").replace("-", " "), source=str(path))
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UnreadableInput(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            action = json.loads(line)
+        except ValueError:
+            raise UnreadableInput(f"{path}:{n}: not JSON: not a file playwright codegen wrote (--target jsonl)") from None
+        if not isinstance(action, dict) or "name" not in action:
+            raise UnreadableInput(f"{path}:{n}: no action name: not a file playwright codegen wrote (--target jsonl)")
+        _one(demo, action, f"{path}:{n}")
+    if not demo.steps:
+        raise UnreadableInput(f"{path}: no recorded action in it")
+    return demo
+
+
+def _one(demo: Demonstration, action: dict[str, Any], where: str) -> None:
+    name = str(action["name"])
+    selector = str(action.get("selector") or "")
+    if name in _IGNORED:
+        return
+    if name.startswith("assert"):
+        demo.add_check(*_assertion(name, selector, action))
+        return
+    kind = _ACTIONS.get(name)
+    if kind is None:
+        raise UnreadableInput(f"{where}: a recorded action '{name}' this release does not know")
+    step = DemoStep(kind, target=Target([selector]) if selector else None)
+    if kind == "goto":
+        step.value = str(action.get("url") or "")
+    elif kind == "fill":
+        step.value = str(action.get("text") or "")
+    elif kind == "press":
+        step.value = str(action.get("key") or "")
+    elif kind == "select":
+        step.value = ", ".join(str(o) for o in action.get("options") or [])
+    elif kind == "upload":
+        step.value = ", ".join(Path(str(f)).name for f in action.get("files") or [])
+    if kind == "click" and int(action.get("clickCount") or 1) == 2:
+        step.kind = "dblclick"
+    step.new_page = any(s.get("name") == "popup" for s in action.get("signals") or [] if isinstance(s, dict))
+    previous = demo.steps[-1] if demo.steps else None
+    if (
+        previous is not None
+        and previous.kind == "click"
+        and kind == "fill"
+        and previous.target is not None
+        and previous.target.selectors == [selector]
+    ):
+        demo.steps.pop()  # the click only focused the field it then typed into
+    demo.steps.append(step)
+
+
+def _assertion(name: str, selector: str, action: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    loc = to_loc(selector)
+    words = f"{name} {selector}"
+    if name == "assertText":
+        key = "contains" if action.get("substring") else "equals"
+        return {"text": {**loc, key: str(action.get("text") or "")}}, words
+    if name == "assertValue":
+        return {"value": {**loc, "equals": str(action.get("value") or "")}}, words
+    if name == "assertChecked":
+        return {"checked" if action.get("checked", True) else "unchecked": loc}, words
+    if name == "assertVisible":
+        return {"visible": loc}, words
+    return None, f"{words} (an ARIA snapshot assertion: not in the format yet)"

@@ -1,0 +1,232 @@
+"""A demonstration as a guarded workflow: the document written, comments and all.
+
+One step per user action: its op with the locator a person writes, the source's assertions as
+post checks, each other way to find the element as a fallback that answers only an action that
+found nothing (``when: action``: after a failed post check it would do the action twice). URLs
+of the site are written from ``{base_url}``. What is typed becomes a parameter, a secret or a
+unique value (``values.py``). Derived checks are added by ``derive.py`` with a comment each.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from .demo import DemoStep, Demonstration
+from .selectors import to_loc
+from .values import TypedValues, slug
+
+# Ops whose argument is a bare locator; the others take a mapping of the locator and a value.
+_VALUE_KEY = {"fill": "value", "select": "option", "upload": "files", "press": "key"}
+
+
+@dataclass
+class Composed:
+    """One workflow as it will be written, and what the summary counts."""
+
+    title: str
+    source: str
+    doc: CommentedMap
+    typed: TypedValues
+    origin: str
+    source_checks: int = 0
+    unexpressed: list[str] = field(default_factory=list)
+    derived: int = 0
+    dropped: int = 0
+    # Per step of the file: the demonstration step it came from (for derivation).
+    steps: list[DemoStep] = field(default_factory=list)
+
+    def text(self) -> str:
+        yaml = YAML()
+        yaml.width = 120
+        yaml.indent(mapping=2, sequence=4, offset=2)
+        buf = io.StringIO()
+        yaml.dump(self.doc, buf)
+        return buf.getvalue()
+
+
+def flow(value: Any) -> Any:
+    """``value`` as nested flow collections: one line per check or op."""
+    if isinstance(value, dict):
+        out = CommentedMap((k, flow(v)) for k, v in value.items())
+        out.fa.set_flow_style()
+        return out
+    if isinstance(value, (list, tuple)):
+        seq = CommentedSeq(flow(v) for v in value)
+        seq.fa.set_flow_style()
+        return seq
+    return value
+
+
+def site_origin(demo: Demonstration, base_url: str) -> str:
+    url = base_url or demo.start_url
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def relative(url: str, origin: str) -> str:
+    """A URL of the site written from ``{base_url}``; others as they are."""
+    if origin and (url == origin or url.startswith(origin + "/") or url.startswith(origin + "?")):
+        return "{base_url}" + url[len(origin) :]
+    return url.replace("{", "{{").replace("}", "}}")
+
+
+def _loc(selector: str) -> Any:
+    loc = to_loc(selector)
+    return loc["selector"] if list(loc) == ["selector"] else loc
+
+
+def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
+    """The op doing ``step`` with its element found by ``selector``."""
+    kind = step.kind
+    if kind in ("back", "forward", "reload"):
+        return kind
+    if kind == "goto":
+        return {"goto": typed_value}
+    if selector is None:  # a key pressed on whatever has the focus
+        return {"press": step.value}
+    loc = _loc(selector)
+    if kind in _VALUE_KEY:
+        mapping = dict(loc) if isinstance(loc, dict) else {"selector": loc}
+        value: Any = typed_value
+        if kind == "upload":
+            value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
+        mapping[_VALUE_KEY[kind]] = value
+        op: dict[str, Any] = {kind: mapping}
+    else:
+        op = {kind: loc}
+    if step.new_page:
+        op["new_page"] = True
+    return op
+
+
+def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
+    """The step's action in words, as a person says it."""
+    what = _element_words(selector)
+    kind = step.kind
+    if kind == "goto":
+        return f"Open {typed_value}"
+    if kind in ("back", "forward", "reload"):
+        return {"back": "Go back", "forward": "Go forward", "reload": "Reload the page"}[kind]
+    if kind == "fill":
+        return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
+    if kind == "press":
+        return f"Press {step.value}" + (f" in {what}" if selector else "")
+    if kind == "select":
+        return f"Select {typed_value} in {what}"
+    if kind == "upload":
+        return f"Attach {typed_value} to {what}"
+    verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}
+    return f"{verb.get(kind, kind.capitalize())} {what}"
+
+
+def _element_words(selector: str | None) -> str:
+    if not selector:
+        return "the page"
+    loc = to_loc(selector)
+    name = loc.get("name") or loc.get("label") or loc.get("placeholder") or loc.get("text") or loc.get("test_id")
+    if "role" in loc and name:
+        return f'the "{name}" {loc["role"]}'
+    if name:
+        return f'"{name}"'
+    if "role" in loc:
+        return f"the {loc['role']}"
+    return f"the element {selector}"
+
+
+def _checks(step: DemoStep, typed: TypedValues, origin: str) -> list[Any]:
+    out = []
+    for check in step.checks:
+        out.append(CommentedMap(expect=flow(_written(check, typed, origin))))
+    return out
+
+
+def _written(value: Any, typed: TypedValues, origin: str) -> Any:
+    """A check as written: strings with typed values as placeholders, site URLs from ``{base_url}``."""
+    if isinstance(value, dict):
+        return {k: _written(v, typed, origin) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_written(v, typed, origin) for v in value]
+    if isinstance(value, str):
+        text = typed.in_text(value)
+        if origin and origin in value:
+            text = text.replace(origin.replace("{", "{{"), "{base_url}")
+        return text
+    return value
+
+
+def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], base_url: str) -> Composed:
+    """The workflow of ``demo``; ``selectors`` and ``facts`` per step (best first; what the
+    element is), as ``locate.py`` read them."""
+    origin = site_origin(demo, base_url)
+    typed = TypedValues()
+    doc = CommentedMap()
+    doc["name"] = demo.title
+    doc["task"] = demo.title
+    steps = list(demo.steps)
+    sels, fcts = list(selectors), list(facts)
+    start = relative(demo.start_url, origin)
+    doc["start_url"] = start
+    composed = Composed(demo.title, demo.source, doc, typed, origin)
+    pending_pre: list[Any] = []
+    unexpressed_first: list[str] = []
+    if steps and steps[0].kind == "goto" and len(steps) > 1:
+        # The first page is the start_url; what was asserted on it is checked before step 2.
+        pending_pre = _checks(steps[0], typed, origin)
+        unexpressed_first = steps[0].unexpressed
+        steps, sels, fcts = steps[1:], sels[1:], fcts[1:]
+    seq = CommentedSeq()
+    for n, step in enumerate(steps):
+        candidates = sels[n] if n < len(sels) else []
+        fact = fcts[n] if n < len(fcts) else {}
+        value = relative(step.value, origin) if step.kind == "goto" else step.value
+        if step.kind in ("fill", "select"):
+            value = typed.typed(step.value, fact, candidates)
+        first = candidates[0] if candidates else None
+        item = CommentedMap()
+        item["action"] = words(step, first, value)
+        if pending_pre:
+            item["pre"] = CommentedSeq(pending_pre)
+            pending_pre = []
+        item["do"] = CommentedSeq([flow(op_for(step, first, value))])
+        post = _checks(step, typed, origin)
+        if post:
+            item["post"] = CommentedSeq(post)
+        others = candidates[1:]
+        if others:
+            item["fallback"] = CommentedSeq(
+                CommentedMap(do=CommentedSeq([flow(op_for(step, sel, value))]), when="action") for sel in others
+            )
+            if len(others) > 3:
+                item["retries"] = len(others)
+        notes = [*(unexpressed_first if n == 0 else []), *step.unexpressed]
+        for note in notes:
+            composed.unexpressed.append(note)
+        seq.append(item)
+        if notes:
+            text = "\n".join(f"not imported: {note}" for note in notes)
+            seq.yaml_set_comment_before_after_key(len(seq) - 1, before=text, indent=2)
+        composed.steps.append(step)
+    doc["steps"] = seq
+    if typed.params:
+        doc.insert(3, "params", CommentedMap(typed.params))
+    composed.source_checks = demo.checks_count()
+    doc.yaml_set_start_comment(
+        f"Imported by `reuseit import` from {demo.source}.\n"
+        "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
+    )
+    return composed
+
+
+def file_name(title: str) -> str:
+    return slug(title)[:60] + ".reuseit.yaml"
+
+
+def as_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

@@ -1,0 +1,101 @@
+"""What is typed: parameters, secrets, and values a test made unique.
+
+A value typed into a password field, or into a field whose name, id or label says token, key,
+secret or password, becomes ``{secret.NAME}`` (NAME from the field): the value itself goes into
+no file, summary or log. A value with a run of clock digits or a random suffix in it
+(``Book 1764201234567``, ``user-3f9a1c2b``) had that part made unique by the test, so it becomes
+``{unique}`` (new in each run): the workflow then passes twice in a row against a site that keeps
+its rows. Anything else typed becomes a parameter named after its field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_SECRET_WORDS = re.compile(r"pass(word|wd|phrase)?|secret|token|api[-_ ]?key|\bkey\b|credential|pin\b", re.I)
+# Digits a clock or a counter gave (6 or more), or a hex/base36 run with letters and digits mixed
+# (8 or more), or a UUID: the parts of a value a test makes unique.
+_UNIQUE = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+    r"|(?<![A-Za-z0-9])(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])[a-z0-9]{8,}(?![A-Za-z0-9])"
+    r"|\d{6,}",
+    re.I,
+)
+
+
+def slug(text: str, *, upper: bool = False) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    name = "_".join(words)[:40].strip("_") or "value"
+    if name[0].isdigit():
+        name = f"v_{name}"
+    return name.upper() if upper else name.lower()
+
+
+def is_secret_field(facts: dict[str, str], selectors: list[str]) -> bool:
+    if facts.get("type", "").lower() == "password":
+        return True
+    named = " ".join([facts.get("name", ""), facts.get("id", ""), facts.get("label", ""), facts.get("autocomplete", "")])
+    if named.strip():
+        return bool(_SECRET_WORDS.search(named)) and "keyword" not in named.lower()
+    # No facts (a recording read without its page): what its selectors say about the field.
+    return any(_SECRET_WORDS.search(s) and "keyword" not in s.lower() for s in selectors)
+
+
+def unique_part(value: str) -> str | None:
+    """The part of ``value`` a test made unique, or None."""
+    m = _UNIQUE.search(value)
+    return m.group(0) if m else None
+
+
+@dataclass
+class TypedValues:
+    """Every value typed in one demonstration, as it is written in the file."""
+
+    params: dict[str, str] = field(default_factory=dict)
+    secrets: dict[str, str] = field(default_factory=dict)  # NAME -> the value typed (never written)
+    uniques: dict[str, str] = field(default_factory=dict)  # the unique part -> the value it was in
+
+    def typed(self, value: str, facts: dict[str, str], selectors: list[str]) -> str:
+        """What the file says is typed: ``{secret.NAME}``, ``... {unique}`` or ``{param}``."""
+        if not value:
+            return value
+        if is_secret_field(facts, selectors):
+            base = facts.get("name") or facts.get("id") or facts.get("label") or "password"
+            name = slug(base, upper=True)
+            for known, typed in self.secrets.items():
+                if typed == value:
+                    return f"{{secret.{known}}}"
+            while name in self.secrets:
+                name += "_2"
+            self.secrets[name] = value
+            return f"{{secret.{name}}}"
+        unique = unique_part(value)
+        text = value.replace("{", "{{").replace("}", "}}")
+        if unique is not None:
+            self.uniques[unique] = value
+            return text.replace(unique, "{unique}")
+        base = facts.get("label") or facts.get("name") or facts.get("id") or "value"
+        name = slug(base)
+        for known, typed in self.params.items():
+            if typed == value:
+                return f"{{{known}}}"
+        while name in self.params:
+            name += "_2"
+        self.params[name] = value
+        return f"{{{name}}}"
+
+    def in_text(self, text: str) -> str:
+        """A check's text with the values typed earlier written as they were typed (a todo named
+        by a parameter is looked for by it; a unique part as ``{unique}``); its own braces doubled,
+        so that they stay braces."""
+        out = text.replace("{", "{{").replace("}", "}}")
+        for unique in sorted(self.uniques, key=len, reverse=True):
+            out = out.replace(unique, "{unique}")
+        for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
+            if len(value) >= 3 and value in out:
+                out = out.replace(value, f"{{{name}}}")
+        return out
+
+    def holds_secret(self, text: str) -> bool:
+        return any(v and v in text for v in self.secrets.values())
