@@ -10,6 +10,7 @@ appeared) where a pixel diff would only say "different".
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import re
 from collections import Counter
@@ -23,6 +24,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from ..workflow.locators import ARIA_ROLES
 from .hover import hover_parts_shown
 from .masking import masks_for
 
@@ -383,4 +385,33 @@ def renamed(looked_for: set[tuple[str, str]], changed: Mapping[str, Any]) -> tup
         same_role = [new for r, new in came if r == role]
         if len(same_role) == 1:
             return role, name, same_role[0]
+    return None
+
+
+# One line of an ARIA snapshot: "- heading "Todos" [level=1]", "- text: 2 items left".
+_ARIA_LINE = re.compile(
+    r'^- (?P<role>[a-z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?: \[[^\]]*\])*(?::(?: (?P<text>.*))?)?$'
+)
+# Lines whose text is what was typed (a value, perhaps a secret): never a check.
+_FIELDS = ("textbox", "searchbox", "combobox", "spinbutton", "slider")
+# A longer line is a paragraph, not something a check names.
+SHORT_LINE = 80
+
+
+def aria_line_check(line: str) -> dict[str, Any] | None:
+    """A LOC for the element one line of an ARIA snapshot shows: by role and name, or by its
+    text; None for a field (its text is what was typed) or a line too long to name."""
+    m = _ARIA_LINE.match(line.strip())
+    if m is None or m["role"] in _FIELDS:
+        return None
+    if m["name"]:
+        try:
+            name = json.loads(f'"{m["name"]}"')
+        except ValueError:
+            return None
+        if m["role"] in ARIA_ROLES and len(name) <= SHORT_LINE:
+            return {"role": m["role"], "name": name}
+    text = (m["text"] or "").strip()
+    if text and not text.startswith(("/", '"')) and len(text) <= SHORT_LINE:
+        return {"text": text}
     return None

@@ -176,13 +176,17 @@ def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count) if count > 1 else "not empty")
 
 
+_NOT_LOOK_MS = 50.0
+
+
 def _not(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     """Holds once the inner assertions fail (any of them), as Playwright's ``not.`` waits for that;
     each look at them is short, so the whole waits about ``t``."""
     assert isinstance(arg, Expect)
     deadline = time.monotonic() + t / 1000
     while True:
-        verdicts = check_expect(page, arg, render, 0)
+        # A short look each time (0 would be Playwright's "no timeout": wait for ever).
+        verdicts = check_expect(page, arg, render, _NOT_LOOK_MS)
         held = all(v.ok for v in verdicts)
         wanted = "not: " + "; ".join(v.expected for v in verdicts)
         if not held:

@@ -11,7 +11,7 @@ from ..errors import WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import FILE_PATTERNS, load
 from ..workflow.schema import schema_text
-from . import experience, guide, heal, mutate, promote, report, synthesize, trace
+from . import experience, guide, heal, import_cmd, mutate, promote, report, synthesize, trace
 from .output import stdout_gone
 
 
@@ -102,6 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     experience.register(sub)
     synthesize.register(sub)
     mutate.register(sub)
+    import_cmd.register(sub)
     return parser
 
 

@@ -34,7 +34,7 @@ class Composed:
     source: str
     doc: CommentedMap
     typed: TypedValues
-    origin: str
+    origins: tuple[str, ...]  # the addresses written from {base_url}
     source_checks: int = 0
     unexpressed: list[str] = field(default_factory=list)
     derived: int = 0
@@ -64,16 +64,22 @@ def flow(value: Any) -> Any:
     return value
 
 
-def site_origin(demo: Demonstration, base_url: str) -> str:
-    url = base_url or demo.start_url
+def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
 
 
-def relative(url: str, origin: str) -> str:
-    """A URL of the site written from ``{base_url}``; others as they are."""
-    if origin and (url == origin or url.startswith(origin + "/") or url.startswith(origin + "?")):
-        return "{base_url}" + url[len(origin) :]
+def site_origin(demo: Demonstration, base_url: str) -> str:
+    """Where the import's own runs go: ``--base-url``, else where the source started."""
+    return origin_of(base_url or demo.start_url)
+
+
+def relative(url: str, *origins: str) -> str:
+    """A URL of the site written from ``{base_url}``: on one of ``origins`` (the ``--base-url``
+    given, the address the source ran against); others as they are."""
+    for origin in origins:
+        if origin and (url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))):
+            return "{base_url}" + url[len(origin) :]
     return url.replace("{", "{{").replace("}", "}}")
 
 
@@ -140,23 +146,21 @@ def _element_words(selector: str | None) -> str:
     return f"the element {selector}"
 
 
-def _checks(step: DemoStep, typed: TypedValues, origin: str) -> list[Any]:
-    out = []
-    for check in step.checks:
-        out.append(CommentedMap(expect=flow(_written(check, typed, origin))))
-    return out
+def _checks(step: DemoStep, typed: TypedValues, origins: tuple[str, ...]) -> list[Any]:
+    return [CommentedMap(expect=flow(_written(check, typed, origins))) for check in step.checks]
 
 
-def _written(value: Any, typed: TypedValues, origin: str) -> Any:
+def _written(value: Any, typed: TypedValues, origins: tuple[str, ...]) -> Any:
     """A check as written: strings with typed values as placeholders, site URLs from ``{base_url}``."""
     if isinstance(value, dict):
-        return {k: _written(v, typed, origin) for k, v in value.items()}
+        return {k: _written(v, typed, origins) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_written(v, typed, origin) for v in value]
+        return [_written(v, typed, origins) for v in value]
     if isinstance(value, str):
         text = typed.in_text(value)
-        if origin and origin in value:
-            text = text.replace(origin.replace("{", "{{"), "{base_url}")
+        for origin in origins:
+            if origin:
+                text = text.replace(origin, "{base_url}")
         return text
     return value
 
@@ -164,28 +168,28 @@ def _written(value: Any, typed: TypedValues, origin: str) -> Any:
 def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], base_url: str) -> Composed:
     """The workflow of ``demo``; ``selectors`` and ``facts`` per step (best first; what the
     element is), as ``locate.py`` read them."""
-    origin = site_origin(demo, base_url)
+    origins = (origin_of(base_url), origin_of(demo.start_url))
     typed = TypedValues()
     doc = CommentedMap()
     doc["name"] = demo.title
     doc["task"] = demo.title
     steps = list(demo.steps)
     sels, fcts = list(selectors), list(facts)
-    start = relative(demo.start_url, origin)
+    start = relative(demo.start_url, *origins)
     doc["start_url"] = start
-    composed = Composed(demo.title, demo.source, doc, typed, origin)
+    composed = Composed(demo.title, demo.source, doc, typed, origins)
     pending_pre: list[Any] = []
     unexpressed_first: list[str] = []
     if steps and steps[0].kind == "goto" and len(steps) > 1:
         # The first page is the start_url; what was asserted on it is checked before step 2.
-        pending_pre = _checks(steps[0], typed, origin)
+        pending_pre = _checks(steps[0], typed, origins)
         unexpressed_first = steps[0].unexpressed
         steps, sels, fcts = steps[1:], sels[1:], fcts[1:]
     seq = CommentedSeq()
     for n, step in enumerate(steps):
         candidates = sels[n] if n < len(sels) else []
         fact = fcts[n] if n < len(fcts) else {}
-        value = relative(step.value, origin) if step.kind == "goto" else step.value
+        value = relative(step.value, *origins) if step.kind == "goto" else step.value
         if step.kind in ("fill", "select"):
             value = typed.typed(step.value, fact, candidates)
         first = candidates[0] if candidates else None
@@ -195,7 +199,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
             item["pre"] = CommentedSeq(pending_pre)
             pending_pre = []
         item["do"] = CommentedSeq([flow(op_for(step, first, value))])
-        post = _checks(step, typed, origin)
+        post = _checks(step, typed, origins)
         if post:
             item["post"] = CommentedSeq(post)
         others = candidates[1:]

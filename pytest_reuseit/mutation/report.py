@@ -15,8 +15,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from ..browser.aria import diff_lines
-from ..workflow.locators import ARIA_ROLES
+from ..browser.aria import aria_line_check, diff_lines
 from . import operators
 from .incremental import identity as incremental_identity
 from .operators import Target
@@ -147,32 +146,6 @@ def _reload_step(run: RunTouches, new: Callable[[str, Any], bool]) -> str:
     )
 
 
-# One line of an ARIA snapshot: "- heading "Todos" [level=1]", "- text: 2 items left".
-_ARIA_LINE = re.compile(
-    r'^- (?P<role>[a-z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?: \[[^\]]*\])*(?::(?: (?P<text>.*))?)?$'
-)
-# Lines whose text is what was typed (a value, perhaps a secret): never a suggested check.
-_FIELDS = ("textbox", "searchbox", "combobox", "spinbutton", "slider")
-
-
-def _aria_check(line: str) -> dict[str, Any] | None:
-    """A ``visible`` LOC for one line of an ARIA snapshot: by role and name, or by its text."""
-    m = _ARIA_LINE.match(line)
-    if m is None or m["role"] in _FIELDS:
-        return None
-    if m["name"]:
-        try:
-            name = json.loads(f'"{m["name"]}"')
-        except ValueError:
-            return None
-        if m["role"] in ARIA_ROLES and len(name) <= _SHORT_LINE:
-            return {"role": m["role"], "name": name}
-    text = (m["text"] or "").strip()
-    if text and not text.startswith(("/", '"')) and len(text) <= _SHORT_LINE:
-        return {"text": text}
-    return None
-
-
 def _request_effect(result: MutantResult, run: RunTouches, new: Callable[[str, Any], bool]) -> str | None:
     """Compare the page, step by step, as its accessibility tree saw it in the clean run and under
     the request's fault: the same at every step says the fault had no visible effect; else a check
@@ -185,7 +158,7 @@ def _request_effect(result: MutantResult, run: RunTouches, new: Callable[[str, A
             continue
         compared += 1
         left, _ = diff_lines(state.aria, arias[state.step])
-        checks = [c for c in (_aria_check(line) for line in left) if c is not None and new("visible", c)]
+        checks = [c for c in (aria_line_check(line) for line in left) if c is not None and new("visible", c)]
         named = [c for c in checks if "role" in c] or checks
         if named:
             return (

@@ -1,0 +1,276 @@
+"""Checks derived from what each step changed, kept only when they held in every run.
+
+The new workflow is run ``runs`` times through the engine (the caller's ``RunFn``: the CLI runs
+it as pytest would, in a fresh browser context each time). A probe looks at the page as the
+nightly history does (``browser.aria.page_snapshot``: the accessibility tree, the URL, the title)
+before each step's action and after its checks held. In the first run, what the step changed
+becomes candidate checks: an element that appeared (``visible``), a named one that left
+(``hidden``), a box that became checked, the URL, the title. Every run, the first included,
+judges every candidate on its page right then; a candidate that failed in any run is dropped, and
+one with numbers in it is tried again with the numbers as a pattern (a count of rows, an id in a
+URL), kept in that form when that held every time.
+
+When the source's selectors are not yet the ones a person writes (a Chrome recording, a codegen
+file), a first run (``resolve``) asks Playwright's locator generator on the live page before each
+step, trying the source's selectors in order: the import then costs ``runs + 1`` runs of each test.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from ..browser.aria import PageSnapshot, aria_line_check, diff_lines, page_snapshot
+from ..browser.assertions import check_expect
+from ..engine.ports import Locate
+from ..engine.result import RunResult
+from ..workflow.checks import Expect
+from ..workflow.loader import LoadedWorkflow
+from ..workflow.ops import Op
+from ..workflow.placeholders import Values
+from .compose import Composed, flow, relative
+from .demo import DemoStep
+from .locate import read_element
+
+log = logging.getLogger(__name__)
+
+# (the workflow, the probe, the value {unique} takes in this run, the site's origin) -> its result
+RunFn = Callable[[LoadedWorkflow, Any, str, str], RunResult]
+# Candidates per step: enough to say what the step did, few enough to read and to run.
+MAX_PER_STEP = 4
+# A candidate is judged on a page whose checks have just held: it is there or it is not.
+JUDGE_MS = 400
+
+
+class Resolver:
+    """The probe of the resolve run: before each step, the locator Playwright's generator gives
+    for its element (the first of the source's selectors that finds exactly one), and what the
+    element is. Never raises."""
+
+    def __init__(self, steps: list[DemoStep]) -> None:
+        self.steps = steps
+        self.found: dict[int, tuple[str | None, dict[str, str], str]] = {}
+
+    def start(self, page: Page) -> None:
+        pass
+
+    def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
+        if step in self.found or step >= len(self.steps) or self.steps[step].target is None:
+            return
+        target = self.steps[step].target
+        assert target is not None
+        for selector in target.selectors:
+            person, facts = read_element(page, selector)
+            if facts:
+                self.found[step] = (person, facts, selector)
+                return
+
+    def before_check(self, *args: Any) -> None:
+        pass
+
+    def action(self, page: Page, step: int, when: str) -> None:
+        pass
+
+    def step_end(self, page: Page, step: int | None) -> None:
+        pass
+
+
+@dataclass
+class Candidate:
+    check: dict[str, Any]
+    step: int
+    held: int = 0
+    # The same check with its numbers as a pattern, tried when the exact one fails.
+    general: dict[str, Any] | None = None
+    general_held: int = 0
+
+
+@dataclass
+class Deriver:
+    """The probe of the derivation runs. Never raises: a look must not change a run's verdict."""
+
+    composed: Composed
+    render_params: Mapping[str, str]
+    origin: str
+    secrets: list[str]
+    candidates: dict[int, list[Candidate]] = field(default_factory=dict)
+    runs: int = 0
+    unique: str = ""
+    _before: dict[int, PageSnapshot] = field(default_factory=dict)
+
+    def start_run(self, unique: str) -> None:
+        self.runs += 1
+        self.unique = unique
+        self._before = {}
+
+    def start(self, page: Page) -> None:
+        pass
+
+    def before_op(self, *args: Any) -> None:
+        pass
+
+    def before_check(self, *args: Any) -> None:
+        pass
+
+    def action(self, page: Page, step: int, when: str) -> None:
+        if when == "before":
+            self._before[step] = self._look(page)
+
+    def step_end(self, page: Page, step: int | None) -> None:
+        if step is None or step not in self._before:
+            return
+        try:
+            if self.runs == 1:
+                self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page))
+            values = Values(params={**self.render_params, "unique": self.unique}, builtins={"base_url": self.origin})
+            for c in self.candidates.get(step, []):
+                c.held += self._holds(page, c.check, values)
+                if c.general is not None:
+                    c.general_held += self._holds(page, c.general, values)
+        except PlaywrightError as exc:  # the page went away: these candidates did not hold here
+            log.debug("derive: no look at step %s: %s", step + 1, exc)
+
+    def _look(self, page: Page) -> PageSnapshot:
+        return page_snapshot(page, self._mask)
+
+    def _mask(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def _holds(self, page: Page, check: dict[str, Any], values: Values) -> int:
+        try:
+            exp = Expect.model_validate(check)
+            return int(all(v.ok for v in check_expect(page, exp, values.render, JUDGE_MS)))
+        except Exception as exc:  # a candidate that cannot even be judged did not hold
+            log.debug("derive: candidate %s not judged: %s", check, exc)
+            return 0
+
+    def _written(self, text: str) -> str:
+        out = self.composed.typed.in_text(text)
+        if self.unique:
+            out = out.replace(self.unique, "{unique}")
+        return out
+
+    def _new_candidates(self, step: int, before: PageSnapshot, after: PageSnapshot) -> list[Candidate]:
+        found: list[dict[str, Any]] = []
+        if after.url and after.url != before.url:
+            found.append({"url": {"equals": self._written_url(after.url)}})
+        if after.title and after.title != before.title:
+            found.append({"title": {"equals": self._written(after.title)}})
+        removed, added = diff_lines(before.aria, after.aria)
+        named = [c for c in map(aria_line_check, added) if c is not None]
+        checked = [c for c in (_checked_line(line) for line in added) if c is not None]
+        still = {(c.get("role"), c.get("name")) for c in named}
+        gone = [
+            c
+            for c in map(aria_line_check, removed)
+            if c is not None and "role" in c and (c.get("role"), c.get("name")) not in still
+        ]
+        boxes = {(c["role"], c["name"]) for c in checked}
+        by_role = [c for c in named if "role" in c and (c["role"], c.get("name")) not in boxes]
+        # What the step typed, shown on the page (a todo in the list), says most of what it did.
+        typed = [v for v in self.composed.typed.params.values() if len(v) >= 3]
+        echoed = [c for c in named if "role" not in c and any(v in c["text"] for v in typed)]
+        by_text = [c for c in named if "role" not in c and c not in echoed]
+        order = (("checked", checked), ("visible", echoed), ("visible", by_role), ("visible", by_text), ("hidden", gone))
+        for key, locs in order:
+            for loc in locs:
+                written = {k: self._written(v) if isinstance(v, str) else v for k, v in loc.items()}
+                # Whole names and texts: "All" must not also find "Clear all".
+                found.append({key: {**written, "exact": True}})
+        seen: set[str] = set()
+        out: list[Candidate] = []
+        existing = {repr(c.get("expect")) for c in self._file_checks(step)}
+        for check in found:
+            text = repr(check)
+            if text in seen or any(s in text for s in self.secrets if s):
+                continue
+            seen.add(text)
+            if repr(check) in existing:
+                continue
+            out.append(Candidate(check, step, general=_general(check)))
+            if len(out) >= MAX_PER_STEP:
+                break
+        return out
+
+    def _written_url(self, url: str) -> str:
+        return self._written(relative(url, self.origin, *self.composed.origins))
+
+    def _file_checks(self, step: int) -> list[dict[str, Any]]:
+        steps = self.composed.doc.get("steps") or []
+        return list(steps[step].get("post") or []) if step < len(steps) else []
+
+    def kept(self) -> tuple[dict[int, list[tuple[dict[str, Any], str]]], int]:
+        """Per step, the checks that held in every run with their comment; and how many were dropped."""
+        out: dict[int, list[tuple[dict[str, Any], str]]] = {}
+        dropped = 0
+        for step, cands in sorted(self.candidates.items()):
+            for c in cands:
+                if c.held == self.runs:
+                    out.setdefault(step, []).append((c.check, f"derived: after this step in {c.held} of {self.runs} runs"))
+                elif c.general is not None and c.general_held == self.runs:
+                    out.setdefault(step, []).append(
+                        (c.general, f"derived: after this step in {self.runs} of {self.runs} runs, its numbers differing")
+                    )
+                else:
+                    dropped += 1
+        return out, dropped
+
+
+_CHECKED = re.compile(r'^- (checkbox|radio|switch|menuitemcheckbox) "((?:[^"\\]|\\.)+)".*\[checked\]')
+
+
+def _checked_line(line: str) -> dict[str, Any] | None:
+    m = _CHECKED.match(line)
+    return {"role": m.group(1), "name": m.group(2)} if m else None
+
+
+_NUMBER = re.compile(r"\d+")
+
+
+def _general(check: dict[str, Any]) -> dict[str, Any] | None:
+    """The check with each number in its text as ``\\d+`` (a ``matches`` pattern); None when it has none."""
+    (key, arg), = check.items()
+    if key in ("url", "title"):
+        text = arg.get("equals", "")
+        if not _NUMBER.search(text):
+            return None
+        return {key: {"matches": "^" + _pattern(text) + "$"}}
+    if key == "visible" and "text" in arg and _NUMBER.search(arg["text"]):
+        # Playwright's text selector with a regular expression: the text with any numbers.
+        return {key: {"selector": "text=/^" + _pattern(arg["text"]).replace("/", "\\/") + "$/"}}
+    return None
+
+
+def _pattern(text: str) -> str:
+    """``text`` as a regular expression with its numbers as ``\\d+``; placeholders left whole."""
+    parts = re.split(r"(\{[A-Za-z_][\w.]*\})", text)
+    return "".join(p if p.startswith("{") and p.endswith("}") else _NUMBER.sub(r"\\d+", re.escape(p)) for p in parts)
+
+
+def add_derived(composed: Composed, kept: Mapping[int, list[tuple[dict[str, Any], str]]]) -> int:
+    """Write the kept checks into the document, each with its comment; how many."""
+    steps = composed.doc["steps"]
+    n = 0
+    for step, checks in kept.items():
+        item = steps[step]
+        post = item.get("post")
+        if post is None:
+            post = CommentedSeq()
+            keys = list(item.keys())
+            at = keys.index("do") + 1 if "do" in keys else len(keys)
+            item.insert(at, "post", post)
+        for check, comment in checks:
+            entry = CommentedMap(expect=flow(check))
+            entry.yaml_add_eol_comment(comment, "expect")
+            post.append(entry)
+            n += 1
+    return n

@@ -1,0 +1,301 @@
+"""``reuseit import``: sources → demonstrations → locators → workflow → derived checks → files.
+
+Each source is read by its reader into a :class:`~.demo.Demonstration`; the element of each
+step is read from the page (a trace's DOM, else the live page in a first run); the workflow is
+composed and, unless asked not to, run ``runs`` times to derive the checks that held every time;
+then it is written, never over an existing file without ``force``. The caller (the CLI) gives the
+browser and the way to run a workflow, so this package stays below the runtime.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser
+
+from ..engine.result import RunResult
+from ..errors import WorkflowFormatError
+from ..workflow.loader import LoadedWorkflow, parse
+from . import chrome, codegen, trace
+from .compose import Composed, compose, file_name, site_origin
+from .demo import Demonstration, UnreadableInput
+from .derive import Deriver, Resolver, RunFn, add_derived
+from .locate import person_selectors, read_element, snapshot_page
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    output: Path
+    base_url: str = ""
+    runs: int = 3
+    derive: bool = True
+    force: bool = False
+    file_name: str = ""  # one source to this file name (reuseit record -o), else named after its title
+
+
+@dataclass
+class Imported:
+    """What became of one source: ``written``, ``failed`` (written; it did not pass on the site),
+    ``skipped`` (a failing test), ``unreadable`` or ``exists`` (nothing written)."""
+
+    source: str
+    status: str
+    line: str
+    path: Path | None = None
+    composed: Composed | None = None
+    runs: int = 0  # runs of the workflow this import made (resolve and derivation)
+
+
+@dataclass
+class Summary:
+    results: list[Imported] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(r.status in ("unreadable", "exists") for r in self.results):
+            return 2
+        return 1 if any(r.status == "failed" for r in self.results) else 0
+
+    def total(self) -> str:
+        done = [r.composed for r in self.results if r.composed is not None and r.status in ("written", "failed")]
+        steps = sum(len(c.steps) for c in done)
+        source = sum(c.source_checks for c in done)
+        derived = sum(c.derived for c in done)
+        dropped = sum(c.dropped for c in done)
+        unexpressed = sum(len(c.unexpressed) for c in done)
+        names = sorted({n for c in done for n in c.typed.secrets})
+        uniques = sum(len(c.typed.uniques) for c in done)
+        line = (
+            f"imported {len(done)} workflow{'' if len(done) == 1 else 's'}: {steps} steps, {source} checks from the "
+            f"sources, {derived} derived ({dropped} dropped as unstable)"
+        )
+        if unexpressed:
+            line += f", {unexpressed} assertion{'' if unexpressed == 1 else 's'} not imported (comments in the files)"
+        line += f", {len(names)} secret{'' if len(names) == 1 else 's'}"
+        line += f" ({', '.join(names)})" if names else ""
+        line += f", {uniques} unique value{'' if uniques == 1 else 's'}"
+        skipped = [r for r in self.results if r.status not in ("written", "failed")]
+        if skipped:
+            line += f"; {len(skipped)} not imported"
+        return line
+
+
+def find_sources(paths: list[str]) -> list[Path]:
+    """The files to import: those given, and in folders every trace, recording and codegen file."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            for f in sorted(p.rglob("*")):
+                if f.suffix == ".zip" and trace.is_trace(f):
+                    out.append(f)
+                elif f.suffix == ".jsonl" and codegen.looks_like(f):
+                    out.append(f)
+                elif f.suffix == ".json" and _is_recording(f):
+                    out.append(f)
+        else:
+            out.append(p)
+    return out
+
+
+def _is_recording(path: Path) -> bool:
+    import json
+
+    try:
+        return chrome.looks_like(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+
+
+def read_source(path: Path) -> Demonstration:
+    """The demonstration in one file, by what the file is (not by its name alone)."""
+    if not path.exists():
+        raise UnreadableInput(f"{path}: no such file")
+    if path.is_dir():
+        raise UnreadableInput(f"{path}: a folder with no trace, recording or codegen file in it")
+    head = path.read_bytes()[:4]
+    if head.startswith(b"PK"):
+        return trace.read(path)
+    if path.suffix == ".zip":
+        raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
+    if path.suffix == ".jsonl" or codegen.looks_like(path):
+        return codegen.read(path)
+    if path.suffix == ".json":
+        return chrome.read(path)
+    raise UnreadableInput(
+        f"{path}: not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file (.jsonl)"
+    )
+
+
+def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list[list[str]], list[dict[str, str]], bool]:
+    """Selectors (best first) and facts per step, read from the trace's DOM where it has one;
+    whether every step with an element was read so."""
+    selectors: list[list[str]] = []
+    facts: list[dict[str, str]] = []
+    complete = True
+    with snapshot_page(browser, demo.resources) as show:
+        for step in demo.steps:
+            if step.target is None:
+                selectors.append([])
+                facts.append({})
+                continue
+            page = show(step.page_html, step.page_url) if step.page_html else None
+            found, fact = None, {}
+            if page is not None:
+                for sel in step.target.selectors:
+                    found, fact = read_element(page, sel)
+                    if fact:
+                        break
+            if not fact:
+                complete = False
+            selectors.append(person_selectors(found, step.target.selectors))
+            facts.append(fact)
+    return selectors, facts, complete
+
+
+@contextlib.contextmanager
+def _secrets_set(values: dict[str, str]) -> Iterator[None]:
+    """The secrets the demonstration typed, in this process's environment for the import's own
+    runs only (the file reads them from the environment as ``{secret.NAME}``)."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _unique() -> str:
+    return f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
+
+
+def _load(text: str, folder: Path, name: str) -> LoadedWorkflow:
+    return parse(text, str(folder / name), str(folder), builtin_names=("base_url", "unique"))
+
+
+def _first_failure(result: RunResult) -> str:
+    for step in result.steps:
+        if step.status in ("failed", "broken"):
+            return f"step {step.index} ('{step.action}') {step.status}: {(step.error or result.message).splitlines()[0] if (step.error or result.message) else ''}"
+    return (result.message or result.status).splitlines()[0]
+
+
+class Importer:
+    def __init__(self, options: ImportOptions, browser: Callable[[], Browser], run: RunFn, say: Say = print) -> None:
+        self.opt = options
+        self.browser = browser
+        self.run = run
+        self.say = say
+
+    def import_all(self, sources: list[Path]) -> Summary:
+        summary = Summary()
+        for source in sources:
+            result = self.import_one(source)
+            summary.results.append(result)
+            self.say(result.line)
+        return summary
+
+    def import_one(self, source: Path) -> Imported:
+        try:
+            demo = read_source(source)
+        except UnreadableInput as exc:
+            return Imported(str(source), "unreadable", f"cannot import {exc}")
+        if demo.failed:
+            return Imported(str(source), "skipped", f"skipped {source}: {demo.failed} (a failure is no demonstration)")
+        if not demo.start_url:
+            return Imported(str(source), "unreadable", f"cannot import {source}: it never opens a page")
+        target = self.opt.output / (self.opt.file_name or file_name(demo.title))
+        if target.exists() and not self.opt.force:
+            return Imported(str(source), "exists", f"not imported {source}: {target} exists (--force replaces it)")
+        try:
+            return self._import(source, demo, target)
+        except UnreadableInput as exc:
+            return Imported(str(source), "unreadable", f"cannot import {exc}")
+
+    def _import(self, source: Path, demo: Demonstration, target: Path) -> Imported:
+        origin = site_origin(demo, self.opt.base_url)
+        selectors, facts, complete = self._targets(demo)
+        runs = 0
+        with tempfile.TemporaryDirectory(prefix="reuseit-import-") as tmp:
+            folder = Path(tmp)
+            composed = compose(demo, selectors, facts, self.opt.base_url)
+            if self.opt.derive and not complete:
+                # The source's selectors alone: find each element on the live page (run 1 of runs + 1).
+                resolver = Resolver(composed.steps)
+                result = self._run(composed, folder, resolver, origin)
+                runs += 1
+                self._site_up(source, result)
+                for i, step in enumerate(composed.steps):
+                    n = demo.steps.index(step)
+                    if i in resolver.found and step.target is not None:
+                        person, fact, _ = resolver.found[i]
+                        selectors[n] = person_selectors(person, step.target.selectors)
+                        facts[n] = fact
+                composed = compose(demo, selectors, facts, self.opt.base_url)
+            failure = ""
+            if self.opt.derive:
+                deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
+                for n in range(self.opt.runs):
+                    unique = _unique()
+                    deriver.start_run(unique)
+                    result = self._run(composed, folder, deriver, origin, unique)
+                    runs += 1
+                    if n == 0:
+                        self._site_up(source, result)
+                    if result.status not in ("passed", "recovered", "healed") and not failure:
+                        failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
+                kept, composed.dropped = deriver.kept()
+                composed.derived = add_derived(composed, kept)
+            text = composed.text()
+            try:
+                _load(text, folder, target.name)
+            except WorkflowFormatError as exc:  # a bug of ours: say it, write nothing
+                raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        line = self._line(target, composed)
+        if failure:
+            return Imported(str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs)
+        return Imported(str(source), "written", line, target, composed, runs)
+
+    def _targets(self, demo: Demonstration) -> tuple[list[list[str]], list[dict[str, str]], bool]:
+        if any(s.page_html for s in demo.steps):
+            return _targets_from_snapshots(demo, self.browser())
+        selectors = [list(s.target.selectors) if s.target else [] for s in demo.steps]
+        return selectors, [{} for _ in demo.steps], all(s.target is None for s in demo.steps)
+
+    def _run(self, composed: Composed, folder: Path, probe: Any, origin: str, unique: str = "") -> RunResult:
+        loaded = _load(composed.text(), folder, "import.reuseit.yaml")
+        with _secrets_set(composed.typed.secrets):
+            return self.run(loaded, probe, unique or _unique(), origin)
+
+    @staticmethod
+    def _site_up(source: Path, result: RunResult) -> None:
+        if result.status == "broken":
+            why = (result.message or "no verdict").splitlines()[0]
+            raise UnreadableInput(f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says")
+
+    def _line(self, path: Path, c: Composed) -> str:
+        parts = [f"{len(c.steps)} steps", f"{c.source_checks} checks from the source"]
+        if self.opt.derive:
+            parts.append(f"{c.derived} derived ({c.dropped} dropped as unstable)")
+        if c.unexpressed:
+            parts.append(f"{len(c.unexpressed)} not imported (comments)")
+        if c.typed.secrets:
+            parts.append(f"secrets to set: {', '.join(sorted(c.typed.secrets))}")
+        if c.typed.uniques:
+            parts.append(f"{len(c.typed.uniques)} unique value{'' if len(c.typed.uniques) == 1 else 's'}")
+        return f"wrote {path}: {', '.join(parts)}"
