@@ -62,14 +62,31 @@ echo "== installing pytest-reuseit[$EXTRAS] into $VENV"
 "$VENV/bin/python" -c "import pytest_reuseit, playwright"
 case ",$EXTRAS," in *,examples,*) "$VENV/bin/python" -c "import miniwob" ;; esac
 
-# TodoMVC for workflows/apps/todomvc: the npm package, unmodified, into ./node_modules (served
-# from there on 127.0.0.1). Pinned: the example workflows are written against this version.
+# npm packages, one install (a second `npm install --no-save` would prune the first's), unmodified
+# into ./node_modules: TodoMVC for workflows/apps/todomvc (served from there on 127.0.0.1; pinned:
+# the example workflows are written against it), and for the import tests the real tools whose
+# output `reuseit import` reads: Playwright Test (its version the Python package's driver, on the
+# project's Chromium: no browser download) and @puppeteer/replay (the parser of Chrome's recordings).
 TODOMVC_VERSION=0.1.1
-if [ ! -f node_modules/todomvc/examples/vanillajs/index.html ]; then
-  echo "== installing TodoMVC $TODOMVC_VERSION (npm todomvc) into node_modules"
-  npm install --prefix "$PWD" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --silent \
-    "todomvc@$TODOMVC_VERSION" >/dev/null
+PLAYWRIGHT_TEST_VERSION="$("$VENV/bin/python" -c 'import json, pathlib, playwright; print(json.loads((pathlib.Path(playwright.__file__).parent / "driver/package/package.json").read_text())["version"])')"
+REPLAY_VERSION=3.1.3
+if [ ! -f node_modules/todomvc/examples/vanillajs/index.html ] \
+   || ! grep -q "\"version\": \"$PLAYWRIGHT_TEST_VERSION\"" node_modules/@playwright/test/package.json 2>/dev/null \
+   || [ ! -f node_modules/@puppeteer/replay/package.json ]; then
+  echo "== installing TodoMVC $TODOMVC_VERSION, @playwright/test $PLAYWRIGHT_TEST_VERSION, @puppeteer/replay $REPLAY_VERSION (npm) into node_modules"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$PWD" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --silent \
+    "todomvc@$TODOMVC_VERSION" "@playwright/test@$PLAYWRIGHT_TEST_VERSION" "@puppeteer/replay@$REPLAY_VERSION" >/dev/null
 fi
+# pytest-playwright for the import tests' pytest-playwright suite, into a folder of its own: in the
+# project's venv it would load into every pytest session (it is a plugin with an entry point).
+case ",$EXTRAS," in
+  *,test,*)
+    if [ ! -d .suites/pytest-playwright/pytest_playwright ]; then
+      echo "== installing pytest-playwright into .suites/pytest-playwright"
+      "$VENV/bin/python" -m pip install -q --target .suites/pytest-playwright --no-deps \
+        "pytest-playwright==0.7.*" "pytest-base-url==2.*" "python-slugify==8.*" "text-unidecode==1.*" 2>&1 | grep -v "^WARNING: Location" || true
+    fi ;;
+esac
 
 if [ "$WANT_REPORT" = 1 ] && ! command -v allure >/dev/null 2>&1; then
   echo "== installing the Allure 2 command line (npm allure-commandline)"

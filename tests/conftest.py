@@ -22,6 +22,10 @@ from tests.support.machine_time import MachineTime
 from tests.support.quick_lane import QuickLane, is_quick_lane, limit_from_env
 from tests.support.serve import Served
 
+# Real suites of other tools (Playwright Test, pytest-playwright), run by the import tests in
+# processes of their own: not tests of this project.
+collect_ignore_glob = ["suites/*"]
+
 # openai is imported here although the plugin imports it only when a model is asked: pytester's
 # in-process runs drop every module first imported during a test, so a lazy import there would
 # import openai afresh (and with new exception classes) in each test.

@@ -39,8 +39,12 @@ class Composed:
     unexpressed: list[str] = field(default_factory=list)
     derived: int = 0
     dropped: int = 0
-    # Per step of the file: the demonstration step it came from (for derivation).
-    steps: list[DemoStep] = field(default_factory=list)
+    # Per step of the file: the demonstration steps its ops came from (for derivation).
+    groups: list[list[DemoStep]] = field(default_factory=list)
+
+    @property
+    def step_count(self) -> int:
+        return len(self.groups)
 
     def text(self) -> str:
         yaml = YAML()
@@ -135,14 +139,21 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
 def _element_words(selector: str | None) -> str:
     if not selector:
         return "the page"
-    loc = to_loc(selector)
+    return _loc_words(to_loc(selector), selector)
+
+
+def _loc_words(loc: dict[str, Any], selector: str) -> str:
     name = loc.get("name") or loc.get("label") or loc.get("placeholder") or loc.get("text") or loc.get("test_id")
+    inside = loc.get("within")
+    where = ""
+    if isinstance(inside, dict) and (inside.get("has_text") or inside.get("name") or inside.get("text")):
+        where = f' in "{inside.get("has_text") or inside.get("name") or inside.get("text")}"'
     if "role" in loc and name:
-        return f'the "{name}" {loc["role"]}'
+        return f'the "{name}" {loc["role"]}{where}'
     if name:
-        return f'"{name}"'
+        return f'"{name}"{where}'
     if "role" in loc:
-        return f"the {loc['role']}"
+        return f"the {loc['role']}{where}"
     return f"the element {selector}"
 
 
@@ -186,37 +197,48 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         unexpressed_first = steps[0].unexpressed
         steps, sels, fcts = steps[1:], sels[1:], fcts[1:]
     seq = CommentedSeq()
-    for n, step in enumerate(steps):
-        candidates = sels[n] if n < len(sels) else []
-        fact = fcts[n] if n < len(fcts) else {}
-        value = relative(step.value, *origins) if step.kind == "goto" else step.value
-        if step.kind in ("fill", "select"):
-            value = typed.typed(step.value, fact, candidates)
-        first = candidates[0] if candidates else None
+    for group in _groups(steps):
+        last = steps[group[-1]]
+        ops, firsts = [], []
+        for n in group:
+            step, candidates, fact = steps[n], sels[n] if n < len(sels) else [], fcts[n] if n < len(fcts) else {}
+            value = relative(step.value, *origins) if step.kind == "goto" else step.value
+            if step.kind in ("fill", "select"):
+                value = typed.typed(step.value, fact, candidates)
+            ops.append((step, candidates, value))
+            firsts.append(words(step, candidates[0] if candidates else None, value))
         item = CommentedMap()
-        item["action"] = words(step, first, value)
+        if len(ops) == 2 and ops[1][0].kind == "press":  # typed, then submitted in the same field
+            firsts[1] = f"press {ops[1][0].value}"
+        item["action"] = " and ".join([firsts[0], *(w[0].lower() + w[1:] for w in firsts[1:])])
         if pending_pre:
             item["pre"] = CommentedSeq(pending_pre)
             pending_pre = []
-        item["do"] = CommentedSeq([flow(op_for(step, first, value))])
-        post = _checks(step, typed, origins)
+        item["do"] = CommentedSeq(flow(_templated(op_for(st, c[0] if c else None, v), typed)) for st, c, v in ops)
+        post = _checks(last, typed, origins)
         if post:
             item["post"] = CommentedSeq(post)
-        others = candidates[1:]
-        if others:
+        # Another way to find the element(s): the k-th other selector of each op.
+        others = max((len(c) for _, c, _ in ops), default=1) - 1
+        if others > 0:
             item["fallback"] = CommentedSeq(
-                CommentedMap(do=CommentedSeq([flow(op_for(step, sel, value))]), when="action") for sel in others
+                CommentedMap(
+                    do=CommentedSeq(
+                        flow(_templated(op_for(st, c[min(k, len(c) - 1)] if c else None, v), typed)) for st, c, v in ops
+                    ),
+                    when="action",
+                )
+                for k in range(1, others + 1)
             )
-            if len(others) > 3:
-                item["retries"] = len(others)
-        notes = [*(unexpressed_first if n == 0 else []), *step.unexpressed]
-        for note in notes:
-            composed.unexpressed.append(note)
+            if others > 3:
+                item["retries"] = others
+        notes = [*(unexpressed_first if not seq else []), *(u for n in group for u in steps[n].unexpressed)]
+        composed.unexpressed.extend(notes)
         seq.append(item)
         if notes:
             text = "\n".join(f"not imported: {note}" for note in notes)
             seq.yaml_set_comment_before_after_key(len(seq) - 1, before=text, indent=2)
-        composed.steps.append(step)
+        composed.groups.append([steps[n] for n in group])
     doc["steps"] = seq
     if typed.params:
         doc.insert(3, "params", CommentedMap(typed.params))
@@ -228,8 +250,52 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     return composed
 
 
+def _groups(steps: list[DemoStep]) -> list[list[int]]:
+    """Which demonstration steps make one step of the file: a field filled and then submitted
+    with a key (Enter) is one step, as a person writes it; every other action is a step."""
+    out: list[list[int]] = []
+    for n, step in enumerate(steps):
+        previous = steps[out[-1][-1]] if out else None
+        if (
+            previous is not None
+            and step.kind == "press"
+            and previous.kind == "fill"
+            and len(out[-1]) == 1
+            and not previous.checks
+            and step.target is not None
+            and previous.target is not None
+            and step.target.selectors[:1] == previous.target.selectors[:1]
+        ):
+            out[-1].append(n)
+        else:
+            out.append([n])
+    return out
+
+
+def _templated(op: Any, typed: TypedValues) -> Any:
+    """An op's locator texts with the values typed earlier as their placeholders (a todo's row
+    found by the todo's name); the typed value itself is already written."""
+    if not isinstance(op, dict):
+        return op
+    out: dict[str, Any] = {}
+    for key, value in op.items():
+        if isinstance(value, dict):
+            out[key] = {k: _loc_text(k, v, typed) for k, v in value.items()}
+        else:
+            out[key] = value
+    return out
+
+
+def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
+    if key in ("value", "option", "key", "files"):
+        return value
+    if isinstance(value, dict):
+        return {k: _loc_text(k, v, typed) for k, v in value.items()}
+    return typed.in_text(value) if isinstance(value, str) else value
+
+
 def file_name(title: str) -> str:
-    return slug(title)[:60] + ".reuseit.yaml"
+    return slug(title, limit=60) + ".reuseit.yaml"
 
 
 def as_json(value: Any) -> str:

@@ -57,6 +57,8 @@ class DemoStep:
     checks: list[dict[str, Any]] = field(default_factory=list)
     # The source's assertions the format cannot say: written as comments, counted.
     unexpressed: list[str] = field(default_factory=list)
+    # Per check: (the source's selector, the DOM when it was asserted, its URL), or None.
+    check_pages: list[tuple[str, str, str] | None] = field(default_factory=list)
     new_page: bool = False
     # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
     page_html: str = ""
@@ -86,11 +88,15 @@ class Demonstration:
     def unexpressed_count(self) -> int:
         return sum(len(s.unexpressed) for s in self.steps)
 
-    def add_check(self, check: dict[str, Any] | None, words: str) -> None:
-        """An assertion of the source, on the step it followed; ``None``: the format cannot say it."""
+    def add_check(
+        self, check: dict[str, Any] | None, words: str, page: tuple[str, str, str] | None = None
+    ) -> None:
+        """An assertion of the source, on the step it followed; ``None``: the format cannot say it.
+        ``page``: the selector it asserted on, and the DOM then (a trace), to find a person's locator."""
         if not self.steps:  # before any action: the page as opened
             self.steps.append(DemoStep("goto", value=""))
         if check is None:
             self.steps[-1].unexpressed.append(words)
         else:
             self.steps[-1].checks.append(check)
+            self.steps[-1].check_pages.append(page)

@@ -54,22 +54,24 @@ class Resolver:
     for its element (the first of the source's selectors that finds exactly one), and what the
     element is. Never raises."""
 
-    def __init__(self, steps: list[DemoStep]) -> None:
-        self.steps = steps
-        self.found: dict[int, tuple[str | None, dict[str, str], str]] = {}
+    def __init__(self, groups: list[list[DemoStep]]) -> None:
+        self.groups = groups
+        # (file step, op) -> (the generator's selector, the element's facts, the source selector that found it)
+        self.found: dict[tuple[int, int], tuple[str | None, dict[str, str], str]] = {}
 
     def start(self, page: Page) -> None:
         pass
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
-        if step in self.found or step >= len(self.steps) or self.steps[step].target is None:
+        if (step, index) in self.found or step >= len(self.groups) or index >= len(self.groups[step]):
             return
-        target = self.steps[step].target
-        assert target is not None
+        target = self.groups[step][index].target
+        if target is None:
+            return
         for selector in target.selectors:
             person, facts = read_element(page, selector)
             if facts:
-                self.found[step] = (person, facts, selector)
+                self.found[(step, index)] = (person, facts, selector)
                 return
 
     def before_check(self, *args: Any) -> None:

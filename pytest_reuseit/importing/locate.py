@@ -19,6 +19,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 
+from ..workflow.locators import Locator
 from .selectors import is_person_form, to_loc
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,30 @@ def person_selectors(found: str | None, source: list[str]) -> list[str]:
     if found and found not in out:
         out.append(found)
     return out
+
+
+# The keys of a check whose value is an element's locator.
+_ELEMENT_KEYS = {"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count"}
+_ELEMENT_KEYS |= {"texts", "attribute", "empty"}
+
+
+def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:
+    """``check`` with its element found the way a person writes it, when the source found it by
+    CSS or XPath and the page shows one such element; else as it was. A text check keeps its
+    locator when the only other way is the text itself (it would then check nothing)."""
+    ((key, arg),) = check.items()
+    if key == "not" and isinstance(arg, dict) and len(arg) == 1:
+        return {"not": person_check(arg, selector, page)}
+    if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
+        return check
+    found, _ = read_element(page, selector)
+    if found is None:
+        return check
+    loc = to_loc(found)
+    if not is_person_form(loc) or (key in ("text", "texts", "empty") and "text" in loc):
+        return check
+    rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
+    return {key: {**loc, **rest}}
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from . import chrome, codegen, trace
 from .compose import Composed, compose, file_name, site_origin
 from .demo import Demonstration, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
-from .locate import person_selectors, read_element, snapshot_page
+from .locate import person_check, person_selectors, read_element, snapshot_page
 
 Say = Callable[[str], None]
 
@@ -68,7 +68,7 @@ class Summary:
 
     def total(self) -> str:
         done = [r.composed for r in self.results if r.composed is not None and r.status in ("written", "failed")]
-        steps = sum(len(c.steps) for c in done)
+        steps = sum(c.step_count for c in done)
         source = sum(c.source_checks for c in done)
         derived = sum(c.derived for c in done)
         dropped = sum(c.dropped for c in done)
@@ -144,6 +144,10 @@ def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list
     complete = True
     with snapshot_page(browser, demo.resources) as show:
         for step in demo.steps:
+            for i, page_of in enumerate(step.check_pages):
+                shown = show(page_of[1], page_of[2]) if page_of is not None else None
+                if page_of is not None and shown is not None:
+                    step.checks[i] = person_check(step.checks[i], page_of[0], shown)
             if step.target is None:
                 selectors.append([])
                 facts.append({})
@@ -234,14 +238,14 @@ class Importer:
             composed = compose(demo, selectors, facts, self.opt.base_url)
             if self.opt.derive and not complete:
                 # The source's selectors alone: find each element on the live page (run 1 of runs + 1).
-                resolver = Resolver(composed.steps)
+                resolver = Resolver(composed.groups)
                 result = self._run(composed, folder, resolver, origin)
                 runs += 1
                 self._site_up(source, result)
-                for i, step in enumerate(composed.steps):
+                for (i, j), (person, fact, _) in resolver.found.items():
+                    step = composed.groups[i][j]
                     n = demo.steps.index(step)
-                    if i in resolver.found and step.target is not None:
-                        person, fact, _ = resolver.found[i]
+                    if step.target is not None:
                         selectors[n] = person_selectors(person, step.target.selectors)
                         facts[n] = fact
                 composed = compose(demo, selectors, facts, self.opt.base_url)
@@ -289,7 +293,7 @@ class Importer:
             raise UnreadableInput(f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says")
 
     def _line(self, path: Path, c: Composed) -> str:
-        parts = [f"{len(c.steps)} steps", f"{c.source_checks} checks from the source"]
+        parts = [f"{c.step_count} steps", f"{c.source_checks} checks from the source"]
         if self.opt.derive:
             parts.append(f"{c.derived} derived ({c.dropped} dropped as unstable)")
         if c.unexpressed:

@@ -111,13 +111,25 @@ def read(path: Path) -> Demonstration:
             for e in _events(z, name):
                 if e.get("type") == "resource-snapshot":
                     _keep_resource(z, e.get("snapshot") or {}, resources)
-        demo = Demonstration(title=title or path.parent.name, source=str(path), resources=resources)
+        demo = Demonstration(title=_title(title, path), source=str(path), resources=resources)
         failed = _failure(test, calls, afters)
         if failed:
             demo.failed = failed
             return demo
         _steps(demo, calls, afters, snapshots, base_url, test)
         return demo
+
+
+def _title(title: str, path: Path) -> str:
+    """The test's title: Playwright Test's without its file and line ("todo.spec.ts:3 › New
+    Todo › adds" -> "New Todo › adds"); else the folder pytest-playwright named after the test."""
+    if title:
+        parts = title.split(" › ")
+        if len(parts) > 1 and re.fullmatch(r"\S+:\d+", parts[0]):
+            parts = parts[1:]
+        return " › ".join(parts)
+    name = re.sub(r"-(chromium|firefox|webkit)$", "", path.parent.name)
+    return name.replace("-", " ")
 
 
 def _check_version(path: Path, event: dict[str, Any]) -> None:
@@ -194,7 +206,11 @@ def _steps(
             continue
         if cls == "Frame" and method == "expect":
             check, words = from_playwright(params)
-            demo.add_check(check, words)
+            snap = snapshots.get(f"{call.get('callId')}/before")
+            page = None
+            if snap is not None and params.get("selector"):
+                page = (str(params["selector"]), snap[0].render(snap[1]), str(snap[2].get("frameUrl") or ""))
+            demo.add_check(check, words, page)
             continue
         if cls == "Frame" and method == "evaluateExpression" and step_id in polls:
             demo.add_check(*_poll_check(params, afters.get(str(call.get("callId"))) or {}, polls[step_id]))

@@ -24,9 +24,9 @@ _UNIQUE = re.compile(
 )
 
 
-def slug(text: str, *, upper: bool = False) -> str:
+def slug(text: str, *, upper: bool = False, limit: int = 40) -> str:
     words = re.findall(r"[A-Za-z0-9]+", text)
-    name = "_".join(words)[:40].strip("_") or "value"
+    name = "_".join(words)[:limit].strip("_") or "value"
     if name[0].isdigit():
         name = f"v_{name}"
     return name.upper() if upper else name.lower()
@@ -66,8 +66,7 @@ class TypedValues:
             for known, typed in self.secrets.items():
                 if typed == value:
                     return f"{{secret.{known}}}"
-            while name in self.secrets:
-                name += "_2"
+            name = _free(name, self.secrets)
             self.secrets[name] = value
             return f"{{secret.{name}}}"
         unique = unique_part(value)
@@ -80,8 +79,7 @@ class TypedValues:
         for known, typed in self.params.items():
             if typed == value:
                 return f"{{{known}}}"
-        while name in self.params:
-            name += "_2"
+        name = _free(name, self.params)
         self.params[name] = value
         return f"{{{name}}}"
 
@@ -99,3 +97,12 @@ class TypedValues:
 
     def holds_secret(self, text: str) -> bool:
         return any(v and v in text for v in self.secrets.values())
+
+
+def _free(name: str, taken: dict[str, str]) -> str:
+    """``name``, or ``name_2``, ``name_3``... the first not taken."""
+    n, out = 1, name
+    while out in taken:
+        n += 1
+        out = f"{name}_{n}"
+    return out
