@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from playwright.sync_api import Browser, Page, Route
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Error as PlaywrightError
 
 from ..workflow.locators import Locator
@@ -36,19 +37,149 @@ _FIND_MS = 1500
 
 
 def read_element(page: Page, selector: str) -> tuple[str | None, dict[str, str]]:
-    """(the selector Playwright's generator gives for the one element ``selector`` finds, the
-    element's facts); (None, {}) when it finds none or several."""
+    """(the selector a person would write for the one element ``selector`` finds, else the one
+    Playwright's generator gives; the element's facts); (None, {}) when it finds none or several."""
     try:
         loc = page.locator(selector)
         if loc.count() != 1:
             return None, {}
         facts = loc.evaluate(_FACTS_JS, timeout=_FIND_MS)
-        # The sync wrapper keeps the selector on the object it wraps; str() gives Python code.
-        resolved = loc.normalize()._impl_obj._selector
-        return str(resolved), {k: str(v) for k, v in dict(facts).items()}
+        resolved = equivalent(page, selector) or _normalized(loc)
+        return resolved, {k: str(v) for k, v in dict(facts).items()}
     except PlaywrightError as exc:
         log.debug("cannot read %s: %s", selector, str(exc).splitlines()[0] if str(exc) else exc)
         return None, {}
+
+
+def _normalized(loc: PwLocator) -> str:
+    # The sync wrapper keeps the selector on the object it wraps; str() gives Python code.
+    return str(loc.normalize()._impl_obj._selector)
+
+
+_MARK = "(els) => els.forEach((e, i) => e.setAttribute('data-reuseit-mark', String(i)))"
+_UNMARK = "(els) => els.forEach((e) => e.removeAttribute('data-reuseit-mark'))"
+_MARKS = "(els) => els.map((e) => e.getAttribute('data-reuseit-mark'))"
+# Per element: the mark of the one marked element inside it, and whether their texts are the same.
+_ROWS = """(els) => els.map((e) => {
+  const inner = e.querySelectorAll('[data-reuseit-mark]');
+  if (inner.length !== 1) return null;
+  const norm = (t) => (t || '').replace(/\\s+/g, ' ').trim();
+  return [inner[0].getAttribute('data-reuseit-mark'), norm(e.textContent) === norm(inner[0].textContent)];
+})"""
+# Elements a person's locator may count on: more than this is a page of rows, not a check's target.
+_MAX_MARKED = 50
+
+
+def _role(loc: PwLocator) -> str:
+    """The element's ARIA role as its snapshot names it ("checkbox"); "" for text or none."""
+    try:
+        first = loc.aria_snapshot(timeout=_FIND_MS).strip().splitlines()[0]
+    except (PlaywrightError, IndexError):
+        return ""
+    token = first.lstrip("- ").split(" ")[0].split(":")[0].split("[")[0]
+    return token if token and token not in ("text", "generic", "none", "presentation") else ""
+
+
+def equivalent(page: Page, selector: str, *, text_ok: bool = True, rows: bool = False) -> str | None:
+    """A selector a person would write (role, name, label, placeholder, test id; text when
+    ``text_ok``) that finds exactly the elements ``selector`` finds on this page, in the same order;
+    None when there is none. Tried: Playwright's generator's answer, the elements' role alone or
+    inside a named or roled ancestor. ``rows``: also the elements' nearest roled ancestors (the
+    rows of a list whose labels the selector found), when each holds one of them and the same text."""
+    loc = page.locator(selector)
+    try:
+        n = loc.count()
+        if n == 0 or n > _MAX_MARKED:
+            return None
+        loc.evaluate_all(_MARK)
+    except PlaywrightError:
+        return None
+    marks = [str(i) for i in range(n)]
+    try:
+        for candidate in _candidates(page, loc, n):
+            parsed = to_loc(candidate)
+            if not is_person_form(parsed) or (not text_ok and _uses_text(parsed)) or _container_text(parsed):
+                continue
+            try:
+                if page.locator(candidate).evaluate_all(_MARKS) == marks:
+                    return candidate
+            except PlaywrightError:
+                continue
+        if rows:
+            return _rows(page, loc, marks)
+        return None
+    finally:
+        try:
+            loc.evaluate_all(_UNMARK)
+        except PlaywrightError:
+            pass
+
+
+def _uses_text(loc: dict[str, Any]) -> bool:
+    return "text" in loc or "has_text" in loc or any(_uses_text(v) for v in loc.values() if isinstance(v, dict))
+
+
+def _container_text(loc: dict[str, Any]) -> bool:
+    """Whether a container is found by its text: all its rows' texts run together, which change
+    with every row added (``text="buy milkfeed the cat" >> role=listitem``)."""
+    inside = loc.get("within")
+    return isinstance(inside, dict) and (_uses_text(inside) and "has_text" not in inside or _container_text(inside))
+
+
+def _candidates(page: Page, loc: PwLocator, n: int) -> Iterator[str]:
+    first = loc.first
+    if n == 1:
+        yield _normalized(first)
+    role = _role(first)
+    if not role:
+        return
+    yield f"internal:role={role}"
+    for level in range(1, 5):
+        ancestor = first.locator(f"xpath=ancestor::*[{level}]")
+        try:
+            outer = _normalized(ancestor)
+        except PlaywrightError:
+            break
+        yield f"{outer} >> internal:role={role}"
+        yield from _in_roled(page, ancestor, role)
+
+
+# Containers of one role tried by their place among the page's (the first list, the second...).
+_MAX_NTH = 4
+
+
+def _in_roled(page: Page, container: PwLocator, role: str) -> Iterator[str]:
+    """``role`` inside a container found by its own role: unnamed (a list), then by its place."""
+    outer_role = _role(container)
+    if not outer_role:
+        return
+    yield f"internal:role={outer_role} >> internal:role={role}"
+    try:
+        many = min(page.locator(f"internal:role={outer_role}").count(), _MAX_NTH)
+    except PlaywrightError:
+        return
+    for k in range(many if many > 1 else 0):
+        yield f"internal:role={outer_role} >> nth={k} >> internal:role={role}"
+
+
+def _rows(page: Page, loc: PwLocator, marks: list[str]) -> str | None:
+    for level in range(1, 4):
+        ancestor = loc.first.locator(f"xpath=ancestor::*[{level}]")
+        role = _role(ancestor)
+        if not role:
+            continue
+        for candidate in (f"internal:role={role}", *_outer(ancestor, role)):
+            try:
+                found = page.locator(candidate).evaluate_all(_ROWS)
+            except PlaywrightError:
+                continue
+            if [f and f[0] for f in found] == marks and all(f and f[1] for f in found):
+                return candidate
+    return None
+
+
+def _outer(ancestor: PwLocator, role: str) -> Iterator[str]:
+    yield from _in_roled(ancestor.page, ancestor.locator("xpath=.."), role)
 
 
 def person_selectors(found: str | None, source: list[str]) -> list[str]:
@@ -71,20 +202,20 @@ _ELEMENT_KEYS |= {"texts", "attribute", "empty"}
 
 
 def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:
-    """``check`` with its element found the way a person writes it, when the source found it by
-    CSS or XPath and the page shows one such element; else as it was. A text check keeps its
-    locator when the only other way is the text itself (it would then check nothing)."""
+    """``check`` with its element(s) found the way a person writes it, when the source found them
+    by CSS or XPath and a person's locator finds the same ones on the page; else as it was."""
     ((key, arg),) = check.items()
     if key == "not" and isinstance(arg, dict) and len(arg) == 1:
         return {"not": person_check(arg, selector, page)}
     if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
         return check
-    found, _ = read_element(page, selector)
+    # By role, label, test id first; by a text of its own only when nothing else finds it (still a
+    # check: a changed text is then not found at all).
+    rows = key in ("text", "texts", "count")
+    found = equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
     if found is None:
         return check
     loc = to_loc(found)
-    if not is_person_form(loc) or (key in ("text", "texts", "empty") and "text" in loc):
-        return check
     rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
     return {key: {**loc, **rest}}
 

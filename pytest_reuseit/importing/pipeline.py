@@ -142,12 +142,15 @@ def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list
     selectors: list[list[str]] = []
     facts: list[dict[str, str]] = []
     complete = True
+    seen: list[tuple[str, str]] = []  # the pages shown so far, latest last
     with snapshot_page(browser, demo.resources) as show:
         for step in demo.steps:
+            if step.page_html:
+                seen.append((step.page_html, step.page_url))
             for i, page_of in enumerate(step.check_pages):
-                shown = show(page_of[1], page_of[2]) if page_of is not None else None
-                if page_of is not None and shown is not None:
-                    step.checks[i] = person_check(step.checks[i], page_of[0], shown)
+                if page_of is not None:
+                    seen.append((page_of[1], page_of[2]))
+                    step.checks[i] = _person_check(step.checks[i], page_of[0], seen, show)
             if step.target is None:
                 selectors.append([])
                 facts.append({})
@@ -164,6 +167,27 @@ def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list
             selectors.append(person_selectors(found, step.target.selectors))
             facts.append(fact)
     return selectors, facts, complete
+
+
+# How many earlier pages a check's elements are looked for on, when its own page has none of
+# them (a count of 0, an element asserted hidden): where they last were.
+_PAGES_BACK = 4
+
+
+def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, str]], show: Any) -> dict[str, Any]:
+    for html, url in reversed(seen[-_PAGES_BACK:]):
+        shown = show(html, url)
+        if shown is None:
+            continue
+        found = person_check(check, selector, shown)
+        if found != check:
+            return found
+        try:
+            if shown.locator(selector).count() > 0:
+                return check  # its elements are here and no person's locator finds just them
+        except Exception:
+            return check
+    return check
 
 
 @contextlib.contextmanager

@@ -152,9 +152,11 @@ def _within(outer: dict[str, Any] | None, inner: dict[str, Any]) -> dict[str, An
 
 
 def is_person_form(loc: dict[str, Any]) -> bool:
-    """Whether a LOC is one a person writes (role, label, placeholder, text, test id...), not a
-    CSS or XPath selector copied from the page's structure."""
-    return "selector" not in loc and "css" not in loc and "xpath" not in loc
+    """Whether a LOC is one a person writes (role, label, placeholder, text, test id...), inside
+    one too, not a CSS or XPath selector copied from the page's structure."""
+    if "selector" in loc or "css" in loc or "xpath" in loc:
+        return False
+    return all(is_person_form(loc[k]) for k in ("within", "frame") if isinstance(loc.get(k), dict))
 
 
 # Chrome DevTools Recorder: Puppeteer's selector prefixes.
