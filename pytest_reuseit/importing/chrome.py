@@ -77,14 +77,14 @@ def _one(demo: Demonstration, step: dict[str, Any], where: str) -> None:
     if kind != "navigate" and target is None:
         raise UnreadableInput(f"{where}: a {kind} step with no selector this release can use")
     demo_step = DemoStep(_ACTIONS[kind], target=target)
+    demo_step.origin = json.dumps(step.get("selectors"))
     if kind == "navigate":
         demo_step.value = str(step.get("url") or "")
     elif kind == "change":
         demo_step.value = str(step.get("value") or "")
         previous = demo.steps[-1] if demo.steps else None
-        if previous is not None and previous.kind == "click" and previous.target and target:
-            if previous.target.selectors == target.selectors:
-                demo.steps.pop()  # that click only focused this field
+        if previous is not None and previous.kind == "click" and previous.origin == demo_step.origin:
+            demo.steps.pop()  # that click only focused this field
     demo.steps.append(demo_step)
     for event in step.get("assertedEvents") or []:
         if isinstance(event, dict) and event.get("type") == "navigation":

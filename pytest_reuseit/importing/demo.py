@@ -64,6 +64,8 @@ class DemoStep:
     page_html: str = ""
     page_url: str = ""
     modifiers: list[str] = field(default_factory=list)
+    # The source's own words for the element (a recording's selectors), to tell the same one again.
+    origin: str = ""
 
 
 @dataclass

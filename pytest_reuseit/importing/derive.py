@@ -38,6 +38,7 @@ from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
 from .locate import read_element
+from .values import distinctive
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +131,7 @@ class Deriver:
             return
         try:
             if self.runs == 1:
-                self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page))
+                self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page), page)
             values = Values(params={**self.render_params, "unique": self.unique}, builtins={"base_url": self.origin})
             for c in self.candidates.get(step, []):
                 c.held += self._holds(page, c.check, values)
@@ -161,7 +162,7 @@ class Deriver:
             out = out.replace(self.unique, "{unique}")
         return out
 
-    def _new_candidates(self, step: int, before: PageSnapshot, after: PageSnapshot) -> list[Candidate]:
+    def _new_candidates(self, step: int, before: PageSnapshot, after: PageSnapshot, page: Page) -> list[Candidate]:
         found: list[dict[str, Any]] = []
         if after.url and after.url != before.url:
             found.append({"url": {"equals": self._written_url(after.url)}})
@@ -179,7 +180,9 @@ class Deriver:
         boxes = {(c["role"], c["name"]) for c in checked}
         by_role = [c for c in named if "role" in c and (c["role"], c.get("name")) not in boxes]
         # What the step typed, shown on the page (a todo in the list), says most of what it did.
-        typed = [v for v in self.composed.typed.params.values() if len(v) >= 3]
+        typed = [v for v in self.composed.typed.params.values() if distinctive(v)]
+        if self.unique:
+            typed.append(self.unique)
         echoed = [c for c in named if "role" not in c and any(v in c["text"] for v in typed)]
         by_text = [c for c in named if "role" not in c and c not in echoed]
         order = (("checked", checked), ("visible", echoed), ("visible", by_role), ("visible", by_text), ("hidden", gone))
@@ -187,7 +190,10 @@ class Deriver:
             for loc in locs:
                 written = {k: self._written(v) if isinstance(v, str) else v for k, v in loc.items()}
                 # Whole names and texts: "All" must not also find "Clear all".
-                found.append({key: {**written, "exact": True}})
+                loc_written = {**written, "exact": True}
+                if key == "visible" and _count(page, loc) > 1:
+                    loc_written["nth"] = 0  # the same name twice (a link in a message and in the list): the first
+                found.append({key: loc_written})
         seen: set[str] = set()
         out: list[Candidate] = []
         existing = {repr(c.get("expect")) for c in self._file_checks(step)}
@@ -204,7 +210,10 @@ class Deriver:
         return out
 
     def _written_url(self, url: str) -> str:
-        return self._written(relative(url, self.origin, *self.composed.origins))
+        rel = relative(url, self.origin, *self.composed.origins)
+        if rel.startswith("{base_url}"):
+            return "{base_url}" + self._written(rel[len("{base_url}") :])
+        return self._written(url)
 
     def _file_checks(self, step: int) -> list[dict[str, Any]]:
         steps = self.composed.doc.get("steps") or []
@@ -225,6 +234,16 @@ class Deriver:
                 else:
                     dropped += 1
         return out, dropped
+
+
+def _count(page: Page, loc: dict[str, Any]) -> int:
+    """How many elements a candidate's locator finds on the page as it is (its text literal)."""
+    try:
+        if "role" in loc:
+            return page.get_by_role(loc["role"], name=loc.get("name"), exact=True).count()  # type: ignore[arg-type]
+        return page.get_by_text(str(loc.get("text", "")), exact=True).count()
+    except PlaywrightError:
+        return 0
 
 
 _CHECKED = re.compile(r'^- (checkbox|radio|switch|menuitemcheckbox) "((?:[^"\\]|\\.)+)".*\[checked\]')

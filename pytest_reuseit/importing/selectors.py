@@ -180,9 +180,12 @@ def from_puppeteer(selector: str | list[str], *, field: bool = False) -> str | N
     if selector.startswith("xpath/"):
         return f"xpath={selector[6:]}"
     if selector.startswith("pierce/"):
-        return f"css={selector[7:]}"
+        return from_puppeteer(selector[7:])  # Playwright's CSS pierces open shadow roots already
     if selector.startswith("text/"):
         return f"internal:text={json.dumps(selector[5:])}"
     if selector.startswith(("::-p-", ">>>")):
         return None  # Puppeteer's own pseudo-elements and deep combinators
-    return f"css={selector}" if not selector.startswith(("css=", "xpath=", "text=")) else selector
+    if selector.startswith(("css=", "xpath=", "text=")):
+        return selector
+    # Plain CSS reads as Playwright's default engine, unless it could be taken for XPath or text.
+    return f"css={selector}" if selector.startswith(("/", "(", "..", '"', "'")) else selector

@@ -91,12 +91,18 @@ class TypedValues:
         for unique in sorted(self.uniques, key=len, reverse=True):
             out = out.replace(unique, "{unique}")
         for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
-            if len(value) >= 3 and value in out:
-                out = out.replace(value, f"{{{name}}}")
+            if distinctive(value):
+                out = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", f"{{{name}}}", out)
         return out
 
     def holds_secret(self, text: str) -> bool:
         return any(v and v in text for v in self.secrets.values())
+
+
+def distinctive(value: str) -> bool:
+    """Whether a typed value, seen in a page's text, is surely the one typed: "buy milk" or
+    "order 1234" are; "admin" is also the word in "Django site admin", and stays a word."""
+    return len(value) >= 8 or (len(value) >= 3 and (" " in value.strip() or any(c.isdigit() for c in value)))
 
 
 def _free(name: str, taken: dict[str, str]) -> str:
