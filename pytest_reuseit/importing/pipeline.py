@@ -84,6 +84,9 @@ class Summary:
         line += f", {len(names)} secret{'' if len(names) == 1 else 's'}"
         line += f" ({', '.join(names)})" if names else ""
         line += f", {uniques} unique value{'' if uniques == 1 else 's'}"
+        runs = sum(r.runs for r in self.results)
+        if runs:
+            line += f"; {runs} runs of the new workflows against the site"
         skipped = [r for r in self.results if r.status not in ("written", "failed")]
         if skipped:
             line += f"; {len(skipped)} not imported"
@@ -294,7 +297,7 @@ class Importer:
                 raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-        line = self._line(target, composed)
+        line = self._line(target, composed, runs)
         if failure:
             return Imported(str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs)
         return Imported(str(source), "written", line, target, composed, runs)
@@ -316,7 +319,7 @@ class Importer:
             why = (result.message or "no verdict").splitlines()[0]
             raise UnreadableInput(f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says")
 
-    def _line(self, path: Path, c: Composed) -> str:
+    def _line(self, path: Path, c: Composed, runs: int) -> str:
         parts = [f"{c.step_count} steps", f"{c.source_checks} checks from the source"]
         if self.opt.derive:
             parts.append(f"{c.derived} derived ({c.dropped} dropped as unstable)")
@@ -326,4 +329,6 @@ class Importer:
             parts.append(f"secrets to set: {', '.join(sorted(c.typed.secrets))}")
         if c.typed.uniques:
             parts.append(f"{len(c.typed.uniques)} unique value{'' if len(c.typed.uniques) == 1 else 's'}")
+        if runs:
+            parts.append(f"{runs} runs")
         return f"wrote {path}: {', '.join(parts)}"
