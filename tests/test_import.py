@@ -76,7 +76,9 @@ def test_a_locator_inside_a_css_container_is_not_a_persons() -> None:
         ("::-p-aria(Save)", False, None),
     ],
 )
-def test_chrome_recorder_selectors_become_playwright_selectors(selector: str, field: bool, expected: str | None) -> None:
+def test_chrome_recorder_selectors_become_playwright_selectors(
+    selector: str, field: bool, expected: str | None
+) -> None:
     assert from_puppeteer(selector, field=field) == expected
 
 
@@ -179,7 +181,9 @@ def test_not_is_written_not_and_refused_misspelt() -> None:
 
 def test_a_password_field_makes_a_secret_and_the_value_is_kept_out_of_the_file() -> None:
     typed = TypedValues()
-    assert typed.typed("hunter2-long", {"type": "password", "name": "password"}, ["#id_password"]) == "{secret.PASSWORD}"
+    assert (
+        typed.typed("hunter2-long", {"type": "password", "name": "password"}, ["#id_password"]) == "{secret.PASSWORD}"
+    )
     assert typed.typed("tok-123456", {"name": "api_token", "type": "text"}, []) == "{secret.API_TOKEN}"
     assert typed.typed("admin", {"name": "username", "type": "text"}, []) == "{username}"
     assert typed.secrets == {"PASSWORD": "hunter2-long", "API_TOKEN": "tok-123456"}
@@ -243,7 +247,13 @@ def test_a_trace_of_a_newer_format_is_refused_by_its_version(tmp_path: Path) -> 
 def test_a_failing_test_is_no_demonstration(tmp_path: Path) -> None:
     events = [
         {"type": "context-options", "version": 10, "options": {}},
-        {"type": "before", "callId": "c1", "class": "Frame", "method": "goto", "params": {"url": "http://127.0.0.1:1/"}},
+        {
+            "type": "before",
+            "callId": "c1",
+            "class": "Frame",
+            "method": "goto",
+            "params": {"url": "http://127.0.0.1:1/"},
+        },
         {"type": "after", "callId": "c1"},
         {"type": "before", "callId": "c2", "class": "Frame", "method": "click", "params": {"selector": "#go"}},
         {"type": "after", "callId": "c2", "error": {"message": "Timeout 30000ms exceeded."}},
@@ -291,7 +301,7 @@ def test_chrome_recording_folds_keys_and_focusing_clicks(tmp_path: Path) -> None
             {"type": "change", "value": "Acme", "selectors": sel},
             {"type": "keyDown", "key": "Enter"},
             {"type": "keyUp", "key": "Enter"},
-            {"type": "waitForElement", "selectors": [["aria/Saved[role=\"status\"]"]]},
+            {"type": "waitForElement", "selectors": [['aria/Saved[role="status"]']]},
         ],
     }
     path = tmp_path / "rec.json"
@@ -373,7 +383,9 @@ def test_a_newer_trace_is_refused_naming_its_version_on_the_command_line(
     assert not (tmp_path / "out").exists()
 
 
-def test_an_existing_workflow_is_not_overwritten_without_force(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_existing_workflow_is_not_overwritten_without_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "rec.jsonl"
     path.write_text(json.dumps({"name": "navigate", "url": "http://127.0.0.1:1/", "signals": []}))
     out = tmp_path / "out"
@@ -386,7 +398,9 @@ def test_an_existing_workflow_is_not_overwritten_without_force(tmp_path: Path, c
     assert "start_url: '{base_url}/'" in (out / "rec.reuseit.yaml").read_text()
 
 
-def test_record_without_a_display_says_so_in_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_record_without_a_display_says_so_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     assert main(["record", "http://127.0.0.1:1/"]) == 2

@@ -90,7 +90,7 @@ def _pytest(folder: Path, base_url: str, env: dict[str, str] | None = None) -> s
 def _summary(out: str) -> dict[str, int]:
     m = re.search(r"(\d+) passed, (\d+) recovered, (\d+) healed, (\d+) failed, (\d+) broken", out)
     assert m, out
-    return dict(zip(("passed", "recovered", "healed", "failed", "broken"), map(int, m.groups())))
+    return dict(zip(("passed", "recovered", "healed", "failed", "broken"), map(int, m.groups()), strict=True))
 
 
 def _run_playwright_test(base_url: str, results: Path) -> subprocess.CompletedProcess[str]:
@@ -210,21 +210,53 @@ def _recording(admin: str, password: str, stamp: str) -> dict[str, object]:
     return {
         "title": "Add a publisher",
         "steps": [
-            {"type": "setViewport", "width": 1280, "height": 800, "deviceScaleFactor": 1, "isMobile": False,
-             "hasTouch": False, "isLandscape": False},  # fmt: skip
-            {"type": "navigate", "url": f"{admin}/admin/login/?next=/admin/",
-             "assertedEvents": [{"type": "navigation", "url": f"{admin}/admin/login/?next=/admin/",
-                                 "title": "Log in | Django site admin"}]},  # fmt: skip
-            {"type": "click", "target": "main", "selectors": sel("id_username", "Username:"), "offsetX": 9, "offsetY": 9},
+            {
+                "type": "setViewport",
+                "width": 1280,
+                "height": 800,
+                "deviceScaleFactor": 1,
+                "isMobile": False,
+                "hasTouch": False,
+                "isLandscape": False,
+            },  # fmt: skip
+            {
+                "type": "navigate",
+                "url": f"{admin}/admin/login/?next=/admin/",
+                "assertedEvents": [
+                    {
+                        "type": "navigation",
+                        "url": f"{admin}/admin/login/?next=/admin/",
+                        "title": "Log in | Django site admin",
+                    }
+                ],
+            },  # fmt: skip
+            {
+                "type": "click",
+                "target": "main",
+                "selectors": sel("id_username", "Username:"),
+                "offsetX": 9,
+                "offsetY": 9,
+            },
             {"type": "change", "value": "admin", "selectors": sel("id_username", "Username:"), "target": "main"},
-            {"type": "click", "target": "main", "selectors": sel("id_password", "Password:"), "offsetX": 9, "offsetY": 9},
+            {
+                "type": "click",
+                "target": "main",
+                "selectors": sel("id_password", "Password:"),
+                "offsetX": 9,
+                "offsetY": 9,
+            },
             {"type": "change", "value": password, "selectors": sel("id_password", "Password:"), "target": "main"},
             {"type": "keyDown", "target": "main", "key": "Enter"},
             {"type": "keyUp", "target": "main", "key": "Enter"},
             {"type": "navigate", "url": f"{admin}/admin/library/publisher/add/"},
             {"type": "change", "value": f"Acme {stamp}", "selectors": sel("id_name", "Name:"), "target": "main"},
-            {"type": "click", "target": "main", "offsetX": 9, "offsetY": 9,
-             "selectors": [['aria/Save[role="button"]'], ['input[name="_save"]']]},  # fmt: skip
+            {
+                "type": "click",
+                "target": "main",
+                "offsetX": 9,
+                "offsetY": 9,
+                "selectors": [['aria/Save[role="button"]'], ['input[name="_save"]']],
+            },  # fmt: skip
             {"type": "waitForElement", "selectors": [['aria/Select publisher to change[role="heading"]']]},
         ],
     }
@@ -243,7 +275,12 @@ def test_a_chrome_recording_of_a_login_imports_without_its_password_and_passes_t
     rec.write_text(json.dumps(_recording(admin, os.environ["ADMIN_PASSWORD"], "1764201234567")))
     # The recording is one Chrome's recorder could have written: its own parser takes it.
     parsed = subprocess.run(
-        ["node", "-e", "require('@puppeteer/replay').parse(JSON.parse(require('fs').readFileSync(process.argv[1])))", str(rec)],
+        [
+            "node",
+            "-e",
+            "require('@puppeteer/replay').parse(JSON.parse(require('fs').readFileSync(process.argv[1])))",
+            str(rec),
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

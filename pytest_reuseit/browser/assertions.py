@@ -173,7 +173,9 @@ def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         return DomVerdict(True, wanted, "empty")
     except AssertionError:
         count = _element_count(loc)
-        return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count) if count > 1 else "not empty")
+        return DomVerdict(
+            False, wanted, "no element matches" if count == 0 else ambiguous(count) if count > 1 else "not empty"
+        )
 
 
 _NOT_LOOK_MS = 50.0

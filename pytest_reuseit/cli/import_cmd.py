@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import api
 from ..engine.result import RunResult
-from ..importing.pipeline import ImportOptions, Importer, Summary, find_sources
+from ..importing.pipeline import Importer, ImportOptions, Summary, find_sources
 from ..runtime import Runtime
 from ..workflow.loader import LoadedWorkflow
 
@@ -38,7 +38,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     r.add_argument("url", help="the page to start on")
     r.add_argument(
-        "-o", "--output", default="workflows/imported/recorded.reuseit.yaml", help="the workflow file (default: %(default)s)"
+        "-o",
+        "--output",
+        default="workflows/imported/recorded.reuseit.yaml",
+        help="the workflow file (default: %(default)s)",
     )
     r.add_argument("--keep-recording", default="", help="also keep the recording (codegen JSONL) here")
     _common(r, output=False)

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .demo import DemoStep, Demonstration, Target, UnreadableInput
+from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import from_puppeteer, to_loc
 
 # Every step type of the schema (Schema.ts StepType), and what each becomes.
@@ -57,21 +57,26 @@ def _target(step: dict[str, Any], *, field: bool) -> Target | None:
     return Target(selectors, frames=frames)
 
 
-def _one(demo: Demonstration, step: dict[str, Any], where: str) -> None:
-    kind = str(step["type"])
+def _not_an_action(demo: Demonstration, kind: str, step: dict[str, Any]) -> bool:
+    """Steps that are no element's action: skipped, a key, or a check. True when ``step`` was one."""
     if kind in _SKIPPED:
-        return
+        return True
     if kind == "customStep":
         demo.add_check(None, f"customStep {step.get('name')!r} (a Puppeteer extension: not in the format)")
-        return
-    if kind == "keyDown":
+    elif kind == "keyDown":
         demo.steps.append(DemoStep("press", value=str(step.get("key") or "")))
-        return
-    if kind == "waitForElement":
+    elif kind == "waitForElement":
         demo.add_check(*_wait_for_element(step))
-        return
-    if kind == "waitForExpression":
+    elif kind == "waitForExpression":
         demo.add_check({"js": str(step.get("expression") or "true")}, "waitForExpression")
+    else:
+        return False
+    return True
+
+
+def _one(demo: Demonstration, step: dict[str, Any], where: str) -> None:
+    kind = str(step["type"])
+    if _not_an_action(demo, kind, step):
         return
     target = _target(step, field=kind == "change")
     if kind != "navigate" and target is None:
@@ -86,6 +91,10 @@ def _one(demo: Demonstration, step: dict[str, Any], where: str) -> None:
         if previous is not None and previous.kind == "click" and previous.origin == demo_step.origin:
             demo.steps.pop()  # that click only focused this field
     demo.steps.append(demo_step)
+    _asserted_events(demo, step)
+
+
+def _asserted_events(demo: Demonstration, step: dict[str, Any]) -> None:
     for event in step.get("assertedEvents") or []:
         if isinstance(event, dict) and event.get("type") == "navigation":
             if event.get("url"):

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .demo import DemoStep, Demonstration, Target, UnreadableInput
+from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import to_loc
 
 _ACTIONS = {
@@ -52,7 +52,9 @@ def read(path: Path) -> Demonstration:
         try:
             action = json.loads(line)
         except ValueError:
-            raise UnreadableInput(f"{path}:{n}: not JSON: not a file playwright codegen wrote (--target jsonl)") from None
+            raise UnreadableInput(
+                f"{path}:{n}: not JSON: not a file playwright codegen wrote (--target jsonl)"
+            ) from None
         if not isinstance(action, dict) or "name" not in action:
             raise UnreadableInput(f"{path}:{n}: no action name: not a file playwright codegen wrote (--target jsonl)")
         _one(demo, action, f"{path}:{n}")

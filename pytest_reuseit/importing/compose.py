@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .demo import DemoStep, Demonstration
+from .demo import Demonstration, DemoStep
 from .selectors import to_loc
 from .values import TypedValues, slug
 

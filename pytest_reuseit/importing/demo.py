@@ -90,9 +90,7 @@ class Demonstration:
     def unexpressed_count(self) -> int:
         return sum(len(s.unexpressed) for s in self.steps)
 
-    def add_check(
-        self, check: dict[str, Any] | None, words: str, page: tuple[str, str, str] | None = None
-    ) -> None:
+    def add_check(self, check: dict[str, Any] | None, words: str, page: tuple[str, str, str] | None = None) -> None:
         """An assertion of the source, on the step it followed; ``None``: the format cannot say it.
         ``page``: the selector it asserted on, and the DOM then (a trace), to find a person's locator."""
         if not self.steps:  # before any action: the page as opened

@@ -185,7 +185,13 @@ class Deriver:
             typed.append(self.unique)
         echoed = [c for c in named if "role" not in c and any(v in c["text"] for v in typed)]
         by_text = [c for c in named if "role" not in c and c not in echoed]
-        order = (("checked", checked), ("visible", echoed), ("visible", by_role), ("visible", by_text), ("hidden", gone))
+        order = (
+            ("checked", checked),
+            ("visible", echoed),
+            ("visible", by_role),
+            ("visible", by_text),
+            ("hidden", gone),
+        )
         for key, locs in order:
             for loc in locs:
                 written = {k: self._written(v) if isinstance(v, str) else v for k, v in loc.items()}
@@ -226,10 +232,15 @@ class Deriver:
         for step, cands in sorted(self.candidates.items()):
             for c in cands:
                 if c.held == self.runs:
-                    out.setdefault(step, []).append((c.check, f"derived: after this step in {c.held} of {self.runs} runs"))
+                    out.setdefault(step, []).append(
+                        (c.check, f"derived: after this step in {c.held} of {self.runs} runs")
+                    )
                 elif c.general is not None and c.general_held == self.runs:
                     out.setdefault(step, []).append(
-                        (c.general, f"derived: after this step in {self.runs} of {self.runs} runs, its numbers differing")
+                        (
+                            c.general,
+                            f"derived: after this step in {self.runs} of {self.runs} runs, its numbers differing",
+                        )
                     )
                 else:
                     dropped += 1
@@ -240,7 +251,7 @@ def _count(page: Page, loc: dict[str, Any]) -> int:
     """How many elements a candidate's locator finds on the page as it is (its text literal)."""
     try:
         if "role" in loc:
-            return page.get_by_role(loc["role"], name=loc.get("name"), exact=True).count()  # type: ignore[arg-type]
+            return page.get_by_role(loc["role"], name=loc.get("name"), exact=True).count()
         return page.get_by_text(str(loc.get("text", "")), exact=True).count()
     except PlaywrightError:
         return 0
@@ -259,7 +270,7 @@ _NUMBER = re.compile(r"\d+")
 
 def _general(check: dict[str, Any]) -> dict[str, Any] | None:
     """The check with each number in its text as ``\\d+`` (a ``matches`` pattern); None when it has none."""
-    (key, arg), = check.items()
+    ((key, arg),) = check.items()
     if key in ("url", "title"):
         text = arg.get("equals", "")
         if not _NUMBER.search(text):

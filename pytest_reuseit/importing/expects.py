@@ -10,6 +10,7 @@ counted: none is silently left out).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from .selectors import to_loc
@@ -59,46 +60,78 @@ def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     is_not = bool(params.get("isNot"))
     selector = str(params.get("selector") or "")
     words = f"expect({selector or 'page'}).{'not.' if is_not else ''}{expression}"
-    texts = [t for t in params.get("expectedText") or [] if isinstance(t, dict)]
     loc: dict[str, Any] = to_loc(selector) if selector else {}
-    check: dict[str, Any] | None = None
     if expression in _STATES:
         key, negated = _STATES[expression]
         if expression == "to.be.checked" and not _checked_value(params):
             key, negated = negated, key
         return {negated if is_not else key: loc}, words
-    if expression in ("to.have.text", "to.contain.text", "to.have.value") and len(texts) == 1:
-        m = _match(texts[0])
-        if m is not None:
-            check = {"value" if expression == "to.have.value" else "text": {**loc, **m}}
-    elif expression in ("to.have.text.array", "to.contain.text.array") and texts:
-        plain = [t.get("string") for t in texts]
-        if all(isinstance(t, str) for t in plain):
-            whole = expression == "to.have.text.array"
-            normal = [" ".join(str(t).split()) for t in plain]
-            check = {"texts": {**loc, ("equals" if whole else "contains"): normal}}
-    elif expression == "to.have.count" and isinstance(params.get("expectedNumber"), (int, float)):
-        check = {"count": {**loc, "equals": int(params["expectedNumber"])}}
-    elif expression in ("to.have.url", "to.have.title") and len(texts) == 1:
-        m = _match(texts[0])
-        if m is not None:
-            check = {expression.rsplit(".", 1)[1]: m}
-    elif expression == "to.be.empty":
-        check = {"empty": loc}
-    elif expression in ("to.have.class", "to.contain.class") and len(texts) == 1:
-        m = _match(texts[0])
-        if m is not None and expression == "to.contain.class" and "equals" in m:
-            m = {"matches": rf"(^|\s){re.escape(m['equals'])}(\s|$)"}
-        if m is not None:
-            check = {"attribute": {**loc, "attr": "class", **m}}
-    elif expression == "to.have.attribute.value" and len(texts) == 1 and params.get("expressionArg"):
-        m = _match(texts[0])
-        if m is not None:
-            check = {"attribute": {**loc, "attr": str(params["expressionArg"]), **m}}
-    elif expression == "to.have.id" and len(texts) == 1:
-        m = _match(texts[0])
-        if m is not None:
-            check = {"attribute": {**loc, "attr": "id", **m}}
+    convert = _CONVERTERS.get(expression)
+    texts = [t for t in params.get("expectedText") or [] if isinstance(t, dict)]
+    check = convert(expression, loc, texts, params) if convert is not None else None
     if check is None:
         return None, words
     return ({"not": check} if is_not else check), words
+
+
+_Texts = list[dict[str, Any]]
+
+
+def _one_text(texts: _Texts) -> dict[str, str] | None:
+    return _match(texts[0]) if len(texts) == 1 else None
+
+
+def _text(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    m = _one_text(texts)
+    return {"value" if expression == "to.have.value" else "text": {**loc, **m}} if m else None
+
+
+def _texts(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    plain = [t.get("string") for t in texts]
+    if not texts or not all(isinstance(t, str) for t in plain):
+        return None  # regular expressions in a list: not in the format
+    key = "equals" if expression == "to.have.text.array" else "contains"
+    return {"texts": {**loc, key: [" ".join(str(t).split()) for t in plain]}}
+
+
+def _count(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    number = params.get("expectedNumber")
+    return {"count": {**loc, "equals": int(number)}} if isinstance(number, (int, float)) else None
+
+
+def _page(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    m = _one_text(texts)
+    return {expression.rsplit(".", 1)[1]: m} if m else None
+
+
+def _empty(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    return {"empty": loc}
+
+
+def _attribute(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    m = _one_text(texts)
+    if m is None:
+        return None
+    if expression == "to.contain.class" and "equals" in m:  # one class among the element's
+        m = {"matches": rf"(^|\s){re.escape(m['equals'])}(\s|$)"}
+    name = {"to.have.class": "class", "to.contain.class": "class", "to.have.id": "id"}.get(expression)
+    name = name or str(params.get("expressionArg") or "")
+    return {"attribute": {**loc, "attr": name, **m}} if name else None
+
+
+_Converter = Callable[[str, dict[str, Any], _Texts, dict[str, Any]], "dict[str, Any] | None"]
+_CONVERTERS: dict[str, _Converter] = {
+    "to.have.text": _text,
+    "to.contain.text": _text,
+    "to.have.value": _text,
+    "to.have.text.array": _texts,
+    "to.contain.text.array": _texts,
+    "to.have.count": _count,
+    "to.have.url": _page,
+    "to.have.title": _page,
+    "to.be.empty": _empty,
+    "to.have.class": _attribute,
+    "to.contain.class": _attribute,
+    "to.have.id": _attribute,
+    "to.have.attribute.value": _attribute,
+}

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from playwright.sync_api import Browser, Page, Route
-from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Locator as PwLocator
 
 from ..workflow.locators import Locator
 from .selectors import is_person_form, to_loc

@@ -99,11 +99,14 @@ def find_sources(paths: list[str]) -> list[Path]:
     for p in map(Path, paths):
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.suffix == ".zip" and trace.is_trace(f):
-                    out.append(f)
-                elif f.suffix == ".jsonl" and codegen.looks_like(f):
-                    out.append(f)
-                elif f.suffix == ".json" and _is_recording(f):
+                if (
+                    f.suffix == ".zip"
+                    and trace.is_trace(f)
+                    or f.suffix == ".jsonl"
+                    and codegen.looks_like(f)
+                    or f.suffix == ".json"
+                    and _is_recording(f)
+                ):
                     out.append(f)
         else:
             out.append(p)
@@ -139,7 +142,9 @@ def read_source(path: Path) -> Demonstration:
     )
 
 
-def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list[list[str]], list[dict[str, str]], bool]:
+def _targets_from_snapshots(
+    demo: Demonstration, browser: Browser
+) -> tuple[list[list[str]], list[dict[str, str]], bool]:
     """Selectors (best first) and facts per step, read from the trace's DOM where it has one;
     whether every step with an element was read so."""
     selectors: list[list[str]] = []
@@ -159,7 +164,8 @@ def _targets_from_snapshots(demo: Demonstration, browser: Browser) -> tuple[list
                 facts.append({})
                 continue
             page = show(step.page_html, step.page_url) if step.page_html else None
-            found, fact = None, {}
+            found: str | None = None
+            fact: dict[str, str] = {}
             if page is not None:
                 for sel in step.target.selectors:
                     found, fact = read_element(page, sel)
@@ -299,7 +305,9 @@ class Importer:
         target.write_text(text, encoding="utf-8")
         line = self._line(target, composed, runs)
         if failure:
-            return Imported(str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs)
+            return Imported(
+                str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs
+            )
         return Imported(str(source), "written", line, target, composed, runs)
 
     def _targets(self, demo: Demonstration) -> tuple[list[list[str]], list[dict[str, str]], bool]:
@@ -317,7 +325,9 @@ class Importer:
     def _site_up(source: Path, result: RunResult) -> None:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
-            raise UnreadableInput(f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says")
+            raise UnreadableInput(
+                f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says"
+            )
 
     def _line(self, path: Path, c: Composed, runs: int) -> str:
         parts = [f"{c.step_count} steps", f"{c.source_checks} checks from the source"]

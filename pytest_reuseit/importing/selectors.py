@@ -65,20 +65,7 @@ def _part_loc(part: str) -> dict[str, Any] | None:
     """One part of a chain as a LOC mapping; None when it is no kind a person writes."""
     engine, _, body = part.partition("=")
     if engine == "internal:role":
-        m = _ROLE.match(part)
-        if not m:
-            return None
-        loc: dict[str, Any] = {"role": m.group(1)}
-        for name, value in _ATTR_FILTER.findall(m.group(2)):
-            if name == "name" and value.startswith('"'):
-                loc["name"] = _unquote(value[: value.rindex('"') + 1])
-                if value.endswith('"s'):
-                    loc["exact"] = True
-            elif name == "include-hidden":
-                continue
-            else:
-                return None  # checked=, level=, pressed=: no such refinement in the format
-        return loc
+        return _role_loc(part)
     if engine in ("internal:label", "internal:text"):
         got = _quoted(body)
         if got is None:
@@ -96,6 +83,21 @@ def _part_loc(part: str) -> dict[str, Any] | None:
             return {_ATTR_KINDS[attr]: value, **({"exact": True} if flag == "s" else {})}
         return None
     return None
+
+
+def _role_loc(part: str) -> dict[str, Any] | None:
+    m = _ROLE.match(part)
+    if not m:
+        return None
+    loc: dict[str, Any] = {"role": m.group(1)}
+    for name, value in _ATTR_FILTER.findall(m.group(2)):
+        if name == "name" and value.startswith('"'):
+            loc["name"] = _unquote(value[: value.rindex('"') + 1])
+            if value.endswith('"s'):
+                loc["exact"] = True
+        elif name != "include-hidden":
+            return None  # checked=, level=, pressed=: no such refinement in the format
+    return loc
 
 
 def to_loc(selector: str) -> dict[str, Any]:

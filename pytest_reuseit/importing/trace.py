@@ -20,11 +20,12 @@ import json
 import re
 import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from .demo import DemoStep, Demonstration, Target, UnreadableInput
+from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .expects import from_playwright
 from .snapshots import FrameSnapshots
 
@@ -47,8 +48,6 @@ _ACTIONS = {
     "hover": "hover",
 }
 _PAGE_ACTIONS = {"goBack": "back", "goForward": "forward", "reload": "reload", "keyboardPress": "press"}
-# Calls that wait or read: not copied (the checks wait), never a step.
-_QUIET = {"waitForTimeout", "waitForSelector", "waitForLoadState", "waitForURL", "waitForEventInfo", "title", "content"}
 
 
 def is_trace(path: Path) -> bool:
@@ -71,6 +70,45 @@ def _events(z: zipfile.ZipFile, name: str) -> Iterator[dict[str, Any]]:
             yield event
 
 
+@dataclass
+class _Events:
+    """What the browser's trace files say, gathered in one pass."""
+
+    path: Path
+    calls: list[dict[str, Any]] = field(default_factory=list)  # before events and page events, in order
+    afters: dict[str, dict[str, Any]] = field(default_factory=dict)
+    snapshots: dict[str, tuple[FrameSnapshots, int, dict[str, Any]]] = field(default_factory=dict)  # "callId/phase"
+    frames: dict[str, FrameSnapshots] = field(default_factory=dict)
+    title: str = ""
+    base_url: str = ""
+
+    def add(self, e: dict[str, Any]) -> None:
+        kind = e.get("type")
+        if kind == "context-options":
+            _check_version(self.path, e)
+            self.title = self.title or str(e.get("title") or "")
+            self.base_url = self.base_url or str((e.get("options") or {}).get("baseURL") or "")
+        elif kind == "before" or (kind == "event" and e.get("method") == "page"):
+            self.calls.append(e)  # a page event: a pop-up or tab the last action opened
+        elif kind == "after":
+            self.afters[str(e.get("callId"))] = e
+        elif kind == "frame-snapshot":
+            snap = e.get("snapshot") or {}
+            if snap.get("isMainFrame", True):  # the main frame's DOM: where steps are found
+                frame = self.frames.setdefault(str(snap.get("frameId")), FrameSnapshots())
+                index = frame.add(snap.get("html"))
+                phase = snap.get("phase") or str(snap.get("snapshotName") or "").split("@")[0]
+                self.snapshots[f"{snap.get('callId')}/{phase}"] = (frame, index, snap)
+
+    def page_before(self, call: dict[str, Any]) -> tuple[str, str] | None:
+        """The DOM before ``call`` as HTML, and its URL, when the trace kept it."""
+        found = self.snapshots.get(f"{call.get('callId')}/before")
+        if found is None:
+            return None
+        frame, index, snap = found
+        return frame.render(index), str(snap.get("frameUrl") or "")
+
+
 def read(path: Path) -> Demonstration:
     """The demonstration one ``trace.zip`` holds."""
     try:
@@ -83,40 +121,19 @@ def read(path: Path) -> Demonstration:
         if not browser:
             raise UnreadableInput(f"{path}: a zip with no .trace inside: not a Playwright trace")
         test = list(_events(z, "test.trace")) if "test.trace" in names else []
-        calls: list[dict[str, Any]] = []
-        afters: dict[str, dict[str, Any]] = {}
-        snapshots: dict[str, tuple[FrameSnapshots, int, dict[str, Any]]] = {}  # (callId, phase) key
-        frames: dict[str, FrameSnapshots] = {}
-        title, base_url, resources = "", "", {}
+        events = _Events(path)
         for name in browser:
             for e in _events(z, name):
-                kind = e.get("type")
-                if kind == "context-options":
-                    _check_version(path, e)
-                    title = title or str(e.get("title") or "")
-                    base_url = base_url or str((e.get("options") or {}).get("baseURL") or "")
-                elif kind == "before" or (kind == "event" and e.get("method") == "page"):
-                    calls.append(e)  # a page event: a pop-up or tab the last action opened
-                elif kind == "after":
-                    afters[str(e.get("callId"))] = e
-                elif kind == "frame-snapshot":
-                    snap = e.get("snapshot") or {}
-                    if not snap.get("isMainFrame", True):
-                        continue  # the main frame's DOM: where steps are found
-                    frame = frames.setdefault(str(snap.get("frameId")), FrameSnapshots())
-                    index = frame.add(snap.get("html"))
-                    phase = snap.get("phase") or str(snap.get("snapshotName") or "").split("@")[0]
-                    snapshots[f"{snap.get('callId')}/{phase}"] = (frame, index, snap)
+                events.add(e)
+        resources: dict[str, tuple[str, bytes]] = {}
         for name in (n for n in names if n.endswith(".network")):
             for e in _events(z, name):
                 if e.get("type") == "resource-snapshot":
                     _keep_resource(z, e.get("snapshot") or {}, resources)
-        demo = Demonstration(title=_title(title, path), source=str(path), resources=resources)
-        failed = _failure(test, calls, afters)
-        if failed:
-            demo.failed = failed
-            return demo
-        _steps(demo, calls, afters, snapshots, base_url, test)
+        demo = Demonstration(title=_title(events.title, path), source=str(path), resources=resources)
+        demo.failed = _failure(test, events.calls, events.afters)
+        if not demo.failed:
+            _steps(demo, events, test)
         return demo
 
 
@@ -181,18 +198,11 @@ def _first_line(text: str) -> str:
     return next((ln.strip() for ln in plain.splitlines() if ln.strip()), "")[:200]
 
 
-def _steps(
-    demo: Demonstration,
-    calls: list[dict[str, Any]],
-    afters: dict[str, dict[str, Any]],
-    snapshots: dict[str, tuple[FrameSnapshots, int, dict[str, Any]]],
-    base_url: str,
-    test: list[dict[str, Any]],
-) -> None:
+def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> None:
     browser_steps: set[str] = set()
     polls = _polls(test)
     pages = 0
-    for call in calls:
+    for call in events.calls:
         if call.get("type") == "event":
             pages += 1
             if pages > 1 and demo.steps:  # the first is the test's own page
@@ -202,45 +212,21 @@ def _steps(
         params = call.get("params") or {}
         step_id = str(call.get("stepId") or call.get("callId"))
         browser_steps.add(step_id)
-        if cls == "BrowserContext" and method == "newPage":
-            continue
         if cls == "Frame" and method == "expect":
             check, words = from_playwright(params)
-            snap = snapshots.get(f"{call.get('callId')}/before")
-            page = None
-            if snap is not None and params.get("selector"):
-                page = (str(params["selector"]), snap[0].render(snap[1]), str(snap[2].get("frameUrl") or ""))
+            shown = events.page_before(call)
+            page = (str(params["selector"]), *shown) if shown and params.get("selector") else None
             demo.add_check(check, words, page)
-            continue
-        if cls == "Frame" and method == "evaluateExpression" and step_id in polls:
-            demo.add_check(*_poll_check(params, afters.get(str(call.get("callId"))) or {}, polls[step_id]))
-            continue
-        kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
-        if kind is None:
-            continue  # waits, reads, evaluations: not a user's action
-        step = DemoStep(kind)
-        if kind == "goto":
-            step.value = urljoin(base_url or "", str(params.get("url") or ""))
-        elif method == "click" and int(params.get("clickCount") or 1) == 2:
-            step.kind = "dblclick"
-        if "selector" in params:
-            step.target = Target([str(params["selector"])])
-        if kind in ("fill",):
-            step.value = str(params.get("value") if "value" in params else params.get("text") or "")
-        elif kind == "press":
-            step.value = str(params.get("key") or "")
-        elif kind == "select":
-            step.value = _option(params)
-        elif kind == "upload":
-            step.value = ", ".join(Path(p).name for p in params.get("localPaths") or []) or ", ".join(
-                str(p.get("name")) for p in params.get("payloads") or []
-            )
-        step.modifiers = [str(m) for m in params.get("modifiers") or []]
-        before = snapshots.get(f"{call.get('callId')}/before")
-        if before is not None:
-            frame, index, snap = before
-            step.page_html, step.page_url = frame.render(index), str(snap.get("frameUrl") or "")
-        demo.steps.append(step)
+        elif cls == "Frame" and method == "evaluateExpression" and step_id in polls:
+            after = events.afters.get(str(call.get("callId"))) or {}
+            demo.add_check(*_poll_check(params, after, polls[step_id]))
+        else:
+            step = _action_step(cls, method, params, events.base_url)
+            if step is not None:
+                shown = events.page_before(call)
+                if shown is not None:
+                    step.page_html, step.page_url = shown
+                demo.steps.append(step)
     for e in test:  # the test's own assertions the browser never saw (expect(value).toBe(...))
         if (
             e.get("type") == "before"
@@ -251,6 +237,35 @@ def _steps(
         ):
             words = " ".join(str(x) for x in (e.get("title"), e.get("subtitle")) if x)
             demo.add_check(None, f"{words} (an assertion on a value the test computed, not on the page)")
+
+
+def _action_step(cls: Any, method: str, params: dict[str, Any], base_url: str) -> DemoStep | None:
+    """The step a browser call is when it is a user's action; None for waits, reads, evaluations."""
+    kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
+    if kind is None:
+        return None
+    step = DemoStep(kind)
+    if "selector" in params:
+        step.target = Target([str(params["selector"])])
+    if kind == "goto":
+        step.value = urljoin(base_url or "", str(params.get("url") or ""))
+    elif method == "click" and int(params.get("clickCount") or 1) == 2:
+        step.kind = "dblclick"
+    elif kind == "fill":
+        step.value = str(params.get("value") if "value" in params else params.get("text") or "")
+    elif kind == "press":
+        step.value = str(params.get("key") or "")
+    elif kind == "select":
+        step.value = _option(params)
+    elif kind == "upload":
+        step.value = _files(params)
+    step.modifiers = [str(m) for m in params.get("modifiers") or []]
+    return step
+
+
+def _files(params: dict[str, Any]) -> str:
+    local = [Path(p).name for p in params.get("localPaths") or []]
+    return ", ".join(local) or ", ".join(str(p.get("name")) for p in params.get("payloads") or [])
 
 
 def _polls(test: list[dict[str, Any]]) -> dict[str, str]:

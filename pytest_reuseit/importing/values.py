@@ -35,7 +35,9 @@ def slug(text: str, *, upper: bool = False, limit: int = 40) -> str:
 def is_secret_field(facts: dict[str, str], selectors: list[str]) -> bool:
     if facts.get("type", "").lower() == "password":
         return True
-    named = " ".join([facts.get("name", ""), facts.get("id", ""), facts.get("label", ""), facts.get("autocomplete", "")])
+    named = " ".join(
+        [facts.get("name", ""), facts.get("id", ""), facts.get("label", ""), facts.get("autocomplete", "")]
+    )
     if named.strip():
         return bool(_SECRET_WORDS.search(named)) and "keyword" not in named.lower()
     # No facts (a recording read without its page): what its selectors say about the field.

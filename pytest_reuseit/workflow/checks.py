@@ -124,7 +124,11 @@ class Expect(Strict):
 
     def items(self) -> list[tuple[str, Any]]:
         """(key as written in a file, value) of every assertion given: ``not``, not ``not_``."""
-        return [(key, getattr(self, f)) for f, key in zip(Expect.model_fields, EXPECT_KEYS) if getattr(self, f) is not None]
+        return [
+            (key, getattr(self, f))
+            for f, key in zip(Expect.model_fields, EXPECT_KEYS, strict=True)
+            if getattr(self, f) is not None
+        ]
 
 
 # The keys of ``expect``, in the order a check judges them: Expect's fields, so that a key added

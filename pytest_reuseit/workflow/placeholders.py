@@ -106,18 +106,20 @@ class Values:
                 if name in source:
                     # Params may themselves use placeholders (site: "{base_url}").
                     return self.render(str(source[name]), reveal=reveal, _depth=_depth + 1)
-            if name == "unique":
-                if not self.unique:
-                    self.unique = f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
-                return self.unique
-            hint = ""
-            if name == "base_url":
-                hint = " (pass --base-url or set it in params)"
-            raise PlaceholderError(
-                f"unknown placeholder {{{name}}}{hint}; known names: {', '.join(self.known()) or '(none)'}"
-            )
+            return self._builtin(name)
 
         return PLACEHOLDER.sub(sub, text)
+
+    def _builtin(self, name: str) -> str:
+        """The language's own built-ins (what no source above defines), else the error naming them."""
+        if name == "unique":
+            if not self.unique:
+                self.unique = f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
+            return self.unique
+        hint = " (pass --base-url or set it in params)" if name == "base_url" else ""
+        raise PlaceholderError(
+            f"unknown placeholder {{{name}}}{hint}; known names: {', '.join(self.known()) or '(none)'}"
+        )
 
     def load_secrets(self, names: Iterable[str]) -> None:
         """Read every ``{secret.NAME}`` a workflow uses up front: an unset or short one fails before
