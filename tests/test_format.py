@@ -577,7 +577,7 @@ ONE_PROBLEM = [
           - action: Search for {prodcut}
     """,
         f"{FILE}:6: steps[0].action: unknown placeholder {{prodcut}} (did you mean '{{product}}'?); "
-        "known names: base_url, product",
+        "known names: base_url, product, unique",
         id="unknown_placeholder_with_a_suggestion",
     ),
     pytest.param(
@@ -801,7 +801,7 @@ def test_unknown_placeholder_with_a_suggestion() -> None:
     """)
     assert problem == (
         f"{FILE}:6: steps[0].action: unknown placeholder {{prodcut}} (did you mean '{{product}}'?); "
-        "known names: base_url, product"
+        "known names: base_url, product, unique"
     )
 
 

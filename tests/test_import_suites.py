@@ -37,7 +37,6 @@ PYTEST_PLAYWRIGHT = ROOT / ".suites" / "pytest-playwright"
 APPS = ROOT / "workflows" / "apps"
 
 pytestmark = [
-    pytest.mark.slow,
     pytest.mark.browser,
     pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh"),
 ]
@@ -105,6 +104,7 @@ def _run_playwright_test(base_url: str, results: Path) -> subprocess.CompletedPr
     )
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not PLAYWRIGHT_TEST.exists(), reason="@playwright/test is not installed: bash ci/install.sh")
 def test_a_playwright_test_suite_imports_to_workflows_that_outlive_a_refactor(
     todo_sites: dict[str, str], tmp_path: Path
@@ -141,6 +141,7 @@ def test_a_playwright_test_suite_imports_to_workflows_that_outlive_a_refactor(
     assert failed and int(failed.group(1)) >= 5, original.stdout[-2000:]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not PYTEST_PLAYWRIGHT.is_dir(), reason="pytest-playwright is not installed: bash ci/install.sh")
 def test_a_pytest_playwright_suite_imports_to_workflows_that_pass(todo_sites: dict[str, str], tmp_path: Path) -> None:
     ran = subprocess.run(
@@ -167,6 +168,7 @@ def test_a_pytest_playwright_suite_imports_to_workflows_that_pass(todo_sites: di
         assert counts["failed"] == counts["broken"] == 0 and counts["passed"] + counts["recovered"] == 3, result.stdout
 
 
+@pytest.mark.slow
 def test_a_codegen_recording_imports_resolving_each_element_on_the_live_page(
     todo_sites: dict[str, str], tmp_path: Path, browser_session: object
 ) -> None:
@@ -262,6 +264,7 @@ def _recording(admin: str, password: str, stamp: str) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 def test_a_chrome_recording_of_a_login_imports_without_its_password_and_passes_twice(tmp_path: Path) -> None:
     sys.path.insert(0, str(APPS))
     try:
@@ -305,6 +308,7 @@ def test_a_chrome_recording_of_a_login_imports_without_its_password_and_passes_t
         assert password not in result.stdout
 
 
+@pytest.mark.slow
 def test_a_site_that_is_down_when_deriving_is_one_line_and_nothing_written(tmp_path: Path) -> None:
     rec = tmp_path / "rec.json"
     rec.write_text(json.dumps(_recording("http://127.0.0.1:9", "pw-123456", "1")))

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pytest_reuseit.browser.aria import aria_line_check
 from pytest_reuseit.mutation import report
 from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.outcome import MutantResult
@@ -91,7 +92,7 @@ def test_a_request_fault_the_page_never_showed_has_no_visible_effect() -> None:
     nxt = report.suggestion(_result(request, {"aria": {"0": changed}}), run, has)
     assert nxt.endswith('- expect: {visible: {text: "3 products in the catalogue"}}'), nxt
     # A typed value is never suggested (it may be a secret).
-    assert report._aria_check('- textbox "Password": hunter2') is None
+    assert aria_line_check('- textbox "Password": hunter2') is None
 
 
 GREETER = """name: Greeter

@@ -15,24 +15,6 @@ from typing import Any
 
 from ..errors import ReuseitError
 
-# The user actions a step can be (docs/import.md): one op each.
-KINDS = (
-    "goto",
-    "click",
-    "dblclick",
-    "fill",
-    "press",
-    "check",
-    "uncheck",
-    "select",
-    "upload",
-    "hover",
-    "back",
-    "forward",
-    "reload",
-)
-
-
 class UnreadableInput(ReuseitError):
     """An input that cannot be read: one line naming it, exit 2, nothing written for it."""
 
