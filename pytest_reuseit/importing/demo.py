@@ -15,6 +15,7 @@ from typing import Any
 
 from ..errors import ReuseitError
 
+
 class UnreadableInput(ReuseitError):
     """An input that cannot be read: one line naming it, exit 2, nothing written for it."""
 
