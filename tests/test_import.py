@@ -287,6 +287,44 @@ def test_a_trace_python_playwright_writes_reads_as_steps_checks_and_the_dom(
     assert 'id="n"' in demo.steps[2].page_html  # the DOM before the click, as the trace kept it
 
 
+FIXTURES = Path(__file__).parent / "fixtures" / "traces"
+OLD_TRACES = sorted(FIXTURES.glob("playwright-*.zip"))
+
+
+@pytest.mark.parametrize("path", OLD_TRACES, ids=[p.stem for p in OLD_TRACES])
+def test_traces_older_releases_wrote_read_as_the_same_demonstration(path: Path) -> None:
+    with zipfile.ZipFile(path) as z:
+        version = json.loads(z.read("trace.trace").decode().splitlines()[0])["version"]
+    assert trace.OLDEST_VERSION <= version < 10
+    demo = trace.read(path)
+    assert demo.title == "add a todo" and not demo.failed
+    assert [(s.kind, s.value) for s in demo.steps][1:] == [("fill", "buy milk"), ("press", "Enter")]
+    assert demo.steps[2].checks == [
+        {"count": {"selector": "#list li", "equals": 1}},
+        {"text": {"selector": "#count", "equals": "1 items"}},
+    ]
+    assert 'id="new"' in demo.steps[1].page_html  # the DOM before the fill, from the snapshot's references
+
+
+def test_the_older_traces_cover_each_version_this_release_upgrades_from() -> None:
+    versions = set()
+    for path in OLD_TRACES:
+        with zipfile.ZipFile(path) as z:
+            versions.add(json.loads(z.read("trace.trace").decode().splitlines()[0])["version"])
+    assert {7, 8} <= versions
+
+
+@pytest.mark.browser
+def test_a_step_of_an_old_trace_gets_the_locator_a_person_writes(browser_session: BrowserSession) -> None:
+    from pytest_reuseit.importing.pipeline import _targets_from_snapshots
+
+    demo = trace.read(OLD_TRACES[0])
+    selectors, facts, complete = _targets_from_snapshots(demo, browser_session.browser())
+    assert complete
+    assert selectors[1] == ['internal:role=textbox[name="New todo"i]', "#new"]
+    assert facts[1]["id"] == "new"
+
+
 # ----------------------------------------------------------------------------- recordings
 
 
