@@ -161,7 +161,9 @@ def main() -> int:
             wf_bugs = sum(1 for v in bugs.values() if v["workflows"]["failed"] + v["workflows"]["broken"] > 0)
             suite_bugs = sum(1 for v in bugs.values() if v["suite_failed"] > 0)
             both = sum(
-                1 for v in bugs.values() if v["suite_failed"] > 0 and v["workflows"]["failed"] + v["workflows"]["broken"] > 0
+                1
+                for v in bugs.values()
+                if v["suite_failed"] > 0 and v["workflows"]["failed"] + v["workflows"]["broken"] > 0
             )
             harmless = {n: v for n, v in variants.items() if not v["bug"]}
             false_alarms = sum(1 for v in harmless.values() if v["workflows"]["failed"] + v["workflows"]["broken"] > 0)

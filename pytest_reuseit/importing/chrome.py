@@ -53,8 +53,9 @@ def _target(step: dict[str, Any], *, field: bool) -> Target | None:
             selectors.append(converted)
     if not selectors:
         return None
-    frames = [f"iframe >> nth={i}" for i in step.get("frame") or []]
-    return Target(selectors, frames=frames)
+    # A step in a frame names it by its place among each page's frames, outermost first.
+    inside = "".join(f"iframe >> nth={int(i)} >> internal:control=enter-frame >> " for i in step.get("frame") or [])
+    return Target([inside + s for s in selectors])
 
 
 def _not_an_action(demo: Demonstration, kind: str, step: dict[str, Any]) -> bool:

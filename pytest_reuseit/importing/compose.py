@@ -10,7 +10,6 @@ unique value (``values.py``). Derived checks are added by ``derive.py`` with a c
 from __future__ import annotations
 
 import io
-import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -296,7 +295,3 @@ def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
 
 def file_name(title: str) -> str:
     return slug(title, limit=60) + ".reuseit.yaml"
-
-
-def as_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)

@@ -22,11 +22,10 @@ class UnreadableInput(ReuseitError):
 
 @dataclass
 class Target:
-    """An element as the source found it: Playwright selectors, best first; ``frames`` are the
-    selectors of the iframes it is in, outermost first."""
+    """An element as the source found it: Playwright selectors, best first (through the frames
+    it is in: ``... >> internal:control=enter-frame >> ...``)."""
 
     selectors: list[str]
-    frames: list[str] = field(default_factory=list)
     # Read from the page where the source kept it (a trace's DOM): tag, type, name, id, label.
     facts: dict[str, str] = field(default_factory=dict)
 
@@ -46,7 +45,6 @@ class DemoStep:
     # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
     page_html: str = ""
     page_url: str = ""
-    modifiers: list[str] = field(default_factory=list)
     # The source's own words for the element (a recording's selectors), to tell the same one again.
     origin: str = ""
 

@@ -10,6 +10,7 @@ browser and the way to run a workflow, so this package stays below the runtime.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import tempfile
@@ -114,8 +115,6 @@ def find_sources(paths: list[str]) -> list[Path]:
 
 
 def _is_recording(path: Path) -> bool:
-    import json
-
     try:
         return chrome.looks_like(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, UnicodeDecodeError):

@@ -259,7 +259,6 @@ def _action_step(cls: Any, method: str, params: dict[str, Any], base_url: str) -
         step.value = _option(params)
     elif kind == "upload":
         step.value = _files(params)
-    step.modifiers = [str(m) for m in params.get("modifiers") or []]
     return step
 
 

@@ -58,17 +58,27 @@ BUGS: dict[str, tuple[str, str, str]] = {
         "todos.push(updateData);\n\t\t\tlocalStorage[this._dbName] = JSON.stringify(data);",
         "todos.push(updateData);",
     ),
-    "a completed row loses its class": ("js/view.js", "listItem.className = completed ? 'completed' : '';", "listItem.className = '';"),
+    "a completed row loses its class": (
+        "js/view.js",
+        "listItem.className = completed ? 'completed' : '';",
+        "listItem.className = '';",
+    ),
     "a new todo goes to the top": ("js/store.js", "todos.push(updateData);", "todos.unshift(updateData);"),
 }
 # Changes a user would not call a bug: the page's words and layout around the app.
 HARMLESS: dict[str, tuple[str, str, str]] = {
-    "footer hint reworded": ("index.html", "<p>Double-click to edit a todo</p>", "<p>Double-click a todo to edit it</p>"),
+    "footer hint reworded": (
+        "index.html",
+        "<p>Double-click to edit a todo</p>",
+        "<p>Double-click a todo to edit it</p>",
+    ),
     "a line added to the footer": ("index.html", "<p>Part of", "<p>Served locally</p>\n\t\t\t<p>Part of"),
 }
 
 
-def make_variant(package: Path, into: Path, edit: tuple[str, str, str] | None = None, *, refactor: bool = False) -> Path:
+def make_variant(
+    package: Path, into: Path, edit: tuple[str, str, str] | None = None, *, refactor: bool = False
+) -> Path:
     """A copy of the package's vanillajs example with one edit of its code (and, with ``refactor``,
     the renames); an edit whose text is not found is an error, not a silent copy of the original."""
     if into.exists():
