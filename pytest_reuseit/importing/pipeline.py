@@ -9,16 +9,16 @@ browser and the way to run a workflow, so this package stays below the runtime.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from playwright.sync_api import Browser
 
@@ -198,22 +198,6 @@ def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, st
     return check
 
 
-@contextlib.contextmanager
-def _secrets_set(values: dict[str, str]) -> Iterator[None]:
-    """The secrets the demonstration typed, in this process's environment for the import's own
-    runs only (the file reads them from the environment as ``{secret.NAME}``)."""
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def _unique() -> str:
     return f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
 
@@ -317,7 +301,9 @@ class Importer:
 
     def _run(self, composed: Composed, folder: Path, probe: Any, origin: str, unique: str = "") -> RunResult:
         loaded = _load(composed.text(), folder, "import.reuseit.yaml")
-        with _secrets_set(composed.typed.secrets):
+        # The secrets the demonstration typed, in this process's environment for the import's own
+        # runs only (the file reads them from there as {secret.NAME}); as they were afterwards.
+        with mock.patch.dict(os.environ, composed.typed.secrets):
             return self.run(loaded, probe, unique or _unique(), origin)
 
     @staticmethod
