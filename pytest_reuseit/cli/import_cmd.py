@@ -107,7 +107,10 @@ def _score(summary: Summary, opt: ImportOptions) -> int:
     files = [str(r.path) for r in summary.results if r.path is not None]
     if not files:
         return summary.exit_code
-    extra = [f"--base-url={opt.base_url}"] if opt.base_url else []
+    # The workflows are written from {base_url}: run them where the import ran them.
+    ran_on = next((o for r in summary.results if r.composed for o in r.composed.origins if o), "")
+    base = opt.base_url or ran_on
+    extra = [f"--base-url={base}"] if base else []
     args = argparse.Namespace(
         paths=files,
         operators="",
