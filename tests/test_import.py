@@ -449,3 +449,49 @@ def test_record_without_a_display_says_so_in_one_line(
 def test_a_folder_with_nothing_to_import_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert _import(tmp_path, str(tmp_path)) == 2
     assert "no trace, recording or codegen file" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- fallbacks that answer an action
+
+
+def _run_on(page: Page, html: str, steps: str) -> Any:
+    """A workflow run on a page serving ``html`` (a route: nothing listens on that port)."""
+    from pytest_reuseit.engine.runner import execute
+
+    page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=html))
+    text = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {action_timeout: 0.5, check_timeout: 0.5}\n"
+    return execute(page, parse(text + steps, "w.reuseit.yaml"))
+
+
+@pytest.mark.browser
+def test_an_old_selector_fallback_recovers_an_action_whose_element_was_renamed(page: Page) -> None:
+    result = _run_on(
+        page,
+        '<button id="add2" onclick="this.textContent=\'done\'">Plus</button>',
+        """steps:
+  - action: Click Add
+    do: [{click: {role: button, name: Add}}]
+    post: [{expect: {text: {css: button, equals: done}}}]
+    fallback: [{do: [{click: "#add2"}], when: action}]
+""",
+    )
+    assert result.label == "recovered", result.message
+    (attempt,) = result.steps[0].attempts
+    assert attempt.phase == "action" and "#add2" in attempt.fallback
+
+
+@pytest.mark.browser
+def test_a_fallback_for_the_action_is_not_tried_when_a_post_check_fails(page: Page) -> None:
+    result = _run_on(
+        page,
+        '<button onclick="window.clicks = (window.clicks || 0) + 1">Add</button>',
+        """steps:
+  - action: Click Add
+    do: [{click: {role: button, name: Add}}]
+    post: [{expect: {js: "window.clicks === 5"}}]
+    fallback: [{do: [{click: "button"}], when: action}]
+""",
+    )
+    assert result.status == "failed"
+    assert result.steps[0].attempts == []  # no second click: the action went through, the check failed
+    assert page.evaluate("window.clicks") == 1
