@@ -33,6 +33,10 @@ command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
 case ",$EXTRAS," in
   *,test,*) [ -x /usr/bin/prometheus-pushgateway ] || ! command -v apt-get >/dev/null 2>&1 || apt_packages+=(prometheus-pushgateway) ;;
 esac
+# The tests open Playwright's recorder (reuseit record) in a headed browser on a virtual screen.
+case ",$EXTRAS," in
+  *,test,*) command -v Xvfb >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1 || apt_packages+=(xvfb) ;;
+esac
 # Debian's headless shell: headless runs launch it when it is there (a third of the full browser's
 # CPU per page). Where the system has no such package, they use the full Chromium.
 want_shell=0

@@ -18,12 +18,15 @@ import functools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Page
 
 from tests.support.recorder import record
 from tests.support.serve import Served
@@ -318,3 +321,62 @@ def test_a_site_that_is_down_when_deriving_is_one_line_and_nothing_written(tmp_p
     assert line.startswith(f"cannot import {rec}: the site cannot be reached to derive checks")
     assert "Traceback" not in done.stdout + done.stderr
     assert not (tmp_path / "out").exists()
+
+
+XVFB = shutil.which("Xvfb")
+
+
+@pytest.fixture
+def display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A virtual screen (Xvfb) for the recorder's headed browser and window."""
+    number = 90 + os.getpid() % 800
+    proc = subprocess.Popen(["Xvfb", f":{number}", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+    socket = Path(f"/tmp/.X11-unix/X{number}")
+    for _ in range(100):
+        if socket.exists():
+            break
+        time.sleep(0.05)
+    monkeypatch.setenv("DISPLAY", f":{number}")
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(XVFB is None, reason="Xvfb is not installed: bash ci/install.sh")
+def test_record_opens_playwrights_recorder_and_imports_what_was_clicked(
+    todo_sites: dict[str, str], tmp_path: Path, display: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_reuseit.browser import recorder
+    from pytest_reuseit.cli import main
+
+    def click_through(page: Page) -> None:  # what a person does in the recorder's window
+        page.wait_for_timeout(300)
+        page.locator("#new-todo").click()
+        page.keyboard.type("walk the dog")
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(500)
+        page.close()
+
+    real = recorder.record
+    monkeypatch.setattr(recorder, "record", lambda url, output, *a, **k: real(url, output, drive=click_through))
+    out = tmp_path / "flows" / "dog.reuseit.yaml"
+    kept = tmp_path / "dog.jsonl"
+    code = main(
+        [
+            "record",
+            f"{todo_sites['ran']}/examples/vanillajs/",
+            "-o",
+            str(out),
+            "--keep-recording",
+            str(kept),
+            "--runs",
+            "1",
+        ]
+    )
+    assert code == 0
+    first = json.loads(kept.read_text().splitlines()[0])
+    assert first["browserName"] == "chromium"  # the recorder's own file: its header, then the actions
+    text = out.read_text()
+    assert "{fill: {role: textbox, name: What needs to be done?, value: '{what_needs_to_be_done}'}}" in text, text
+    assert "walk the dog" in text

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
+
 from .. import api
+from ..browser import recorder
 from ..engine.result import RunResult
+from ..errors import ReuseitError
 from ..importing.pipeline import Importer, ImportOptions, Summary, find_sources
 from ..runtime import Runtime
 from ..workflow.loader import LoadedWorkflow
@@ -150,11 +152,13 @@ def cmd_record(args: argparse.Namespace) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="reuseit-record-") as tmp:
         recording = Path(args.keep_recording) if args.keep_recording else Path(tmp) / "recording.jsonl"
-        command = [sys.executable, "-m", "playwright", "codegen", "--target", "jsonl", "-o", str(recording)]
-        browser = os.environ.get("REUSEIT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-        env = {**os.environ, "PLAYWRIGHT_CHROMIUM_EXECUTABLE_PATH": browser}
-        code = subprocess.call([*command, args.url], env=env)
-        if code != 0 or not recording.exists() or not recording.read_text(encoding="utf-8").strip():
-            print(f"reuseit record: the recorder ended (exit {code}) with nothing recorded", file=sys.stderr)
+        print(f"recording {args.url}: click through the flow, then close the browser window", flush=True)
+        try:
+            recorder.record(args.url, recording)
+        except (PlaywrightError, ReuseitError) as exc:
+            print(f"reuseit record: the recorder could not run: {str(exc).splitlines()[0]}", file=sys.stderr)
+            return 2
+        if not recording.exists() or not recording.read_text(encoding="utf-8").strip():
+            print("reuseit record: the window closed with nothing recorded", file=sys.stderr)
             return 2
         return _import([recording], opt, args.score)

@@ -34,10 +34,10 @@ def looks_like(path: Path) -> bool:
     """A ``.jsonl`` file whose first line is one of the recorder's actions."""
     try:
         with path.open(encoding="utf-8") as f:
-            first = json.loads(f.readline() or "null")
+            lines = [json.loads(f.readline() or "null") for _ in range(2)]
     except (OSError, ValueError):
         return False
-    return isinstance(first, dict) and "name" in first and "signals" in first
+    return any(isinstance(x, dict) and "name" in x and "signals" in x for x in lines)
 
 
 def read(path: Path) -> Demonstration:
@@ -55,6 +55,8 @@ def read(path: Path) -> Demonstration:
             raise UnreadableInput(
                 f"{path}:{n}: not JSON: not a file playwright codegen wrote (--target jsonl)"
             ) from None
+        if isinstance(action, dict) and "browserName" in action and "name" not in action:
+            continue  # the file's header: the browser and context the recorder opened
         if not isinstance(action, dict) or "name" not in action:
             raise UnreadableInput(f"{path}:{n}: no action name: not a file playwright codegen wrote (--target jsonl)")
         _one(demo, action, f"{path}:{n}")
