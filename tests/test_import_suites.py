@@ -345,7 +345,11 @@ def display(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.skipif(XVFB is None, reason="Xvfb is not installed: bash ci/install.sh")
 def test_record_opens_playwrights_recorder_and_imports_what_was_clicked(
-    todo_sites: dict[str, str], tmp_path: Path, display: str, monkeypatch: pytest.MonkeyPatch
+    todo_sites: dict[str, str],
+    tmp_path: Path,
+    display: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     from pytest_reuseit.browser import recorder
     from pytest_reuseit.cli import main
@@ -374,7 +378,7 @@ def test_record_opens_playwrights_recorder_and_imports_what_was_clicked(
             "1",
         ]
     )
-    assert code == 0
+    assert code == 0, capsys.readouterr()
     first = json.loads(kept.read_text().splitlines()[0])
     assert first["browserName"] == "chromium"  # the recorder's own file: its header, then the actions
     text = out.read_text()

@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -154,7 +155,9 @@ def cmd_record(args: argparse.Namespace) -> int:
         recording = Path(args.keep_recording) if args.keep_recording else Path(tmp) / "recording.jsonl"
         print(f"recording {args.url}: click through the flow, then close the browser window", flush=True)
         try:
-            recorder.record(args.url, recording)
+            # A thread of its own: the caller's thread may already run a sync Playwright (one per thread).
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="reuseit-record") as thread:
+                thread.submit(recorder.record, args.url, recording).result()
         except (PlaywrightError, ReuseitError) as exc:
             print(f"reuseit record: the recorder could not run: {str(exc).splitlines()[0]}", file=sys.stderr)
             return 2

@@ -46,6 +46,9 @@ log = logging.getLogger(__name__)
 RunFn = Callable[[LoadedWorkflow, Any, str, str], RunResult]
 # Candidates per step: enough to say what the step did, few enough to read and to run.
 MAX_PER_STEP = 4
+# The key of the start page's candidates (pre checks of step 1), and how many: its headings.
+START = -1
+MAX_START = 3
 # A candidate is judged on a page whose checks have just held: it is there or it is not.
 JUDGE_MS = 400
 
@@ -123,15 +126,25 @@ class Deriver:
         pass
 
     def action(self, page: Page, step: int, when: str) -> None:
-        if when == "before":
-            self._before[step] = self._look(page)
+        if when != "before":
+            return
+        self._before[step] = self._look(page)
+        if step == 0:
+            # The start page, as it opened: its headings say the page is the one the steps need
+            # (TodoMVC's, with the side panel a request fills), checked before step 1.
+            if self.runs == 1:
+                self.candidates[START] = self._start_candidates(self._before[0], page)
+            self._judge(page, START)
 
     def step_end(self, page: Page, step: int | None) -> None:
         if step is None or step not in self._before:
             return
+        if self.runs == 1:
+            self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page), page)
+        self._judge(page, step)
+
+    def _judge(self, page: Page, step: int) -> None:
         try:
-            if self.runs == 1:
-                self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page), page)
             values = Values(params={**self.render_params, "unique": self.unique}, builtins={"base_url": self.origin})
             for c in self.candidates.get(step, []):
                 c.held += self._holds(page, c.check, values)
@@ -139,6 +152,15 @@ class Deriver:
                     c.general_held += self._holds(page, c.general, values)
         except PlaywrightError as exc:  # the page went away: these candidates did not hold here
             log.debug("derive: no look at step %s: %s", step + 1, exc)
+
+    def _start_candidates(self, start: PageSnapshot, page: Page) -> list[Candidate]:
+        found: list[dict[str, Any]] = []
+        for line in start.aria.splitlines():
+            loc = aria_line_check(line)
+            if loc is not None and loc.get("role") == "heading" and _count(page, loc) == 1:
+                found.append({"visible": {**{k: self._written(v) for k, v in loc.items()}, "exact": True}})
+        existing = {repr(c.get("expect")) for c in self._file_checks(0, "pre")}
+        return [Candidate(c, START) for c in found if repr(c) not in existing][:MAX_START]
 
     def _look(self, page: Page) -> PageSnapshot:
         return page_snapshot(page, self._mask)
@@ -221,9 +243,9 @@ class Deriver:
             return "{base_url}" + self._written(rel[len("{base_url}") :])
         return self._written(url)
 
-    def _file_checks(self, step: int) -> list[dict[str, Any]]:
+    def _file_checks(self, step: int, phase: str = "post") -> list[dict[str, Any]]:
         steps = self.composed.doc.get("steps") or []
-        return list(steps[step].get("post") or []) if step < len(steps) else []
+        return list(steps[step].get(phase) or []) if step < len(steps) else []
 
     def kept(self) -> tuple[dict[int, list[tuple[dict[str, Any], str]]], int]:
         """Per step, the checks that held in every run with their comment; and how many were dropped."""
@@ -232,9 +254,8 @@ class Deriver:
         for step, cands in sorted(self.candidates.items()):
             for c in cands:
                 if c.held == self.runs:
-                    out.setdefault(step, []).append(
-                        (c.check, f"derived: after this step in {c.held} of {self.runs} runs")
-                    )
+                    where = "on the start page" if step == START else "after this step"
+                    out.setdefault(step, []).append((c.check, f"derived: {where} in {c.held} of {self.runs} runs"))
                 elif c.general is not None and c.general_held == self.runs:
                     out.setdefault(step, []).append(
                         (
@@ -293,13 +314,15 @@ def add_derived(composed: Composed, kept: Mapping[int, list[tuple[dict[str, Any]
     steps = composed.doc["steps"]
     n = 0
     for step, checks in kept.items():
-        item = steps[step]
-        post = item.get("post")
+        item = steps[0 if step == START else step]
+        phase = "pre" if step == START else "post"
+        post = item.get(phase)
         if post is None:
             post = CommentedSeq()
             keys = list(item.keys())
-            at = keys.index("do") + 1 if "do" in keys else len(keys)
-            item.insert(at, "post", post)
+            after = "action" if phase == "pre" else "do"
+            at = keys.index(after) + 1 if after in keys else len(keys)
+            item.insert(at, phase, post)
         for check, comment in checks:
             entry = CommentedMap(expect=flow(check))
             entry.yaml_add_eol_comment(comment, "expect")
