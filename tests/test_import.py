@@ -135,7 +135,7 @@ def on_page(page: Page) -> Page:
     return page
 
 
-def _judge(page: Page, mapping: dict[str, Any], timeout_ms: float = 300) -> tuple[bool, str]:
+def _judge(page: Page, mapping: dict[str, Any], timeout_ms: float = 150) -> tuple[bool, str]:
     verdicts = check_expect(page, Expect.model_validate(mapping), lambda s: s, timeout_ms)
     return all(v.ok for v in verdicts), "; ".join(v.actual for v in verdicts)
 
@@ -157,7 +157,7 @@ def test_new_assertions_fail_with_what_the_page_shows(on_page: Page) -> None:
     assert not ok and actual == "None"  # the second row has no class at all
     ok, actual = _judge(on_page, {"empty": "#r"})
     assert not ok and actual == "not empty"
-    ok, actual = _judge(on_page, {"not": {"visible": {"role": "heading", "name": "Todos"}}}, 400)
+    ok, actual = _judge(on_page, {"not": {"visible": {"role": "heading", "name": "Todos"}}}, 200)
     assert not ok and actual == "visible"
 
 

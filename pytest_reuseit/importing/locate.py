@@ -71,8 +71,11 @@ _MAX_MARKED = 50
 
 
 def _role(loc: PwLocator) -> str:
-    """The element's ARIA role as its snapshot names it ("checkbox"); "" for text or none."""
+    """The element's ARIA role as its snapshot names it ("checkbox"); "" for text or none, or
+    when there is no such element (an ancestor above the root: no wait for it to appear)."""
     try:
+        if loc.count() == 0:
+            return ""
         first = loc.aria_snapshot(timeout=_FIND_MS).strip().splitlines()[0]
     except (PlaywrightError, IndexError):
         return ""
@@ -137,6 +140,8 @@ def _candidates(page: Page, loc: PwLocator, n: int) -> Iterator[str]:
     for level in range(1, 5):
         ancestor = first.locator(f"xpath=ancestor::*[{level}]")
         try:
+            if ancestor.count() == 0:
+                break
             outer = _normalized(ancestor)
         except PlaywrightError:
             break
