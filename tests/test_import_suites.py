@@ -384,3 +384,28 @@ def test_record_opens_playwrights_recorder_and_imports_what_was_clicked(
     text = out.read_text()
     assert "{fill: {role: textbox, name: What needs to be done?, value: '{what_needs_to_be_done}'}}" in text, text
     assert "walk the dog" in text
+
+
+@pytest.mark.slow
+def test_a_workflow_that_does_not_pass_on_the_site_is_written_and_exits_1(
+    todo_sites: dict[str, str], tmp_path: Path
+) -> None:
+    url = f"{todo_sites['ran']}/examples/vanillajs/"
+    rec = {
+        "title": "Count the todos",
+        "steps": [
+            {"type": "navigate", "url": url},
+            {"type": "change", "value": "buy milk", "selectors": [["aria/What needs to be done?"], ["#new-todo"]]},
+            {"type": "keyDown", "key": "Enter"},
+            {"type": "keyUp", "key": "Enter"},
+            # What the recording asserted is not what the site shows: 1 todo, not 2.
+            {"type": "waitForElement", "selectors": [["#todo-list li"]], "operator": "==", "count": 2},
+        ],
+    }
+    path = tmp_path / "count.json"
+    path.write_text(json.dumps(rec))
+    done = _reuseit("import", str(path), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "does not pass on the site: run 1 of 1: step 2" in done.stdout and "failed" in done.stdout, done.stdout
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    assert "equals: 2}}" in written.read_text()  # the recording's own check, kept as it said
