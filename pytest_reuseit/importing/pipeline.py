@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +22,7 @@ from playwright.sync_api import Browser
 from ..engine.result import RunResult
 from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow, parse
+from ..workflow.placeholders import new_unique
 from . import chrome, codegen, trace
 from .compose import Composed, compose, file_name, site_origin
 from .demo import Demonstration, UnreadableInput
@@ -98,20 +96,14 @@ def find_sources(paths: list[str]) -> list[Path]:
     """The files to import: those given, and in folders every trace, recording and codegen file."""
     out: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            for f in sorted(p.rglob("*")):
-                if (
-                    f.suffix == ".zip"
-                    and trace.is_trace(f)
-                    or f.suffix == ".jsonl"
-                    and codegen.looks_like(f)
-                    or f.suffix == ".json"
-                    and _is_recording(f)
-                ):
-                    out.append(f)
-        else:
-            out.append(p)
+        out.extend(sorted(f for f in p.rglob("*") if _importable(f)) if p.is_dir() else [p])
     return out
+
+
+def _importable(f: Path) -> bool:
+    """Whether a file found in a folder is one of the sources (by what it holds, not its name alone)."""
+    looks = {".zip": trace.is_trace, ".jsonl": codegen.looks_like, ".json": _is_recording}.get(f.suffix)
+    return looks is not None and looks(f)
 
 
 def _is_recording(path: Path) -> bool:
@@ -127,8 +119,9 @@ def read_source(path: Path) -> Demonstration:
         raise UnreadableInput(f"{path}: no such file")
     if path.is_dir():
         raise UnreadableInput(f"{path}: a folder with no trace, recording or codegen file in it")
-    head = path.read_bytes()[:4]
-    if head.startswith(b"PK"):
+    with path.open("rb") as f:
+        head = f.read(2)
+    if head == b"PK":
         return trace.read(path)
     if path.suffix == ".zip":
         raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
@@ -198,18 +191,17 @@ def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, st
     return check
 
 
-def _unique() -> str:
-    return f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
-
-
-def _load(text: str, folder: Path, name: str) -> LoadedWorkflow:
-    return parse(text, str(folder / name), str(folder), builtin_names=("base_url", "unique"))
+def _load(composed: Composed, path: Path) -> LoadedWorkflow:
+    """The composed workflow as the runner loads it, as if it were the file at ``path`` (files it
+    uploads are looked up beside it)."""
+    return parse(composed.text(), str(path), str(path.parent), builtin_names=("base_url", "unique"))
 
 
 def _first_failure(result: RunResult) -> str:
     for step in result.steps:
         if step.status in ("failed", "broken"):
-            return f"step {step.index} ('{step.action}') {step.status}: {(step.error or result.message).splitlines()[0] if (step.error or result.message) else ''}"
+            why = (step.error or result.message or "").splitlines()
+            return f"step {step.index} ('{step.action}') {step.status}: {why[0] if why else ''}"
     return (result.message or result.status).splitlines()[0]
 
 
@@ -249,41 +241,37 @@ class Importer:
         origin = site_origin(demo, self.opt.base_url)
         selectors, facts, complete = self._targets(demo)
         runs = 0
-        with tempfile.TemporaryDirectory(prefix="reuseit-import-") as tmp:
-            folder = Path(tmp)
+        composed = compose(demo, selectors, facts, self.opt.base_url)
+        if self.opt.derive and not complete:
+            # The source's selectors alone: find each element on the live page (run 1 of runs + 1).
+            resolver = Resolver(composed.groups)
+            result = self._run(composed, self._loaded(source, composed, target), resolver, origin)
+            runs += 1
+            self._site_up(source, result)
+            for (i, j), (person, fact, _) in resolver.found.items():
+                step = composed.groups[i][j]
+                n = demo.steps.index(step)
+                if step.target is not None:
+                    selectors[n] = person_selectors(person, step.target.selectors)
+                    facts[n] = fact
             composed = compose(demo, selectors, facts, self.opt.base_url)
-            if self.opt.derive and not complete:
-                # The source's selectors alone: find each element on the live page (run 1 of runs + 1).
-                resolver = Resolver(composed.groups)
-                result = self._run(composed, folder, resolver, origin)
+        failure = ""
+        if self.opt.derive:
+            loaded = self._loaded(source, composed, target)  # the same workflow for every derivation run
+            deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
+            for n in range(self.opt.runs):
+                unique = new_unique()
+                deriver.start_run(unique)
+                result = self._run(composed, loaded, deriver, origin, unique)
                 runs += 1
-                self._site_up(source, result)
-                for (i, j), (person, fact, _) in resolver.found.items():
-                    step = composed.groups[i][j]
-                    n = demo.steps.index(step)
-                    if step.target is not None:
-                        selectors[n] = person_selectors(person, step.target.selectors)
-                        facts[n] = fact
-                composed = compose(demo, selectors, facts, self.opt.base_url)
-            failure = ""
-            if self.opt.derive:
-                deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
-                for n in range(self.opt.runs):
-                    unique = _unique()
-                    deriver.start_run(unique)
-                    result = self._run(composed, folder, deriver, origin, unique)
-                    runs += 1
-                    if n == 0:
-                        self._site_up(source, result)
-                    if result.status not in ("passed", "recovered", "healed") and not failure:
-                        failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
-                kept, composed.dropped = deriver.kept()
-                composed.derived = add_derived(composed, kept)
-            text = composed.text()
-            try:
-                _load(text, folder, target.name)
-            except WorkflowFormatError as exc:  # a bug of ours: say it, write nothing
-                raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
+                if n == 0:
+                    self._site_up(source, result)
+                if result.status not in ("passed", "recovered", "healed") and not failure:
+                    failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
+            kept, composed.dropped = deriver.kept()
+            composed.derived = add_derived(composed, kept)
+        self._loaded(source, composed, target)  # the file as written, checked as the runner reads it
+        text = composed.text()
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
         line = self._line(target, composed, runs)
@@ -299,12 +287,18 @@ class Importer:
         selectors = [list(s.target.selectors) if s.target else [] for s in demo.steps]
         return selectors, [{} for _ in demo.steps], all(s.target is None for s in demo.steps)
 
-    def _run(self, composed: Composed, folder: Path, probe: Any, origin: str, unique: str = "") -> RunResult:
-        loaded = _load(composed.text(), folder, "import.reuseit.yaml")
+    @staticmethod
+    def _loaded(source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
+        try:
+            return _load(composed, target)
+        except WorkflowFormatError as exc:  # a bug of ours: say it, write nothing
+            raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
+
+    def _run(self, composed: Composed, loaded: LoadedWorkflow, probe: Any, origin: str, unique: str = "") -> RunResult:
         # The secrets the demonstration typed, in this process's environment for the import's own
         # runs only (the file reads them from there as {secret.NAME}); as they were afterwards.
         with mock.patch.dict(os.environ, composed.typed.secrets):
-            return self.run(loaded, probe, unique or _unique(), origin)
+            return self.run(loaded, probe, unique or new_unique(), origin)
 
     @staticmethod
     def _site_up(source: Path, result: RunResult) -> None:

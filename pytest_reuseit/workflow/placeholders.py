@@ -29,6 +29,11 @@ MASK = "***"
 MIN_SECRET_LENGTH = 4
 
 
+def new_unique() -> str:
+    """A value for ``{unique}``: the clock in milliseconds and a random suffix, in hex."""
+    return f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
+
+
 def names_in(text: str) -> Iterator[str]:
     """Every placeholder name used in ``text`` (``env.X``/``secret.X`` included)."""
     if "{" not in text:  # most strings of a file: a scan for a brace is far cheaper than the pattern's
@@ -114,7 +119,7 @@ class Values:
         """The language's own built-ins (what no source above defines), else the error naming them."""
         if name == "unique":
             if not self.unique:
-                self.unique = f"{int(time.time() * 1000):x}{secrets.token_hex(2)}"
+                self.unique = new_unique()
             return self.unique
         hint = " (pass --base-url or set it in params)" if name == "base_url" else ""
         raise PlaceholderError(
