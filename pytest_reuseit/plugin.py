@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import shlex
 import tempfile
 from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
@@ -385,9 +386,22 @@ def _write_record(config: pytest.Config, result: RunResult, nodeid: str, *, skip
         record = records.record_of(result, nodeid)
         if skipped:
             record["status"] = "skipped"
+            record["proven"] = []  # an expected failure (a known defect) proposes nothing
+        if record["proven"]:
+            record["heal_command"] = _heal_command(config)
         records.write(results_dir, record)
     except OSError as exc:
         log.warning("could not write the run record of %s into %s: %s", nodeid, results_dir, exc)
+
+
+def _heal_command(config: pytest.Config) -> str:
+    """The command that writes this session's proven edits: its healing.json is where the
+    session's output folder is (``reuseit heal`` looks in the default one by itself)."""
+    runtime = config.stash.get(RUNTIME, None)
+    output = runtime.settings.output if runtime is not None else settings_mod.default("output")
+    if output == settings_mod.default("output"):
+        return "reuseit heal --apply"
+    return f"reuseit heal --from {shlex.quote(str(Path(output) / 'healing.json'))} --apply"
 
 
 def _visible_fixtures(item: pytest.Item) -> list[str]:
@@ -466,7 +480,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                     "replacement": h.replacement,
                 }
                 for h in result.healing
-            ],
+            ]
+            # An expected failure (xfail: a known defect) proposes nothing.
+            + ([] if report.skipped else [records.proven_entry(e, result.file) for e in result.proven]),
             "usage": {
                 "calls": result.usage.calls,
                 "cache_hits": result.usage.cache_hits,

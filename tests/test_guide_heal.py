@@ -335,7 +335,7 @@ def test_heal_without_a_healing_file_says_how_to_get_one(shop_dir: Path, capsys:
     assert main(["heal"]) == 2
     err = capsys.readouterr().err
     assert "reuseit-output/healing.json" in err
-    assert "run pytest with a model enabled first; healed runs write it" in err
+    assert "run pytest first; runs that healed, and failures the history explains, write it" in err
     assert "Traceback" not in err
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ..errors import ReuseitError
 from ..llm.schemas import AGENT_ACTIONS
+from .history_edits import HistoryEdit
 from .yamledit import WorkflowDoc, YamlEditError
 
 # What the agent's record looks like when it did not act on an element: "press 'Enter'", "back".
@@ -59,20 +60,30 @@ class HealingFileError(ReuseitError):
     """The healing suggestions file cannot be read."""
 
 
-def read_suggestions(path: Path) -> list[Suggestion]:
+def read_healing(path: Path) -> tuple[list[Suggestion], list[HistoryEdit]]:
+    """The healed locators and the history's proven edits (``origin: history``) of ``path``."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise HealingFileError(
-            f"no healing suggestions at {path}: run pytest with a model enabled first; healed runs write it "
-            "(or pass --from PATH)"
+            f"no healing suggestions at {path}: run pytest first; runs that healed, and failures the "
+            "history explains, write it (or pass --from PATH)"
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise HealingFileError(f"cannot read {path}: {exc}") from None
     if not isinstance(data, list):
         raise HealingFileError(f"{path}: expected a JSON list of healing suggestions, got {type(data).__name__}")
     out: list[Suggestion] = []
+    proven: list[HistoryEdit] = []
     for n, item in enumerate(data):
+        if isinstance(item, dict) and item.get("origin") == "history":
+            try:
+                edit = HistoryEdit.from_entry(item)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise HealingFileError(f"{path}: entry {n} is not an edit the history proves: {exc!r}") from None
+            edit.path = locate(edit.file, path)
+            proven.append(edit)
+            continue
         try:
             out.append(
                 Suggestion(
@@ -89,10 +100,10 @@ def read_suggestions(path: Path) -> list[Suggestion]:
             raise HealingFileError(
                 f"{path}: entry {n} is not a healing suggestion (needs file, step, op_index, replacement): {exc!r}"
             ) from None
-    return out
+    return out, proven
 
 
-def _locate(file: str, healing: Path) -> Path:
+def locate(file: str, healing: Path) -> Path:
     """The workflow file a suggestion names: as given (relative to here), else relative to the
     folder above the output folder (where pytest ran), else the path as given."""
     p = Path(file)
@@ -105,7 +116,7 @@ def _locate(file: str, healing: Path) -> Path:
     return p
 
 
-def _selected(path: Path, wanted: list[Path]) -> bool:
+def selected(path: Path, wanted: list[Path]) -> bool:
     if not wanted:
         return True
     real = path.resolve()
@@ -118,8 +129,8 @@ def plan(suggestions: Iterable[Suggestion], healing: Path, files: list[str]) -> 
     by_file: dict[Path, dict[tuple[int, int], list[Suggestion]]] = {}
     shown: dict[Path, str] = {}
     for s in suggestions:
-        path = _locate(s.file, healing)
-        if not _selected(path, wanted):
+        path = locate(s.file, healing)
+        if not selected(path, wanted):
             continue
         key = path.resolve()
         shown.setdefault(key, s.file)

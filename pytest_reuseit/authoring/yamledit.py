@@ -240,6 +240,46 @@ class WorkflowDoc:
             raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) has no locator to replace")
         raise self._fail(f"steps[{i}].do[{j}] is a '{kind}' op, which has no locator to replace")
 
+    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any]) -> str:
+        """Change the keys of the locator at ``steps[i].do[j]`` that name its element (``name``,
+        ``label``, ``exact``) from ``old`` to ``new``, each written as the file wrote it; every
+        other key and the op's own stay. The op must still say ``old``: a file edited since the
+        run that proposed the change is not changed again. Returns the locator as it was."""
+        op, kind = self.op(i, j)
+        arg = op[kind]
+        if not isinstance(arg, CommentedMap):
+            raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) is not a locator mapping")
+        now = {k: arg.get(k) for k in old}
+        if now != old or any(k not in old and k in arg for k in new):
+            raise self._fail(
+                f"steps[{i}].do[{j}] now says {kind} {_inline(arg)}, not {_inline(old)}: the file changed since the run"
+            )
+        before = _inline({k: v for k, v in arg.items() if k in LOCATOR_KEYS})
+        for key, value in new.items():
+            if key in arg:
+                if arg[key] != value:
+                    arg[key] = _like(arg[key], value) if isinstance(value, str) else value
+            else:
+                keys = list(arg)
+                arg.insert(keys.index(next(k for k in keys if k in old)) + len(old), key, value)
+        return before
+
+    def insert_fallback(self, i: int, fallback: dict[str, Any], comment: str = "") -> None:
+        """Put ``fallback`` (a ``do`` fallback) first in ``steps[i].fallback``, creating the list if
+        needed: it clears the way before the step's other fallbacks try anything. ``comment`` goes
+        at the end of its first line (why it is there)."""
+        step = self.step(i)
+        item = CommentedMap((k, _flow_ops(v) if k == "do" else v) for k, v in fallback.items())
+        if comment:
+            item.yaml_add_eol_comment(comment, next(iter(item)))
+        seq = step.get("fallback")
+        if seq is None:
+            _insert_key(step, "fallback", CommentedSeq([item]), STEP_KEY_ORDER)
+            return
+        if not isinstance(seq, CommentedSeq):
+            raise self._fail(f"steps[{i}].fallback is not a list")
+        seq.insert(0, item)
+
     def replace_action(self, i: int, text: str) -> str:
         """Reword ``steps[i].action``; returns the old wording. Quoting style is kept."""
         step = self.step(i)
@@ -336,6 +376,23 @@ def _flow(value: Any) -> Any:
         seq.fa.set_block_style()
         return seq
     return _quoted(value) if isinstance(value, str) and value and not value.isalnum() else value
+
+
+def _flow_ops(ops: list[Any]) -> CommentedSeq:
+    """A fallback's ``do`` list on one line: ``[{click: {role: button, name: No thanks}}]``."""
+    seq = CommentedSeq(_flow_plain(op) for op in ops)
+    seq.fa.set_flow_style()
+    return seq
+
+
+def _flow_plain(value: Any) -> Any:
+    """Nested flow mappings whose strings ruamel quotes only where YAML needs it (as people write
+    ``{role: button, name: No thanks}``)."""
+    if isinstance(value, dict):
+        out = CommentedMap((k, _flow_plain(v)) for k, v in value.items())
+        out.fa.set_flow_style()
+        return out
+    return value
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

@@ -143,6 +143,9 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
             print(f"reuseit report: {exc}", file=sys.stderr)
             return 2
         say(since.line)
+        for cause in since.data["causes"]:
+            if cause.get("heal"):
+                say(f"  {cause['summary']}: {since_last.heal_words(cause['heal'])}")
         if not suite.new:
             print(f"history {path}: this results folder was already recorded; counted once", file=sys.stderr)
         webhook = args.alert_webhook or os.environ.get(WEBHOOK_ENV)

@@ -92,6 +92,13 @@ def observe(result: RunResult, without_fallback: Collection[int] | None = None) 
         renamed = _renamed(result, result.changed)
         if renamed:
             analysis.guidance = [renamed, *analysis.guidance]
+    edits = [e for e in result.proven if e.kind != "check"]
+    if edits:
+        analysis.guidance.append(
+            f"`reuseit heal` shows {'this edit' if len(edits) == 1 else 'these edits'} ({'; '.join(e.summary for e in edits)}) "
+            "as a diff of the file and `reuseit heal --apply` writes it: the comparison with the last pass proves it, "
+            "no model involved."
+        )
     return analysis
 
 

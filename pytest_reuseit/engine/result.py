@@ -106,6 +106,31 @@ class HealingSuggestion:
 
 
 @dataclass
+class ProvenEdit:
+    """An edit of the workflow file that the failing run's comparison with its last pass proves,
+    no model involved (engine/proven.py): ``reuseit heal`` shows it and, with ``--apply``, writes it.
+
+    ``kind``: ``locator`` (the element an op used was renamed: ``old`` -> ``new``, LOC mappings as
+    written, placeholders kept), ``fallback`` (a dialog new since the last pass covers the page:
+    ``new`` is the fallback that dismisses it by its own button), or ``check`` (a check no longer
+    holds: the possible regression, shown and never applied; ``old``/``new`` are what it expects
+    and what the page shows)."""
+
+    kind: Literal["locator", "fallback", "check"]
+    step: int  # 1-based
+    line: int
+    summary: str  # one line for a person: 'button "Add to cart" renamed "Add to basket"'
+    cause: str  # what makes the same edit in two files one cause ("renamed|button|Add to cart|Add to basket")
+    op_index: int = -1  # 0-based, for a locator edit
+    old: Any = None
+    new: Any = None
+    digest: str = ""  # the file's fingerprint as the run loaded it (workflow/source.py)
+    since: str = ""  # when the run last passed (ISO 8601)
+    removed: list[str] = field(default_factory=list)  # the evidence: lines that left the page...
+    added: list[str] = field(default_factory=list)  # ...and lines that appeared, since that pass
+
+
+@dataclass
 class StepResult:
     index: int  # 1-based, as users count steps
     action: str
@@ -216,6 +241,8 @@ class RunResult:
     # That last pass's screenshot of the same step, when it kept one (its file may be gone since:
     # the picture is held here).
     last_pass_screenshot: Screenshot | None = None
+    # What that comparison proves the file should say now (engine/proven.py); masked like the rest.
+    proven: list[ProvenEdit] = field(default_factory=list)
 
     @property
     def recovered(self) -> bool:

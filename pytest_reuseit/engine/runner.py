@@ -35,6 +35,7 @@ from .analysis import observe
 from .context import RunContext, RunOptions
 from .judging import first_failure, judge_all, why
 from .ports import Models
+from .proven import prove
 from .recovery import recover
 from .result import Phase, RunResult, StepResult
 from .screenshots import take_shot
@@ -114,6 +115,7 @@ def execute(
         _changed_since_last_pass(ctx)
     # Mask first: the analysis quotes verdicts and messages, and the analyst sends them to a model.
     _mask_result(ctx)
+    result.proven = prove(result, loaded, values)
     if result.status in ("failed", "broken"):
         # Which steps declare no fallback, so the analysis can say why a step made no attempt.
         observed = observe(result, without_fallback={n + 1 for n, s in enumerate(wf.steps) if not s.fallback})

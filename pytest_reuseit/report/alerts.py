@@ -100,9 +100,17 @@ def _failing(failing: list[dict[str, Any]], cause_of: dict[str, dict[str, Any]])
         cause = cause_of.get(cause_id, {})
         summary = cause.get("summary") or (f"cause {cause_id}" if cause_id else "cause not known")
         head = f"Failing ({len(group)} run{'s' if len(group) != 1 else ''}): {_code(summary)}"
-        lines = [head, *_changed(cause.get("changed")), _items(group, _run_line)]
+        lines = [head, _heal(cause.get("heal")), *_changed(cause.get("changed")), _items(group, _run_line)]
         parts.append("\n".join(line for line in lines if line))
     return parts
+
+
+def _heal(heal: Any) -> str:
+    """The fix the history proves, as a command to run (it edits files; without --apply a diff)."""
+    if not isinstance(heal, dict):
+        return ""
+    n = int(heal.get("files") or 0)
+    return f"fix proven by the history: {_code(str(heal.get('command', '')))} edits {n} file{'s' if n != 1 else ''}"
 
 
 def _changed(changed: Any) -> list[str]:

@@ -183,7 +183,20 @@ def _cause_card(cause: dict[str, Any], runs: list[dict[str, Any]]) -> str:
     tests = "".join(f"<li>{_test(r)} <span class='muted'>{_step(r)}</span></li>" for r in runs)
     return (
         f"<article class='cause'><h4>{_e(summary)} <span class='count'>{len(runs)} run{'s' if len(runs) != 1 else ''}</span></h4>"
-        f"<p class='facts'>{' · '.join(facts)}</p>{_changed(cause.get('changed'))}<ul>{tests}</ul></article>"
+        f"<p class='facts'>{' · '.join(facts)}</p>{_heal(cause.get('heal'))}{_changed(cause.get('changed'))}"
+        f"<ul>{tests}</ul></article>"
+    )
+
+
+def _heal(heal: Any) -> str:
+    """The edit the history proves for a cause, and the command that writes it."""
+    if not isinstance(heal, dict):
+        return ""
+    n = int(heal.get("files") or 0)
+    edits = "; ".join(str(e) for e in heal.get("edits") or [])
+    return (
+        f"<p class='heal'>Proven by the history: <code>{_e(heal.get('command', ''))}</code> edits "
+        f"{n} file{'s' if n != 1 else ''} ({_e(edits)}); without <code>--apply</code> it shows the diff.</p>"
     )
 
 
@@ -422,7 +435,7 @@ p.line{font-size:16px;font-weight:600;margin:6px 0 2px}p.tally{margin:0;color:va
 .cause{background:#fff;border:1px solid var(--line);border-left:4px solid var(--failed);border-radius:4px;
 padding:8px 14px;margin:8px 0}
 .cause h4{margin:2px 0;font-size:15px}.count{font-weight:400;color:var(--muted);font-size:13px}
-.facts{margin:2px 0 6px;color:#495057}.cause ul{margin:6px 0 2px;padding-left:18px}
+.facts{margin:2px 0 6px;color:#495057}.heal{margin:4px 0;padding:4px 8px;background:#e7f5ff;border-left:3px solid #1c7ed6}.cause ul{margin:6px 0 2px;padding-left:18px}
 .diff{font:12.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f8f9fa;
 border:1px solid var(--line);border-radius:3px;padding:4px 8px;white-space:pre-wrap;word-break:break-word}
 .diff .del{background:#ffe3e3;color:#c92a2a}.diff .add{background:#d3f9d8;color:#2b8a3e}.diff .ctx{color:var(--muted)}

@@ -9,6 +9,7 @@ from the run's result, which is already masked: a record adds nothing of its own
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text_atomic
-from ..engine.result import RunResult, StepResult, Verdict
+from ..engine.result import ProvenEdit, RunResult, StepResult, Verdict
 
 FORMAT = 1
 PREFIX = "reuseit-run-"
@@ -76,7 +77,16 @@ def record_of(result: RunResult, test: str) -> dict[str, Any]:
         },
         "steps": _start(result) + [_step(s) for s in result.steps],
         "changed": result.changed,
+        # What that comparison proves the file should say now (engine/proven.py): the report names
+        # `reuseit heal` for each cause that has one.
+        "proven": [proven_entry(e, result.file) for e in result.proven],
     }
+
+
+def proven_entry(edit: ProvenEdit, file: str) -> dict[str, Any]:
+    """A proven edit as records and healing.json keep it (``origin: history`` tells it from an
+    agent's healed locator there)."""
+    return {"origin": "history", "file": file, **dataclasses.asdict(edit)}
 
 
 def _step(step: StepResult) -> dict[str, Any]:

@@ -301,8 +301,39 @@ def _causes(history: History, suite: SuiteRun, records: list[dict[str, Any]]) ->
             cause["changed"] = changed_since_pass(history, suite, record)
     for cause in causes.values():
         cause["summary"] = _renamed_summary(cause) or cause["summary"]
+        cause["heal"] = heal_of([r for r in records if r.get("cause") == cause["id"]])
     # The cause that breaks the most runs first.
     return sorted(causes.values(), key=lambda c: (-len(c["tests"]), c["summary"]))
+
+
+def heal_of(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The edits the history proves for one cause's runs (engine/proven.py): the command that
+    writes them and how many files it touches; None when nothing is proven."""
+    edits = [
+        p
+        for r in records
+        for p in r.get("proven") or []
+        if isinstance(p, dict) and p.get("kind") in ("locator", "fallback")
+    ]
+    if not edits:
+        return None
+    files = sorted({str(p.get("file", "")) for p in edits})
+    command = next((str(r["heal_command"]) for r in records if r.get("heal_command")), "reuseit heal --apply")
+    return {
+        "command": command,
+        "files": len(files),
+        "workflows": files,
+        "edits": sorted({str(p.get("summary", "")) for p in edits}),
+    }
+
+
+def heal_words(heal: dict[str, Any]) -> str:
+    """The one line every morning output gives a cause with a proven edit."""
+    n = int(heal.get("files") or 0)
+    return (
+        f"proven by the history: `{heal.get('command')}` edits {n} file{'s' if n != 1 else ''} "
+        f"({'; '.join(str(e) for e in heal.get('edits') or [])}); without --apply it shows the diff"
+    )
 
 
 def _renamed_summary(cause: dict[str, Any]) -> str:

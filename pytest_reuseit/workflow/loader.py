@@ -26,7 +26,7 @@ from .placeholder_checks import (
     texts_of,
 )
 from .placeholders import MIN_SECRET_LENGTH, PLACEHOLDER, names_in
-from .source import Source, format_path, validation_problems
+from .source import Source, digest_of, format_path, validation_problems
 from .steps import Step
 from .yaml_reader import index_lines, read_yaml
 
@@ -221,7 +221,7 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
         update["usefixtures"] = tuple(fixtures)
     return LoadedWorkflow(
         wf.model_copy(update=update) if update else wf,
-        Source(source.path, lines),
+        Source(source.path, lines, source.digest),
         loaded.folder,
         tuple(origins),
         session,
@@ -277,7 +277,7 @@ def parse(
     node, data = read_yaml(text, path)
     if node is not None:
         index_lines(node, (), source_lines)
-    source = Source(path, source_lines)
+    source = Source(path, source_lines, digest_of(text))
     if not isinstance(data, dict):
         kind = "empty" if data is None else f"a {type(data).__name__}"
         raise WorkflowFormatError(

@@ -4,6 +4,7 @@ and pydantic's validation errors turned into one readable line per place:
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,9 @@ class Source:
 
     path: str
     lines: dict[tuple[str | int, ...], int] = field(default_factory=dict, hash=False, compare=False)
+    # The text's fingerprint when it was loaded: an edit proposed by a run of this text is refused
+    # once the file reads otherwise (``reuseit heal``).
+    digest: str = field(default="", compare=False)
 
     def line(self, *doc_path: str | int) -> int:
         """Line of the deepest known node on ``doc_path`` (1-based)."""
@@ -35,6 +39,11 @@ class Source:
 
     def where(self, *doc_path: str | int) -> str:
         return f"{self.path}:{self.line(*doc_path)}"
+
+
+def digest_of(text: str) -> str:
+    """The fingerprint :attr:`Source.digest` holds: enough to tell two versions of a file apart."""
+    return hashlib.sha256(text.replace("\r\n", "\n").encode("utf-8")).hexdigest()[:16]
 
 
 def format_path(doc_path: tuple[str | int, ...]) -> str:
