@@ -6,6 +6,7 @@ calls the engine), text to ``report.text``, Allure to ``report.allure``.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import logging
 import shlex
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from _pytest.fixtures import TopRequest
 
-from . import hookspecs
+from . import hookspecs, project
 from . import settings as settings_mod
 from .engine.ports import Probe
 from .engine.result import RunResult
@@ -124,6 +125,8 @@ def pytest_configure(config: pytest.Config) -> None:
     except ReuseitError as exc:
         raise pytest.UsageError(f"pytest-reuseit: {exc}") from None
     root = _root(config)
+    if resolved.history:
+        resolved = dataclasses.replace(resolved, history=str(_history_file(config, root, resolved.history)))
     if not config.option.collectonly:
         _check_output_folder(root / resolved.output, resolved.output)
     config.stash[SITES] = LocalSites()
@@ -147,6 +150,15 @@ def _root(config: pytest.Config) -> Path:
     worker on another machine (``--tx ssh=...``) has no such folder and keeps its own."""
     given = getattr(config, "workerinput", {}).get(ROOT_KEY)
     return Path(given) if given and Path(given).is_dir() else Path(str(config.rootpath))
+
+
+def _history_file(config: pytest.Config, root: Path, value: str) -> Path:
+    """The nightly history the runs read, where ``reuseit report`` run in the same folder writes it
+    (project.history_file). With an ini file both start from its folder, the rootdir. With none,
+    pytest's rootdir follows the test paths given (``pytest workflows`` makes it workflows/), so
+    the runs start from the project found as the command finds it."""
+    base = root if config.inipath is not None else project.find(config.invocation_params.dir).root
+    return base / value
 
 
 def _check_output_folder(folder: Path, given: str) -> None:

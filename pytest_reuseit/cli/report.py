@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .. import project
 from ..atomic import write_text_atomic
 from ..report import alerts, allure_files, history, metrics, monitor, records, since_last
 from .output import say
@@ -132,7 +133,7 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
     if args.no_history:
         print("history off (--no-history): nothing compared with the last run", file=sys.stderr)
     else:
-        path = Path(args.history or os.environ.get(history.ENV) or history.DEFAULT_PATH)
+        path = project.history_file(args.history)
         try:
             with history.writing(path) as kept:
                 since_last.annotate(found)  # each failure's cause id goes into the history with it
@@ -240,7 +241,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--history",
         metavar="FILE",
-        help=f"the nightly history (SQLite) this report is added to [${history.ENV} or {history.DEFAULT_PATH}]",
+        help=f"the nightly history (SQLite) this report is added to [ini reuseit_history, ${history.ENV} or "
+        f"{history.DEFAULT_PATH}, from the rootdir of pytest run here: the file the runs read]",
     )
     p.add_argument("--no-history", action="store_true", help="neither read nor write a history this time")
     p.add_argument(
