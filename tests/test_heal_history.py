@@ -1,0 +1,182 @@
+"""The morning after a deploy, as a team lives it: the night's failures come with the edits the
+history proves, ``reuseit heal`` shows them as one diff per cause, ``--apply`` writes them, and the
+workflows pass on the changed shop. No model is configured anywhere here.
+
+The shop (tests/support/heal_shop.py) passes a first night; the deploy then renames "Add to cart"
+(two workflows use it: one cause, two files) and "Sign in" (typed into after a secret password),
+puts a modal cookie dialog over the deals page (its workflow has no fallback), and changes the tea's
+price that a check expects (the possible regression: shown, never applied).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_reuseit import cli
+from pytest_reuseit.workflow.loader import load
+from tests.support.heal_shop import WORKFLOWS, Deploy, handler
+from tests.support.serve import Served
+from tests.support.webhook import Hook
+
+pytestmark = pytest.mark.slow
+
+PASSWORD = "tea-Leaf-7734-secret"
+ADDS = ["workflows/add-mug.reuseit.yaml", "workflows/add-tea.reuseit.yaml"]
+
+
+class Morning:
+    """The team's folder, its history and the shop: nights and commands, run as the team runs them."""
+
+    def __init__(self, pytester: pytest.Pytester, site: Served, deploy: Deploy, hook: Hook) -> None:
+        self.pytester, self.root, self.site, self.deploy, self.hook = pytester, pytester.path, site, deploy, hook
+        (self.root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+        for name, text in WORKFLOWS.items():
+            self.path(name).parent.mkdir(exist_ok=True)
+            self.path(name).write_text(text, encoding="utf-8")
+        self.count = 0
+
+    def path(self, name: str) -> Path:
+        return self.root / "workflows" / name
+
+    def night(self) -> tuple[dict[str, int], str, dict[str, Any]]:
+        """pytest on the workflows, then `reuseit report`: outcome counts, the report's output, since-last.json."""
+        self.count += 1
+        results, output = f"results-{self.count}", f"report-{self.count}"
+        run = self.pytester.runpytest("workflows", "-p", "no:cacheprovider", "-q", "--base-url", self.site.url,
+                                      "--alluredir", results)  # fmt: skip
+        assert run.ret in (0, 1), run.stdout.str()
+        counts = run.parseoutcomes()
+        code, out, err = self.command("report", "--results", results, "--output", output, "--no-allure",
+                                      "--alert-webhook", self.hook.url)  # fmt: skip
+        assert code == 0, out + err
+        return counts, out, json.loads((self.root / output / "since-last.json").read_text(encoding="utf-8"))
+
+    def command(self, *args: str) -> tuple[int, str, str]:
+        """A `reuseit` command as its entry point runs it, in the team's folder."""
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(list(args))
+        return code, out.getvalue(), err.getvalue()
+
+    def texts(self) -> dict[str, str]:
+        return {name: self.path(name).read_text(encoding="utf-8") for name in WORKFLOWS}
+
+
+@pytest.fixture
+def morning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Morning]:
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)  # no model, and the history where the project keeps it
+    monkeypatch.setenv("SHOP_PASSWORD", PASSWORD)
+    deploy, hook = Deploy(), Hook()
+    with Served(handler(deploy)) as site:
+        yield Morning(pytester, site, deploy, hook)
+    hook.httpd.shutdown()
+
+
+def _cause(data: dict[str, Any], word: str) -> dict[str, Any]:
+    (found,) = [c for c in data["causes"] if word in c["summary"]]
+    return found
+
+
+def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning: Morning) -> None:
+    counts, _, _ = morning.night()
+    assert counts == {"passed": 5}
+
+    morning.deploy.add_label, morning.deploy.signin_label = "Add to basket", "Log in"
+    morning.deploy.cookie_dialog, morning.deploy.price = True, "$4.50"
+    counts, report, data = morning.night()
+    assert counts == {"failed": 5}
+
+    # The morning's outputs name, per cause with a proven edit, the command and the files it touches.
+    add = _cause(data, "Add to cart")
+    assert add["heal"]["command"] == "reuseit heal --apply"
+    assert (add["heal"]["files"], add["heal"]["workflows"]) == (2, ADDS)
+    assert add["heal"]["edits"] == ['button "Add to cart" renamed "Add to basket"']
+    assert _cause(data, "Sign in")["heal"]["files"] == 1
+    dialog = _cause(data, "covers /deals")
+    assert dialog["heal"]["edits"] == [
+        'dialog "Cookie preferences", new since the last pass, covers the page: dismiss it with its "Accept all" button'
+    ]
+    price = next(c for c in data["causes"] if c["tests"] == ["workflows/price.reuseit.yaml::price[default]"])
+    assert price["heal"] is None  # a check that no longer holds is no edit
+    assert f"{add['summary']}: proven by the history: `reuseit heal --apply` edits 2 files" in report
+    monitor = (morning.root / "report-2" / "monitor.html").read_text(encoding="utf-8")
+    assert "<code>reuseit heal --apply</code> edits 2 files" in monitor
+    (alert,) = morning.hook.take()[-1:]
+    assert "fix proven by the history: `reuseit heal --apply` edits 2 files" in alert["text"]
+
+    # The dry run: one cause per change, a hunk per file, the regression named, nothing written.
+    before = morning.texts()
+    code, out, err = morning.command("heal")
+    assert code == 0, out + err
+    assert out.count("cause: ") == 3
+    assert 'cause: button "Add to cart" renamed "Add to basket" (2 files; proven by the history)' in out
+    assert "  since the last pass (" in out and 'gone: paragraph: $4.00; button "Add to cart"' in out
+    for name in ADDS:
+        assert f"--- a/{name}\n+++ b/{name}\n" in out
+    assert "+      - click: {role: button, name: Add to basket}" in out
+    assert "+      - click: {role: button, name: Log in}" in out
+    assert "+      - do: [{click: {role: button, name: Accept all}}]" in out
+    assert (
+        'possible regression, not applied: workflows/price.reuseit.yaml:9: step 1 post check "The tea costs $4.00": '
+        "it expects text of test_id='price' to equal '$4.00'; the page shows '$4.50'"
+    ) in out
+    assert "dry run: 4 file(s) would change; add --apply to write them" in out
+    assert morning.texts() == before
+
+    # The secret typed on the sign-in page is in no suggestion, report or message.
+    healing = (morning.root / "reuseit-output" / "healing.json").read_text(encoding="utf-8")
+    for text in (healing, out, report, monitor, json.dumps(data), json.dumps(alert)):
+        assert PASSWORD not in text
+    assert 'textbox \\"Password\\": ***' in healing  # the evidence keeps the field, masked
+
+    # A file edited since the night's run: its edit is refused with one line; the others are written.
+    edited = before["add-mug.reuseit.yaml"].replace("# Put", "# Reviewed. Put")
+    morning.path("add-mug.reuseit.yaml").write_text(edited, encoding="utf-8")
+    code, out, err = morning.command("heal", "--apply")
+    assert code == 1
+    refused = [line for line in out.splitlines() if "refused" in line]
+    assert refused == [
+        "  workflows/add-mug.reuseit.yaml:9: refused: the file changed since the run that proposed this edit "
+        f"({data['suite_run']['started'][:10]}); run the workflows again for a new proposal"
+    ]
+    assert morning.path("add-mug.reuseit.yaml").read_text(encoding="utf-8") == edited
+    after = morning.texts()
+    assert after["add-tea.reuseit.yaml"] == before["add-tea.reuseit.yaml"].replace(
+        "{role: button, name: Add to cart}  #", "{role: button, name: Add to basket} #"
+    )
+    assert after["price.reuseit.yaml"] == before["price.reuseit.yaml"]  # the check stays as written
+    deals = load(morning.path("deals.reuseit.yaml")).workflow.steps[0]
+    (fallback,) = deals.fallback
+    assert (fallback.redo, fallback.when, fallback.describe()) == (
+        True,
+        ("action",),
+        "do: click role='button'[name='Accept all'] then redo the action",
+    )
+    assert '# dismisses dialog "Cookie preferences", not there on' in after["deals.reuseit.yaml"]
+
+    # The file as the run saw it again: its edit goes in; what was written already is said so.
+    morning.path("add-mug.reuseit.yaml").write_text(before["add-mug.reuseit.yaml"], encoding="utf-8")
+    code, out, err = morning.command("heal", "--apply")
+    assert code == 0, out + err
+    assert "  workflows/add-tea.reuseit.yaml: already says this" in out
+    assert out.count("wrote ") == 1 and "wrote workflows/add-mug.reuseit.yaml" in out
+
+    # The next night, on the changed shop: every healed workflow passes, the price still fails.
+    counts, report, data = morning.night()
+    assert counts == {"passed": 4, "failed": 1}
+    assert [r["test"] for r in data["still_failing"]] == ["workflows/price.reuseit.yaml::price[default]"]
+    assert [r["test"] for r in data["newly_recovered"]] == []  # the deals passed before: "fixed", by its fallback
+    assert sorted(r["test"] for r in data["fixed"]) == sorted(
+        f"workflows/{n}::{n.split('.')[0]}[default]" for n in ("add-mug.reuseit.yaml", "add-tea.reuseit.yaml",
+                                                               "deals.reuseit.yaml", "signin.reuseit.yaml")
+    )  # fmt: skip
