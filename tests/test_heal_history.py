@@ -180,3 +180,20 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
         f"workflows/{n}::{n.split('.')[0]}[default]" for n in ("add-mug.reuseit.yaml", "add-tea.reuseit.yaml",
                                                                "deals.reuseit.yaml", "signin.reuseit.yaml")
     )  # fmt: skip
+
+
+def test_runs_and_reports_share_one_history_without_an_ini_file(morning: Morning) -> None:
+    """pytest makes a test path its rootdir when no ini file says where the project is
+    (``pytest workflows`` -> workflows/); the runs must still read the history the report wrote."""
+    (morning.root / "pytest.ini").unlink()
+    for name in ("signin.reuseit.yaml", "deals.reuseit.yaml", "price.reuseit.yaml", "add-mug.reuseit.yaml"):
+        morning.path(name).unlink()
+    counts, _, _ = morning.night()
+    assert counts == {"passed": 1}
+    assert (morning.root / ".reuseit" / "history.sqlite").is_file()
+    assert not (morning.root / "workflows" / ".reuseit").exists()
+
+    morning.deploy.add_label = "Add to basket"
+    counts, _, data = morning.night()
+    assert counts == {"failed": 1}
+    assert _cause(data, "Add to cart")["heal"]["files"] == 1  # the run compared itself with its last pass

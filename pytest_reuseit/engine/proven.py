@@ -208,9 +208,9 @@ def _role_of(line: str) -> str:
 
 
 def _template(written: str, old: str, new: str, values: Values) -> str | None:
-    """The new name written as the old one was: each placeholder whose value it still shows kept as
-    the placeholder, braces doubled. None when that cannot be done for sure (a secret, an
-    environment value, a value shown twice)."""
+    """The new name written as the old one was: each placeholder kept where the new name shows its
+    value, braces doubled. None when that cannot be done for sure: a secret or an environment
+    value, a value the new name no longer shows, or shows twice."""
     literal = _braced(new)
     names = list(dict.fromkeys(names_in(written)))
     if not names:
@@ -223,8 +223,9 @@ def _template(written: str, old: str, new: str, values: Values) -> str | None:
         return None
     out = literal
     for name, value in sorted(shown.items(), key=lambda kv: -len(kv[1])):
-        if value and out.count(value) == 1:
-            out = out.replace(value, "{" + name + "}")
+        if not value or out.count(value) != 1:
+            return None  # a name without the value would be right for this variation only
+        out = out.replace(value, "{" + name + "}")
     try:
         return out if values.render(out) == new else None
     except PlaceholderError:
