@@ -494,7 +494,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
                 for h in result.healing
             ]
             # An expected failure (xfail: a known defect) proposes nothing.
-            + ([] if report.skipped else [records.proven_entry(e, result.file) for e in result.proven]),
+            + ([] if report.skipped else [records.proven_entry(e) for e in result.proven]),
             "usage": {
                 "calls": result.usage.calls,
                 "cache_hits": result.usage.cache_hits,

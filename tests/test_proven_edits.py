@@ -235,7 +235,7 @@ def test_heal_leaves_an_op_the_runs_disagree_about_and_says_so(tmp_path: Path) -
     for new, test in (("Delete Green tea", "wf[a]"), ("Drop Green tea", "wf[b]")):
         result, loaded = _run(THEN.replace("Remove Green tea", new))
         (edit,) = prove(result, loaded, _values())
-        entries.append({**records.proven_entry(edit, "wf.reuseit.yaml"), "test": test})
+        entries.append({**records.proven_entry(edit), "test": test})
     _healing(tmp_path, entries)
     code, out, err = _heal(tmp_path, "--apply")
     assert code == 0, out + err
@@ -257,3 +257,28 @@ def test_heal_names_an_entry_that_is_not_an_edit_in_one_line(tmp_path: Path, ent
     (line,) = err.splitlines()
     assert line.startswith("reuseit heal: reuseit-output/healing.json: entry 0 is not an edit the history proves")
     assert said in line
+
+
+def test_an_edit_names_the_file_and_the_step_where_the_step_is_written(tmp_path: Path) -> None:
+    """A used file's step is edited in that file, as that file numbers it (every workflow that uses
+    it proposes the same edit: one file to change); the workflow's own step after a use step is
+    numbered as its file has it, not as the run counted it."""
+    literal = WORKFLOW.replace('"Remove {item}"', "Remove Green tea")
+    (tmp_path / "remove.reuseit.yaml").write_text(literal, encoding="utf-8")
+    head = WORKFLOW.split("steps:")[0] + "steps:\n"
+    user = head + "  - use: remove.reuseit.yaml\n  - use: remove.reuseit.yaml\n" + WORKFLOW.split("steps:\n")[1]
+    (tmp_path / "user.reuseit.yaml").write_text(user, encoding="utf-8")
+    loaded = load(tmp_path / "user.reuseit.yaml", display="user.reuseit.yaml", builtin_names=("base_url",))
+    assert len(loaded.workflow.steps) == 3
+
+    result, _ = _run(THEN.replace("Remove Green tea", "Delete Green tea"))
+    result.steps[0].index = result.failed_step = 2  # the second use of remove.reuseit.yaml
+    (edit,) = prove(result, loaded, _values())
+    assert (edit.file, edit.step, edit.op_index) == ("remove.reuseit.yaml", 1, 0)
+    assert edit.digest == load(tmp_path / "remove.reuseit.yaml").source.digest
+    assert edit.new == {"role": "button", "name": "Delete Green tea"}
+
+    result.steps[0].index = result.failed_step = 3  # the workflow's own step, its file's third
+    (edit,) = prove(result, loaded, _values())
+    assert (edit.file, edit.step, edit.line) == ("user.reuseit.yaml", 3, 10)
+    assert edit.new == {"role": "button", "name": "Delete {item}"}

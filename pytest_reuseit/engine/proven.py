@@ -63,44 +63,85 @@ def _prove(result: RunResult, loaded: LoadedWorkflow, values: Values) -> list[Pr
     if result.failed_phase == "outcome":
         bad = next((v for v in result.outcome if v.ok is False), None)
         step_no = result.steps[-1].index if result.steps else 0
-        return [_check(bad, step_no, "outcome", changed, loaded)] if bad is not None else []
+        where: dict[str, Any] = {"file": loaded.source.path, "step": step_no, "digest": loaded.source.digest}
+        return [_check(bad, step_no, "outcome", changed, {**where, "line": bad.line})] if bad is not None else []
     if result.failed_step is None:
         return []
     i = result.failed_step - 1
     sr = next((s for s in result.steps if s.index == result.failed_step), None)
-    if sr is None or i >= len(loaded.workflow.steps) or loaded.origin(i).group:
-        return []  # a step of a used file is edited in that file, by hand
-    step = loaded.workflow.steps[i]
+    if sr is None or i >= len(loaded.workflow.steps):
+        return []
+    origin = loaded.origin(i)
+    if origin.index < 0:
+        return []
+    # The step as its own file numbers it: a used file's, or the workflow's own after a use step.
+    where = {"file": origin.file, "step": origin.index + 1, "digest": origin.digest}
     if result.failed_phase in ("pre", "post"):
         bad = _failing_verdict(sr, result.failed_phase)
-        return [_check(bad, sr.index, result.failed_phase, changed, loaded)] if bad is not None else []
+        if bad is None:
+            return []
+        return [_check(bad, sr.index, result.failed_phase, changed, {**where, "line": bad.line})]
     if result.failed_phase != "action":
         return []
+    edit = _action_edit(loaded, i, sr, values, changed)
+    return [ProvenEdit(**where, **edit)] if edit is not None else []
+
+
+def _action_edit(
+    loaded: LoadedWorkflow, i: int, sr: StepResult, values: Values, changed: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """The fields of the edit a failed op proves (a dialog to dismiss, a renamed element), or None."""
+    step = loaded.workflow.steps[i]
     found = _failed_op(sr)
     if found is None or step.do is None or found[0] >= len(step.do):
-        return []
+        return None
     j, error = found
-    evidence = _evidence(changed, loaded)
     overlay = _overlay(step, sr, error, changed)
     if overlay is not None:
         summary, fallback, key = overlay
         line = loaded.source.line("steps", i, "fallback") if step.fallback else loaded.source.line("steps", i)
-        return [ProvenEdit("fallback", sr.index, line, summary, key, new=fallback, **evidence)]
+        return {
+            "kind": "fallback",
+            "line": line,
+            "summary": summary,
+            "cause": key,
+            "new": fallback,
+            **_evidence(changed),
+        }
     loc = step.do[j].arg
     if not isinstance(loc, Locator):
-        return []
+        return None
+    if loaded.origin(i).group and not _written_as_run(loaded.origin(i).written, j, loc):
+        return None  # the using file filled the used file's placeholders: an edit of its words is not known
     edit = _renamed_op(loc.plain(), values, changed, sr.page_aria)
     if edit is None:
-        return []
+        return None
     summary, old, new, key = edit
-    line = loaded.source.line("steps", i, "do", j)
-    return [ProvenEdit("locator", sr.index, line, summary, key, op_index=j, old=old, new=new, **evidence)]
+    return {
+        "kind": "locator",
+        "line": loaded.source.line("steps", i, "do", j),
+        "summary": summary,
+        "cause": key,
+        "op_index": j,
+        "old": old,
+        "new": new,
+        **_evidence(changed),
+    }
 
 
-def _evidence(changed: Mapping[str, Any], loaded: LoadedWorkflow) -> dict[str, Any]:
+def _written_as_run(written: Any, j: int, loc: Locator) -> bool:
+    """Whether op ``j`` of a used file's step names its element as the run did (no placeholder)."""
+    try:
+        op = written["do"][j]
+        arg = next(iter(op.values()))
+    except (KeyError, IndexError, TypeError, StopIteration):
+        return False
+    return isinstance(arg, dict) and arg.get("name") == loc.name and arg.get("label") == loc.label
+
+
+def _evidence(changed: Mapping[str, Any]) -> dict[str, Any]:
     """What a person checks the edit against: the lines that left and appeared, and since when."""
     return {
-        "digest": loaded.source.digest,
         "since": str(changed.get("since") or ""),
         "removed": [str(x) for x in changed.get("removed") or []],
         "added": [str(x) for x in changed.get("added") or []],
@@ -303,9 +344,9 @@ def _dismiss_button(buttons: list[str]) -> str | None:
 # ----------------------------------------------------------------------------- a check
 
 
-def _check(verdict: Verdict, step: int, phase: str, changed: Mapping[str, Any], loaded: LoadedWorkflow) -> ProvenEdit:
+def _check(verdict: Verdict, step: int, phase: str, changed: Mapping[str, Any], where: dict[str, Any]) -> ProvenEdit:
     """A check that no longer holds: shown as the possible regression, never applied."""
-    words = f'{phase} check "{verdict.check}"' if phase != "outcome" else f'outcome check "{verdict.check}"'
+    words = f'{phase} check "{verdict.check}"'
     found = renamed(role_names(verdict.expected), changed)
     if found is not None:
         role, old, new = found
@@ -314,14 +355,12 @@ def _check(verdict: Verdict, step: int, phase: str, changed: Mapping[str, Any], 
         shows = f"it expects {verdict.expected}; the page shows {verdict.actual}"
     else:
         shows = f"it expects {verdict.expected}" if verdict.expected else "it no longer holds"
-    summary = f"step {step} {words}: {shows}"
     return ProvenEdit(
         "check",
-        step,
-        verdict.line,
-        summary,
-        f"check|{verdict.check}|{verdict.expected}|{verdict.actual}",
+        **where,
+        summary=f"step {step} {words}: {shows}",
+        cause=f"check|{verdict.check}|{verdict.expected}|{verdict.actual}",
         old=verdict.expected,
         new=verdict.actual,
-        **_evidence(changed, loaded),
+        **_evidence(changed),
     )

@@ -117,14 +117,15 @@ class ProvenEdit:
     and what the page shows)."""
 
     kind: Literal["locator", "fallback", "check"]
-    step: int  # 1-based
+    file: str  # where the step is written: the workflow's file, or a file it uses
+    step: int  # 1-based, among that file's steps
     line: int
     summary: str  # one line for a person: 'button "Add to cart" renamed "Add to basket"'
     cause: str  # what makes the same edit in two files one cause ("renamed|button|Add to cart|Add to basket")
     op_index: int = -1  # 0-based, for a locator edit
     old: Any = None
     new: Any = None
-    digest: str = ""  # the file's fingerprint as the run loaded it (workflow/source.py)
+    digest: str = ""  # that file's fingerprint as the run loaded it (workflow/source.py)
     since: str = ""  # when the run last passed (ISO 8601)
     removed: list[str] = field(default_factory=list)  # the evidence: lines that left the page...
     added: list[str] = field(default_factory=list)  # ...and lines that appeared, since that pass

@@ -79,14 +79,14 @@ def record_of(result: RunResult, test: str) -> dict[str, Any]:
         "changed": result.changed,
         # What that comparison proves the file should say now (engine/proven.py): the report names
         # `reuseit heal` for each cause that has one.
-        "proven": [proven_entry(e, result.file) for e in result.proven],
+        "proven": [proven_entry(e) for e in result.proven],
     }
 
 
-def proven_entry(edit: ProvenEdit, file: str) -> dict[str, Any]:
+def proven_entry(edit: ProvenEdit) -> dict[str, Any]:
     """A proven edit as records and healing.json keep it (``origin: history`` tells it from an
     agent's healed locator there)."""
-    return {"origin": "history", "file": file, **dataclasses.asdict(edit)}
+    return {"origin": "history", **dataclasses.asdict(edit)}
 
 
 def _step(step: StepResult) -> dict[str, Any]:

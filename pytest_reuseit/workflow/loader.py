@@ -43,6 +43,10 @@ class StepOrigin:
     file: str  # as messages name it
     group: str = ""  # "" for the workflow's own steps; the ``use`` chain otherwise ("login.reuseit.yaml")
     group_id: str = ""  # tells two uses of the same file apart: the use steps' indexes ("1", "1/0")
+    index: int = -1  # 0-based, among the steps of ``file`` as written (-1: not known)
+    digest: str = ""  # ``file``'s fingerprint as loaded (Source.digest)
+    # The step as ``file`` writes it (a used file's placeholders not yet filled by the user).
+    written: Any = field(default=None, compare=False, hash=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,9 @@ class LoadedWorkflow:
 
     def origin(self, index: int) -> StepOrigin:
         """Where step ``index`` (0-based) was written."""
-        return self.origins[index] if index < len(self.origins) else StepOrigin(self.source.path)
+        if index < len(self.origins):
+            return self.origins[index]
+        return StepOrigin(self.source.path, index=index, digest=self.source.digest)  # not expanded: its own
 
     # Every {env.X} / {secret.X} with where it is written ("file:line: path"), for `reuseit validate`.
     environment: tuple[tuple[str, str], ...] = ()
@@ -197,7 +203,7 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             _remap(source, i, len(steps), lines)
             steps.append(step)
             raws.append(raw_steps[i])
-            origins.append(StepOrigin(source.path))
+            origins.append(StepOrigin(source.path, index=i, digest=source.digest, written=raw_steps[i]))
             continue
         used = _load_other(step.use, loaded.folder, source, ("steps", i, "use"), chain, **kw)
         _carry_fixtures(fixtures, used)
@@ -211,7 +217,8 @@ def _expand(loaded: LoadedWorkflow, data: dict[str, Any], chain: Chain, **kw: An
             inner = used.origin(j)
             group = step.use if not inner.group else f"{step.use} › {inner.group}"
             group_id = str(i) if not inner.group_id else f"{i}/{inner.group_id}"
-            origins.append(StepOrigin(inner.file, group, group_id))
+            written = raw if not inner.group else inner.written
+            origins.append(StepOrigin(inner.file, group, group_id, inner.index, inner.digest, written))
     if session is not None:
         _carry_fixtures(fixtures, session)
     update: dict[str, Any] = {}
