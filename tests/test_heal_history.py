@@ -24,6 +24,7 @@ from pytest_reuseit import cli
 from pytest_reuseit.workflow.loader import load
 from tests.support.heal_shop import WORKFLOWS, Deploy, handler
 from tests.support.serve import Served
+from tests.support.todomvc_refactor import make_variant
 from tests.support.webhook import Hook
 
 pytestmark = pytest.mark.slow
@@ -197,3 +198,63 @@ def test_runs_and_reports_share_one_history_without_an_ini_file(morning: Morning
     counts, _, data = morning.night()
     assert counts == {"failed": 1}
     assert _cause(data, "Add to cart")["heal"]["files"] == 1  # the run compared itself with its last pass
+
+
+TODOMVC = Path(__file__).resolve().parents[1] / "node_modules" / "todomvc"
+APP_WORKFLOWS = Path(__file__).resolve().parents[1] / "workflows" / "apps" / "todomvc"
+
+
+@pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
+def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """TodoMVC from npm, its "Active" filter renamed "Open" in its own index.html: the examples'
+    routing workflow (whose first step is a `use` of another file) fails on its third step, the
+    history proves the new name, and heal edits that step, numbered as the file has it."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)
+    site = tmp_path_factory.mktemp("app") / "todomvc"
+    make_variant(TODOMVC, site)
+    root = pytester.path
+    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (root / "workflows").mkdir()
+    for name in ("routing.reuseit.yaml", "create-three-todos.reuseit.yaml"):
+        text = (APP_WORKFLOWS / name).read_text(encoding="utf-8")
+        text = text.replace("usefixtures: [todomvc_url]", "").replace("{todomvc_url}", "{base_url}/examples/vanillajs")
+        (root / "workflows" / name).write_text(text, encoding="utf-8")
+    routing = root / "workflows" / "routing.reuseit.yaml"
+    written = routing.read_text(encoding="utf-8")
+
+    def night(n: int) -> dict[str, int]:
+        run = pytester.runpytest("workflows/routing.reuseit.yaml", "-p", "no:cacheprovider", "-q",
+                                 "--base-url", served.url, "--alluredir", f"results-{n}")  # fmt: skip
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert cli.main(["report", "--results", f"results-{n}", "--output", f"report-{n}", "--no-allure"]) == 0
+        return run.parseoutcomes()
+
+    with Served(_files(site)) as served:
+        assert night(1) == {"passed": 1}
+        make_variant(TODOMVC, site, ("index.html", '<a href="#/active">Active</a>', '<a href="#/active">Open</a>'))
+        assert night(2) == {"failed": 1}
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            assert cli.main(["heal", "--apply"]) == 0, out.getvalue() + err.getvalue()
+        assert 'cause: link "Active" renamed "Open" (1 file; proven by the history)' in out.getvalue()
+        assert "workflows/routing.reuseit.yaml: step 3 op 1" in out.getvalue()  # the file's third step
+        assert routing.read_text(encoding="utf-8") == written.replace(
+            "{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"
+        ).replace("{todomvc_url}", "{base_url}/examples/vanillajs")
+        assert night(3) == {"passed": 1}
+
+
+def _files(folder: Path) -> Any:
+    import functools
+    from http.server import SimpleHTTPRequestHandler
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+    return functools.partial(Quiet, directory=str(folder))
