@@ -539,6 +539,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         write(f"WARNING {problem}: runs were not compared with their last pass")
     for line in _summary_lines(runs, verbose=config.option.verbose > 0) if runs else ():
         write(line)
+    for line in _proven_lines(runs, _heal_command(config)):
+        write(line)
     if invalid:  # files that could not be loaded are no workflow runs, but they are not forgotten either
         write(f"{len(invalid)} invalid workflow file(s):")
         for nodeid, problem in invalid:
@@ -585,6 +587,23 @@ def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> 
             yield f"{info['label'].upper()} {nodeid}:"
             yield from (f"    {line}" for line in info["recovered"])
     yield from _unjudged_lines(runs, verbose=verbose)
+
+
+def _proven_lines(runs: list[tuple[str, dict[str, Any]]], command: str) -> Iterator[str]:
+    """The edits the history proves for this session's failures, and the command that shows them."""
+    proven = [h for _, info in runs for h in info["healing"] if h.get("origin") == "history"]
+    edits = {(h["file"], h["step"], h["kind"], h["op_index"]) for h in proven if h["kind"] != "check"}
+    checks = sum(1 for h in proven if h["kind"] == "check")
+    if not edits and not checks:
+        return
+    files = len({key[0] for key in edits})
+    parts = [f"{len(edits)} edit{'s' if len(edits) != 1 else ''} in {files} file{'s' if files != 1 else ''}"]
+    if checks:
+        parts.append(
+            f"{checks} check{' that no longer holds' if checks == 1 else 's that no longer hold'} (possible regression)"
+        )
+    show = command.removesuffix(" --apply")
+    yield f"PROVEN by the history: {', '.join(parts)}; `{show}` shows them, `{command}` writes the edits"
 
 
 def _unjudged_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:

@@ -43,6 +43,7 @@ class Morning:
             self.path(name).parent.mkdir(exist_ok=True)
             self.path(name).write_text(text, encoding="utf-8")
         self.count = 0
+        self.terminal = ""  # the last night's pytest output
 
     def path(self, name: str) -> Path:
         return self.root / "workflows" / name
@@ -55,6 +56,7 @@ class Morning:
                                       "--alluredir", results)  # fmt: skip
         assert run.ret in (0, 1), run.stdout.str()
         counts = run.parseoutcomes()
+        self.terminal = run.stdout.str()
         code, out, err = self.command("report", "--results", results, "--output", output, "--no-allure",
                                       "--alert-webhook", self.hook.url)  # fmt: skip
         assert code == 0, out + err
@@ -96,6 +98,10 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     morning.deploy.cookie_dialog, morning.deploy.price = True, "$4.50"
     counts, report, data = morning.night()
     assert counts == {"failed": 5}
+    assert (
+        "PROVEN by the history: 4 edits in 4 files, 1 check that no longer holds (possible regression); "
+        "`reuseit heal` shows them, `reuseit heal --apply` writes the edits"
+    ) in morning.terminal
 
     # The morning's outputs name, per cause with a proven edit, the command and the files it touches.
     add = _cause(data, "Add to cart")
