@@ -399,16 +399,14 @@ def _write_record(config: pytest.Config, result: RunResult, nodeid: str, *, skip
         if skipped:
             record["status"] = "skipped"
             record["proven"] = []  # an expected failure (a known defect) proposes nothing
-        if record["proven"]:
-            record["heal_command"] = _heal_command(config)
         records.write(results_dir, record)
     except OSError as exc:
         log.warning("could not write the run record of %s into %s: %s", nodeid, results_dir, exc)
 
 
 def _heal_command(config: pytest.Config) -> str:
-    """The command that writes this session's proven edits: its healing.json is where the
-    session's output folder is (``reuseit heal`` looks in the default one by itself)."""
+    """The command that writes this session's proven edits: its healing.json is in the session's
+    output folder (``reuseit heal`` looks in the default one by itself)."""
     runtime = config.stash.get(RUNTIME, None)
     output = runtime.settings.output if runtime is not None else settings_mod.default("output")
     if output == settings_mod.default("output"):

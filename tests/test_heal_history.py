@@ -93,6 +93,7 @@ def _cause(data: dict[str, Any], word: str) -> dict[str, Any]:
 def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning: Morning) -> None:
     counts, _, _ = morning.night()
     assert counts == {"passed": 5}
+    assert not (morning.root / "report-1" / "healing.json").exists()  # nothing to prove on a good night
 
     morning.deploy.add_label, morning.deploy.signin_label = "Add to basket", "Log in"
     morning.deploy.cookie_dialog, morning.deploy.price = True, "$4.50"
@@ -105,7 +106,9 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
 
     # The morning's outputs name, per cause with a proven edit, the command and the files it touches.
     add = _cause(data, "Add to cart")
-    assert add["heal"]["command"] == "reuseit heal --apply"
+    # The command reads the report's own copy of the edits: it travels with the report (a CI
+    # artifact), where the runs' output folders may be one per shard.
+    assert add["heal"]["command"] == "reuseit heal --from report-2/healing.json --apply"
     assert (add["heal"]["files"], add["heal"]["workflows"]) == (2, ADDS)
     assert add["heal"]["edits"] == ['button "Add to cart" renamed "Add to basket"']
     assert _cause(data, "Sign in")["heal"]["files"] == 1
@@ -115,15 +118,17 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     ]
     price = next(c for c in data["causes"] if c["tests"] == ["workflows/price.reuseit.yaml::price[default]"])
     assert price["heal"] is None  # a check that no longer holds is no edit
-    assert f"{add['summary']}: proven by the history: `reuseit heal --apply` edits 2 files" in report
+    assert f"{add['summary']}: proven by the history: `{add['heal']['command']}` edits 2 files" in report
     monitor = (morning.root / "report-2" / "monitor.html").read_text(encoding="utf-8")
-    assert "<code>reuseit heal --apply</code> edits 2 files" in monitor
+    assert "<code>reuseit heal --from report-2/healing.json --apply</code> edits 2 files" in monitor
     (alert,) = morning.hook.take()[-1:]
-    assert "fix proven by the history: `reuseit heal --apply` edits 2 files" in alert["text"]
+    assert (
+        "fix proven by the history: `reuseit heal --from report-2/healing.json --apply` edits 2 files" in alert["text"]
+    )
 
     # The dry run: one cause per change, a hunk per file, the regression named, nothing written.
     before = morning.texts()
-    code, out, err = morning.command("heal")
+    code, out, err = morning.command("heal", "--from", "report-2/healing.json")
     assert code == 0, out + err
     assert out.count("cause: ") == 3
     assert 'cause: button "Add to cart" renamed "Add to basket" (2 files; proven by the history)' in out
@@ -142,11 +147,13 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
 
     # The secret typed on the sign-in page is in no suggestion, report or message.
     healing = (morning.root / "reuseit-output" / "healing.json").read_text(encoding="utf-8")
-    for text in (healing, out, report, monitor, json.dumps(data), json.dumps(alert)):
+    reported = (morning.root / "report-2" / "healing.json").read_text(encoding="utf-8")
+    for text in (healing, reported, out, report, monitor, json.dumps(data), json.dumps(alert)):
         assert PASSWORD not in text
     assert 'textbox \\"Password\\": ***' in healing  # the evidence keeps the field, masked
 
-    # A file edited since the night's run: its edit is refused with one line; the others are written.
+    # The runs' own copy (pytest's output folder) holds the same edits. A file edited since the
+    # night's run: its edit is refused with one line; the others are written.
     edited = before["add-mug.reuseit.yaml"].replace("# Put", "# Reviewed. Put")
     morning.path("add-mug.reuseit.yaml").write_text(edited, encoding="utf-8")
     code, out, err = morning.command("heal", "--apply")
@@ -204,6 +211,7 @@ def test_runs_and_reports_share_one_history_without_an_ini_file(morning: Morning
     counts, _, data = morning.night()
     assert counts == {"failed": 1}
     assert _cause(data, "Add to cart")["heal"]["files"] == 1  # the run compared itself with its last pass
+    assert (morning.root / "report-2" / "healing.json").is_file()
 
 
 TODOMVC = Path(__file__).resolve().parents[1] / "node_modules" / "todomvc"

@@ -99,10 +99,15 @@ def _history(causes: list[Cause], *, apply: bool) -> tuple[int, set[Path]]:
             to_write.setdefault(edit.path.resolve(), []).append(edit)
     if apply:
         for path, edits in to_write.items():
-            doc = WorkflowDoc.load(path, display=edits[0].file)
-            for edit in edits:
-                history_edits.apply(doc, edit)
-            text, _ = doc.validated()
+            try:
+                doc = WorkflowDoc.load(path, display=edits[0].file)
+                for edit in edits:
+                    history_edits.apply(doc, edit)
+                text, _ = doc.validated()
+            except YamlEditError as exc:  # each edit went in alone; together they do not
+                print(f"cannot heal {edits[0].file}:\n" + "\n".join(f"  {p}" for p in exc.problems))
+                errors += 1
+                continue
             write_text_atomic(path, text)
             print(f"wrote {edits[0].file}")
     return errors, set(to_write)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from .output import say
 ALLURE_ENV = "REUSEIT_ALLURE"
 WEBHOOK_ENV = "REUSEIT_ALERT_WEBHOOK"
 SINCE_LAST = "since-last.json"
+HEALING = "healing.json"  # the proven edits of the night, beside since-last.json
 
 
 def find_allure(explicit: str | None) -> list[str] | None:
@@ -138,7 +140,9 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
             with history.writing(path) as kept:
                 since_last.annotate(found)  # each failure's cause id goes into the history with it
                 suite = kept.append(found)
-                since = since_last.compare(kept, suite, found, alert_after=args.alert_after)
+                since = since_last.compare(
+                    kept, suite, found, alert_after=args.alert_after, heal_command=_heal_command(args)
+                )
                 kept.trim()
         except history.HistoryError as exc:
             print(f"reuseit report: {exc}", file=sys.stderr)
@@ -161,12 +165,24 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
     return _Night(found, since)
 
 
+def _heal_command(args: argparse.Namespace) -> str:
+    """The command that writes the edits the history proves: it reads them from the report's own
+    folder, which travels with the report (a CI artifact), not from one shard's output folder."""
+    return f"reuseit heal --from {shlex.quote(str(Path(args.output) / HEALING))} --apply"
+
+
 def _write_monitoring(night: _Night, output: Path) -> None:
     output.mkdir(parents=True, exist_ok=True)
     if night.since is not None:
         data = json.dumps(night.since.data, indent=1, ensure_ascii=False)
         write_text_atomic(output / SINCE_LAST, data + "\n")
         page = monitor.write(output, night.since.data, night.since.recent)
+    # The edits the night's failures prove, for `reuseit heal --from` (none: no stale file left).
+    proven = since_last.proven_entries(night.records)
+    if proven:
+        write_text_atomic(output / HEALING, json.dumps(proven, indent=1, ensure_ascii=False) + "\n")
+    else:
+        (output / HEALING).unlink(missing_ok=True)
     # Every file first, then what is printed: a reader that went away loses a line, not a file.
     metrics.write_textfile(output / metrics.FILE, night.records)
     if night.since is not None:

@@ -150,8 +150,16 @@ def line_of(data: dict[str, Any]) -> str:
     )
 
 
-def compare(history: History, suite: SuiteRun, records: list[dict[str, Any]], *, alert_after: int = 1) -> SinceLast:
-    """What changed from the previous run of the suite; alert events, with their state kept."""
+def compare(
+    history: History,
+    suite: SuiteRun,
+    records: list[dict[str, Any]],
+    *,
+    alert_after: int = 1,
+    heal_command: str = "reuseit heal --apply",
+) -> SinceLast:
+    """What changed from the previous run of the suite; alert events, with their state kept.
+    ``heal_command`` writes the edits the history proves (each cause with one names it)."""
     annotate(records)
     window = history.window(suite, WINDOW)
     earlier = window[:-1]
@@ -176,7 +184,7 @@ def compare(history: History, suite: SuiteRun, records: list[dict[str, Any]], *,
         test = str(record.get("test"))
         past = [r for r in by_test.get(test, []) if r["suite_run"] != suite.id]
         _classify(history, suite, record, past, data)
-    data["causes"] = _causes(history, suite, records)
+    data["causes"] = _causes(history, suite, records, heal_command)
     data["line"] = line_of(data)
     events = _alerts(history, suite, records, data, alert_after) if suite.new and history.is_latest(suite) else []
     return SinceLast(data["line"], data, events, _recent(window, by_test))
@@ -273,7 +281,9 @@ def changed_since_pass(history: History, suite: SuiteRun, record: dict[str, Any]
     return out
 
 
-def _causes(history: History, suite: SuiteRun, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _causes(
+    history: History, suite: SuiteRun, records: list[dict[str, Any]], heal_command: str
+) -> list[dict[str, Any]]:
     causes: dict[str, dict[str, Any]] = {}
     for record in records:
         cid = record.get("cause")
@@ -301,12 +311,22 @@ def _causes(history: History, suite: SuiteRun, records: list[dict[str, Any]]) ->
             cause["changed"] = changed_since_pass(history, suite, record)
     for cause in causes.values():
         cause["summary"] = _renamed_summary(cause) or cause["summary"]
-        cause["heal"] = heal_of([r for r in records if r.get("cause") == cause["id"]])
+        cause["heal"] = heal_of([r for r in records if r.get("cause") == cause["id"]], heal_command)
     # The cause that breaks the most runs first.
     return sorted(causes.values(), key=lambda c: (-len(c["tests"]), c["summary"]))
 
 
-def heal_of(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+def proven_entries(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every edit the runs' records hold, as ``reuseit heal`` reads them (``healing.json``)."""
+    return [
+        {**p, "test": r.get("test")}
+        for r in records
+        for p in r.get("proven") or []
+        if isinstance(p, dict) and p.get("origin") == "history"
+    ]
+
+
+def heal_of(records: list[dict[str, Any]], command: str) -> dict[str, Any] | None:
     """The edits the history proves for one cause's runs (engine/proven.py): the command that
     writes them and how many files it touches; None when nothing is proven."""
     edits = [
@@ -318,7 +338,6 @@ def heal_of(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not edits:
         return None
     files = sorted({str(p.get("file", "")) for p in edits})
-    command = next((str(r["heal_command"]) for r in records if r.get("heal_command")), "reuseit heal --apply")
     return {
         "command": command,
         "files": len(files),
