@@ -282,3 +282,14 @@ def test_an_edit_names_the_file_and_the_step_where_the_step_is_written(tmp_path:
     (edit,) = prove(result, loaded, _values())
     assert (edit.file, edit.step, edit.line) == ("user.reuseit.yaml", 3, 10)
     assert edit.new == {"role": "button", "name": "Delete {item}"}
+
+
+def test_a_renamed_field_label_gets_its_new_label() -> None:
+    workflow = WORKFLOW.replace(
+        '      - click: {role: button, name: "Remove {item}"}\n', "      - fill: {label: Email, value: a@b.c}\n"
+    )
+    then = '- main:\n  - textbox "Email"\n  - button "Save"\n'
+    result, loaded = _run(then.replace('"Email"', '"E-mail address"'), then=then, workflow=workflow)
+    (edit,) = prove(result, loaded, _values())
+    assert (edit.old, edit.new) == ({"label": "Email"}, {"label": "E-mail address"})
+    assert edit.summary == 'textbox "Email" renamed "E-mail address"'

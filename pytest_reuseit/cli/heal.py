@@ -11,8 +11,8 @@ from pathlib import Path
 from ..atomic import write_text_atomic
 from ..authoring import history_edits
 from ..authoring.heal import HealingFileError, heal_file, plan, read_healing, selected
-from ..authoring.history_edits import Cause, HistoryEdit
-from ..authoring.yamledit import WorkflowDoc, YamlEditError
+from ..authoring.history_edits import Cause
+from ..authoring.yamledit import WorkflowDoc, YamlEditError, unified_diff
 from ..settings import default
 
 # Where a pytest run with the default --reuseit-output writes its healing suggestions.
@@ -67,9 +67,12 @@ def cmd_heal(args: argparse.Namespace) -> int:
 
 def _history(causes: list[Cause], *, apply: bool) -> tuple[int, set[Path]]:
     """Show each cause with its diff per file; with ``apply``, write every file once with all of
-    its edits. Returns (edits that could not be made, files changed or to change)."""
+    its edits. Returns (edits that could not be made, files changed or to change).
+
+    Each file is loaded once: a second cause's hunk in it is the diff from the file as the first
+    cause left it, and what is written is the file with every edit."""
     errors = 0
-    to_write: dict[Path, list[HistoryEdit]] = {}
+    docs: dict[Path, tuple[WorkflowDoc, str]] = {}  # path -> its document, and its text so far
     for cause in causes:
         if cause.kind == "check":
             _regression(cause)
@@ -79,14 +82,16 @@ def _history(causes: list[Cause], *, apply: bool) -> tuple[int, set[Path]]:
         for note in cause.notes:
             print(f"  {note}")
         for edit in cause.edits:
-            if not edit.path.exists():
+            key = edit.path.resolve()
+            if key not in docs and not edit.path.exists():
                 print(f"  cannot heal: {edit.file} does not exist (any more)")
                 errors += 1
                 continue
             try:
-                doc = WorkflowDoc.load(edit.path, display=edit.file)
+                doc, before = docs[key] if key in docs else (WorkflowDoc.load(edit.path, display=edit.file), "")
+                before = before or doc.original
                 change = history_edits.apply(doc, edit)
-                text, _ = doc.validated() if change else (doc.original, None)
+                text = doc.validated()[0] if change else before
             except YamlEditError as exc:
                 print("\n".join(f"  {p}" for p in exc.problems))
                 errors += 1
@@ -94,23 +99,14 @@ def _history(causes: list[Cause], *, apply: bool) -> tuple[int, set[Path]]:
             if not change:
                 print(f"  {edit.file}: already says this")
                 continue
+            docs[key] = (doc, text)
             print(f"  {edit.file}: {change}")
-            sys.stdout.write(doc.diff(text))
-            to_write.setdefault(edit.path.resolve(), []).append(edit)
+            sys.stdout.write(unified_diff(before, text, edit.file))
     if apply:
-        for path, edits in to_write.items():
-            try:
-                doc = WorkflowDoc.load(path, display=edits[0].file)
-                for edit in edits:
-                    history_edits.apply(doc, edit)
-                text, _ = doc.validated()
-            except YamlEditError as exc:  # each edit went in alone; together they do not
-                print(f"cannot heal {edits[0].file}:\n" + "\n".join(f"  {p}" for p in exc.problems))
-                errors += 1
-                continue
+        for path, (doc, text) in docs.items():
             write_text_atomic(path, text)
-            print(f"wrote {edits[0].file}")
-    return errors, set(to_write)
+            print(f"wrote {doc.path}")
+    return errors, set(docs)
 
 
 def _regression(cause: Cause) -> None:
