@@ -139,7 +139,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         dest="source",
         default=DEFAULT_HEALING,
         metavar="PATH",
-        help=f"healing suggestions written by pytest [{DEFAULT_HEALING}]",
+        help=f"healing suggestions written by pytest, or by `reuseit report` beside since-last.json [{DEFAULT_HEALING}]",
     )
     p.add_argument("--apply", action="store_true", help="write the files (default: only show the diff)")
     p.set_defaults(func=cmd_heal)
