@@ -588,20 +588,23 @@ def _summary_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> 
 
 
 def _proven_lines(runs: list[tuple[str, dict[str, Any]]], command: str) -> Iterator[str]:
-    """The edits the history proves for this session's failures, and the command that shows them."""
+    """The edits the history proves for this session's failures, and the command that shows them;
+    the checks it explains, which it never changes."""
     proven = [h for _, info in runs for h in info["healing"] if h.get("origin") == "history"]
     edits = {(h["file"], h["step"], h["kind"], h["op_index"]) for h in proven if h["kind"] != "check"}
     checks = sum(1 for h in proven if h["kind"] == "check")
-    if not edits and not checks:
-        return
-    files = len({key[0] for key in edits})
-    parts = [f"{len(edits)} edit{'s' if len(edits) != 1 else ''} in {files} file{'s' if files != 1 else ''}"]
-    if checks:
-        parts.append(
-            f"{checks} check{' that no longer holds' if checks == 1 else 's that no longer hold'} (possible regression)"
-        )
     show = command.removesuffix(" --apply")
-    yield f"PROVEN by the history: {', '.join(parts)}; `{show}` shows them, `{command}` writes the edits"
+    if edits:
+        files = len({key[0] for key in edits})
+        yield (
+            f"PROVEN by the history: {len(edits)} edit{'s' if len(edits) != 1 else ''} in {files} "
+            f"file{'s' if files != 1 else ''}; `{show}` shows them, `{command}` writes them"
+        )
+    if checks:
+        yield (
+            f"POSSIBLE REGRESSION: {checks} check{' that no longer holds' if checks == 1 else 's that no longer hold'} "
+            f"since the last pass; `{show}` shows what the page shows now (it never changes a check)"
+        )
 
 
 def _unjudged_lines(runs: list[tuple[str, dict[str, Any]]], *, verbose: bool) -> Iterator[str]:

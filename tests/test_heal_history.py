@@ -100,8 +100,11 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     counts, report, data = morning.night()
     assert counts == {"failed": 5}
     assert (
-        "PROVEN by the history: 4 edits in 4 files, 1 check that no longer holds (possible regression); "
-        "`reuseit heal` shows them, `reuseit heal --apply` writes the edits"
+        "PROVEN by the history: 4 edits in 4 files; `reuseit heal` shows them, `reuseit heal --apply` writes them"
+    ) in morning.terminal
+    assert (
+        "POSSIBLE REGRESSION: 1 check that no longer holds since the last pass; `reuseit heal` shows what the "
+        "page shows now (it never changes a check)"
     ) in morning.terminal
 
     # The morning's outputs name, per cause with a proven edit, the command and the files it touches.
@@ -188,6 +191,7 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     # The next night, on the changed shop: every healed workflow passes, the price still fails.
     counts, report, data = morning.night()
     assert counts == {"passed": 4, "failed": 1}
+    assert "PROVEN by the history" not in morning.terminal and "POSSIBLE REGRESSION: 1 check" in morning.terminal
     assert [r["test"] for r in data["still_failing"]] == ["workflows/price.reuseit.yaml::price[default]"]
     assert [r["test"] for r in data["newly_recovered"]] == []  # the deals passed before: "fixed", by its fallback
     assert sorted(r["test"] for r in data["fixed"]) == sorted(

@@ -112,7 +112,7 @@ def _attention(since_last: dict[str, Any]) -> str:
         rows = "".join(
             f"<tr><td>{_test(r)}</td><td>{_e(_when_text(r.get('since')))}</td>"
             f"<td class='num'>{_e(r.get('runs_failing', ''))}</td><td>{_step(r)}</td>"
-            f"<td>{_e(_cause_of(r, causes).get('summary', ''))}</td></tr>"
+            f"<td>{_e(_cause_of(r, causes).get('summary', ''))}{_heal(_cause_of(r, causes).get('heal'))}</td></tr>"
             for r in still
         )
         parts.append(
