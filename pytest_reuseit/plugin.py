@@ -526,7 +526,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if not runs and not invalid:
         return
     runtime = config.stash.get(RUNTIME, None)
-    if runs and runtime is not None and not hasattr(config, "workerinput"):
+    # A session of `reuseit mutate` runs injected faults: what its runs propose (or its empty
+    # list) must not replace the healing file of the user's own last session.
+    mutating = config.pluginmanager.has_plugin("pytest_reuseit.mutate_plugin")
+    if runs and runtime is not None and not hasattr(config, "workerinput") and not mutating:
         out = runtime.root / runtime.settings.output
         run_context.write_usage(out / "usage.json", runs)
         run_context.write_healing(out / "healing.json", runs)

@@ -95,7 +95,18 @@ def _pytest_args(opts: MutateOptions) -> list[str]:
             skip = a in _DROPPED_WITH_VALUE  # the value is the next argument (not --opt=value)
             continue
         args.append(a)
-    return [*opts.paths, *args, "-p", "pytest_reuseit.mutate_plugin", "-p", "no:cacheprovider", "-q"]
+    # No history: a run with a fault injected is no night of the suite to compare with its last
+    # pass (and would prove edits of the fault).
+    return [
+        *opts.paths,
+        *args,
+        "-p",
+        "pytest_reuseit.mutate_plugin",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--reuseit-history=",
+    ]
 
 
 def _run_pytest(
