@@ -119,6 +119,9 @@ def report_of(folder: Path) -> dict[str, Any]:
     return json.loads((folder / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
+HEALING_BEFORE = '[{"origin": "history", "file": "x.reuseit.yaml", "kind": "locator", "step": 1}]'
+
+
 def _proc_json(proc: subprocess.CompletedProcess[str]) -> list[Any]:
     return [proc.args, proc.returncode, proc.stdout, proc.stderr]
 
@@ -134,6 +137,9 @@ def mutation_run(
         # A Python test beside them: no workflow, so no clean run and no mutants (and its failure is
         # no "not clean" run).
         (folder / "test_plain.py").write_text("def test_python():\n    assert False\n", encoding="utf-8")
+        # The user's last session's healing file: a mutation run's sessions must leave it as it is.
+        (folder / "reuseit-output").mkdir(exist_ok=True)
+        (folder / "reuseit-output" / "healing.json").write_text(HEALING_BEFORE, encoding="utf-8")
         proc = mutate(
             folder,
             ".",
@@ -150,6 +156,7 @@ def mutation_run(
         data = report_of(folder)
         data["allure"] = [json.loads(p.read_text()) for p in (folder / "allure-mutants").glob("*-result.json")]
         data["run_folders"] = sorted(p.name for p in (folder / "reuseit-output").iterdir() if p.is_dir())
+        data["healing_after"] = (folder / "reuseit-output" / "healing.json").read_text(encoding="utf-8")
         return proc, data
 
     # The tests only read the run: one run for both xdist workers.
@@ -191,6 +198,7 @@ def test_summary_line_progress_and_exit_status(
     folders = report["run_folders"]
     assert any(name.startswith("failing") for name in folders), folders
     assert not any(re.search(r"-m\d+$", name) for name in folders), folders  # a mutant's: <node id>@m12
+    assert report["healing_after"] == HEALING_BEFORE  # the user's healing file, untouched
 
 
 @pytest.mark.slow
