@@ -293,3 +293,28 @@ def test_a_renamed_field_label_gets_its_new_label() -> None:
     (edit,) = prove(result, loaded, _values())
     assert (edit.old, edit.new) == ({"label": "Email"}, {"label": "E-mail address"})
     assert edit.summary == 'textbox "Email" renamed "E-mail address"'
+
+
+@pytest.mark.parametrize(
+    ("added", "click"),
+    [
+        ('  - paragraph: Join our newsletter\n  - button "No thanks"\n  - button "Subscribe"\n', "No thanks"),
+        # A lone new button proves nothing by itself: its words must say it closes what covers the page.
+        ('  - paragraph: Join our newsletter\n  - button "Subscribe"\n', None),
+    ],
+)
+def test_an_overlay_without_a_dialog_role_is_dismissed_only_by_words_that_close_it(
+    added: str, click: str | None
+) -> None:
+    error = '<p>Join our newsletter</p> from <div id="promo" class="overlay">…</div> subtree intercepts pointer events'
+    result, loaded = _run(THEN + added, error=error)
+    edits = prove(result, loaded, _values())
+    if click is None:
+        assert edits == []
+        return
+    (edit,) = edits
+    assert edit.new == {"do": [{"click": {"role": "button", "name": click}}], "redo": True, "when": "action"}
+    assert edit.summary == (
+        'an overlay (<div id="promo" class="overlay">…</div>), new since the last pass, covers the page: '
+        'dismiss it with its "No thanks" button'
+    )

@@ -9,6 +9,8 @@ exactly what the file should say now, and they are the ones a team meets most mo
 - an op's click was refused because a dialog that the last pass did not see lies over the page
   ("... intercepts pointer events"): the edit is a fallback that dismisses the dialog by its own
   button and does the action again. Never a click through it (``force``), never a coordinate.
+  An overlay without a dialog's role has no edges on the page's tree: its button is one of the
+  buttons new since the last pass, and only its words (close, no thanks, accept...) prove which.
 
 A check that no longer holds is never edited: what it expects is what the site must do, and the
 change is the possible regression. It is listed (``kind="check"``) so that a person sees it
@@ -43,6 +45,11 @@ _DISMISS = (
     re.compile(r"^(no,? thanks?|not now|maybe later|later|skip|got it|ok|okay|continue)\b", re.I),
     re.compile(r"^(accept|agree|i agree|allow)\b", re.I),
     re.compile(r"^(reject|decline|deny|refuse)\b", re.I),
+)
+# The element Playwright names as lying over the target, and the element whose subtree it is:
+# "<p>Join</p> from <div id="promo" class="overlay">…</div> subtree intercepts pointer events".
+_COVERING = re.compile(
+    r"(<[^<>]*>[^<>]{0,80}(?:</[\w-]+>)?)(?: from (<[^<>]*>[^<>]{0,80}(?:</[\w-]+>)?) subtree)? " + INTERCEPTS
 )
 # One line of an ARIA snapshot: its indentation, role and (quoted) name.
 _NODE = re.compile(r'^(?P<indent>\s*)- (?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?')
@@ -283,11 +290,19 @@ def _overlay(
     if INTERCEPTS not in error:
         return None
     nodes = _elements(sr.page_aria)
-    dialogs = _new_dialogs(nodes, {str(x) for x in changed.get("added") or []})
-    if len(dialogs) != 1:
+    added = {str(x) for x in changed.get("added") or []}
+    dialogs = _new_dialogs(nodes, added)
+    if len(dialogs) > 1:
         return None
-    role, name, buttons = dialogs[0]
-    choice = _dismiss_button(buttons)
+    if dialogs:
+        role, name, buttons = dialogs[0]
+        choice = _dismiss_button(buttons)
+    else:
+        # An overlay without a dialog's role: its buttons are the ones new since the last pass,
+        # and only words that close it prove which (a lone new button may be anything).
+        role, name = "", ""
+        new_buttons = [n for _, r, n, line in nodes if r == "button" and n and line in added]
+        choice = _dismiss_button(new_buttons, by_words_only=True)
     if choice is None:
         return None
     click: dict[str, Any] = {"role": "button", "name": _braced(choice)}
@@ -301,7 +316,16 @@ def _overlay(
     for fb in step.fallback:
         if fb.do and any(isinstance(op.arg, Locator) and op.arg.name == choice for op in fb.do):
             return None  # the step tried that already, and it did not help
-    called = f'{role} "{name}"' if name else f"a {role}"
+    covering = _COVERING.search(error)
+    called = (
+        f'{role} "{name}"'
+        if name
+        else f"a {role}"
+        if role
+        else f"an overlay ({' '.join((covering.group(2) or covering.group(1)).split())})"
+        if covering
+        else "an overlay"
+    )
     summary = f'{called}, new since the last pass, covers the page: dismiss it with its "{choice}" button'
     fallback = {"do": [{"click": click}], "redo": True, "when": "action"}
     return summary, fallback, f"overlay|{role}|{name}|{choice}"
@@ -328,9 +352,9 @@ def _braced(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
 
 
-def _dismiss_button(buttons: list[str]) -> str | None:
-    """The dialog's button that closes it: its only one, else the one whose words say so."""
-    if len(buttons) == 1:
+def _dismiss_button(buttons: list[str], *, by_words_only: bool = False) -> str | None:
+    """The button that closes what it sits in: a dialog's only one, else the one whose words say so."""
+    if len(buttons) == 1 and not by_words_only:
         return buttons[0]
     for words in _DISMISS:
         matching = [b for b in buttons if words.match(b.strip())]
