@@ -23,7 +23,7 @@ import pytest
 from pytest_reuseit import cli
 from pytest_reuseit.workflow.loader import load
 from tests.support.heal_shop import WORKFLOWS, Deploy, handler
-from tests.support.serve import Served
+from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_variant
 from tests.support.webhook import Hook
 
@@ -252,7 +252,7 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
             assert cli.main(["report", "--results", f"results-{n}", "--output", f"report-{n}", "--no-allure"]) == 0
         return run.parseoutcomes()
 
-    with Served(_files(site)) as served:
+    with Served(files(site)) as served:
         assert night(1) == {"passed": 1}
         make_variant(TODOMVC, site, ("index.html", '<a href="#/active">Active</a>', '<a href="#/active">Open</a>'))
         assert night(2) == {"failed": 1}
@@ -265,14 +265,3 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
             "{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"
         ).replace("{todomvc_url}", "{base_url}/examples/vanillajs")
         assert night(3) == {"passed": 1}
-
-
-def _files(folder: Path) -> Any:
-    import functools
-    from http.server import SimpleHTTPRequestHandler
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-            pass
-
-    return functools.partial(Quiet, directory=str(folder))

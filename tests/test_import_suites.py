@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -29,7 +28,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.support.recorder import record
-from tests.support.serve import Served
+from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_refactored
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,24 +44,14 @@ pytestmark = [
 ]
 
 
-def _quiet_handler(directory: Path) -> functools.partial[object]:
-    from http.server import SimpleHTTPRequestHandler
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
-            pass
-
-    return functools.partial(Quiet, directory=str(directory))
-
-
 @pytest.fixture(scope="module")
 def todo_sites(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """TodoMVC where the suites ran, the same app on another address, and the refactored one."""
     refactored = make_refactored(TODOMVC, tmp_path_factory.mktemp("refactored") / "todomvc")
     with (
-        Served(_quiet_handler(TODOMVC)) as where_it_ran,
-        Served(_quiet_handler(TODOMVC)) as elsewhere,
-        Served(_quiet_handler(refactored)) as after_refactor,
+        Served(files(TODOMVC)) as where_it_ran,
+        Served(files(TODOMVC)) as elsewhere,
+        Served(files(refactored)) as after_refactor,
     ):
         yield {"ran": where_it_ran.url, "elsewhere": elsewhere.url, "refactored": after_refactor.url}
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable
-from http.server import ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -27,3 +29,13 @@ class Served:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def files(folder: Path) -> Callable[..., Any]:
+    """A handler serving the files of ``folder`` (an npm package's app), without a log line per request."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+    return functools.partial(Quiet, directory=str(folder))
