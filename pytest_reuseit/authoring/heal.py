@@ -12,6 +12,9 @@ Several variations healing the same op the same way count once. When runs disagr
 same op (typically because the locator names a parameter's value, which differs per variation),
 the op is left alone and the command says so: that op needs a person, or a locator that does
 not depend on the value.
+
+The same file holds the edits the history proves for failed runs (``"origin": "history"``):
+:func:`read_healing` reads them too, and ``history_edits.py`` groups and applies them.
 """
 
 from __future__ import annotations
