@@ -135,7 +135,7 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     assert code == 0, out + err
     assert out.count("cause: ") == 3
     assert 'cause: button "Add to cart" renamed "Add to basket" (2 files; proven by the history)' in out
-    assert "  since the last pass (" in out and 'gone: paragraph: $4.00; button "Add to cart"' in out
+    assert "  Since the run last passed (" in out and 'gone: paragraph: $4.00; button "Add to cart"' in out
     for name in ADDS:
         assert f"--- a/{name}\n+++ b/{name}\n" in out
     assert "+      - click: {role: button, name: Add to basket}" in out

@@ -146,9 +146,9 @@ def apply(doc: WorkflowDoc, edit: HistoryEdit) -> str:
     i = edit.step - 1
     if edit.kind == "locator":
         _, name = doc.op(i, edit.op_index)
-        old = doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new))
+        doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new))
         line = doc.line_of_op(i, edit.op_index)
-        return f"step {edit.step} op {edit.op_index + 1} (line {line}): {name} {old} -> {_short(edit.new)}"
+        return f"step {edit.step} op {edit.op_index + 1} (line {line}): {name} {_short(edit.old)} -> {_short(edit.new)}"
     doc.insert_fallback(i, dict(edit.new), f"dismisses {edit.summary.split(',')[0]}, {_day(edit.since)} (reuseit heal)")
     return f"step {edit.step}: first fallback {_short(edit.new)}"
 

@@ -240,11 +240,11 @@ class WorkflowDoc:
             raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) has no locator to replace")
         raise self._fail(f"steps[{i}].do[{j}] is a '{kind}' op, which has no locator to replace")
 
-    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any]) -> str:
+    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any]) -> None:
         """Change the keys of the locator at ``steps[i].do[j]`` that name its element (``name``,
         ``label``, ``exact``) from ``old`` to ``new``, each written as the file wrote it; every
         other key and the op's own stay. The op must still say ``old``: a file edited since the
-        run that proposed the change is not changed again. Returns the locator as it was."""
+        run that proposed the change is not changed again."""
         op, kind = self.op(i, j)
         arg = op[kind]
         if not isinstance(arg, CommentedMap):
@@ -254,7 +254,6 @@ class WorkflowDoc:
             raise self._fail(
                 f"steps[{i}].do[{j}] now says {kind} {_inline(arg)}, not {_inline(old)}: the file changed since the run"
             )
-        before = _inline({k: v for k, v in arg.items() if k in LOCATOR_KEYS})
         for key, value in new.items():
             if key in arg:
                 if arg[key] != value:
@@ -262,7 +261,6 @@ class WorkflowDoc:
             else:
                 keys = list(arg)
                 arg.insert(keys.index(next(k for k in keys if k in old)) + len(old), key, value)
-        return before
 
     def insert_fallback(self, i: int, fallback: dict[str, Any], comment: str = "") -> None:
         """Put ``fallback`` (a ``do`` fallback) first in ``steps[i].fallback``, creating the list if

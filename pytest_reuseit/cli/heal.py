@@ -13,6 +13,7 @@ from ..authoring import history_edits
 from ..authoring.heal import HealingFileError, heal_file, plan, read_healing, selected
 from ..authoring.history_edits import Cause
 from ..authoring.yamledit import WorkflowDoc, YamlEditError, unified_diff
+from ..engine.analysis import changes_sentence
 from ..settings import default
 
 # Where a pytest run with the default --reuseit-output writes its healing suggestions.
@@ -118,14 +119,9 @@ def _regression(cause: Cause) -> None:
 
 
 def _evidence(cause: Cause) -> str:
-    """The lines of the page that left and appeared since the last pass, in one line."""
-    since = f" ({cause.since[:16].replace('T', ' ')})" if cause.since else ""
-    parts = []
-    if cause.removed:
-        parts.append("gone: " + "; ".join(line.removeprefix("- ") for line in cause.removed[:3]))
-    if cause.added:
-        parts.append("new: " + "; ".join(line.removeprefix("- ") for line in cause.added[:3]))
-    return f"since the last pass{since}: " + (", ".join(parts) if parts else "the page reads the same")
+    """The lines of the page that left and appeared since the last pass, in the words the
+    failure's own analysis uses."""
+    return changes_sentence({"removed": cause.removed, "added": cause.added, "since": cause.since})
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

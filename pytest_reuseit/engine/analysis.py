@@ -26,7 +26,9 @@ def _failed_step(result: RunResult) -> StepResult | None:
     return result.steps[result.failed_step - 1]
 
 
-def _last_verdict(step: StepResult, phase: str) -> Verdict | None:
+def failing_verdict(step: StepResult, phase: str) -> Verdict | None:
+    """The check of ``phase`` (pre or post) that still failed: the last attempt's word on it, else
+    the phase's own."""
     for att in reversed(step.attempts):
         if att.phase == phase:
             bad = [v for v in att.verdicts if v.ok is False]
@@ -411,7 +413,7 @@ def _check_category(phase: str, bad: Verdict | None) -> Category:
 
 def _check_failure(step: StepResult, phase: str, where: str, what: str, no_attempt: str) -> Analysis:
     """A pre or post check still failed after the step's attempts."""
-    bad = _last_verdict(step, phase)
+    bad = failing_verdict(step, phase)
     first = _first_verdict(step, phase)
     tried = len(step.attempts)
     # The site's own answer first (the attempts' actions may have changed the page since), then the

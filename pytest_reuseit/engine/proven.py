@@ -31,6 +31,7 @@ from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import Locator
 from ..workflow.placeholders import Values, names_in
 from ..workflow.steps import Step
+from .analysis import failing_verdict
 from .result import ProvenEdit, RunResult, StepResult, Verdict
 
 DIALOG_ROLES = ("dialog", "alertdialog")
@@ -84,7 +85,7 @@ def _prove(result: RunResult, loaded: LoadedWorkflow, values: Values) -> list[Pr
     # The step as its own file numbers it: a used file's, or the workflow's own after a use step.
     where = {"file": origin.file, "step": origin.index + 1, "digest": origin.digest}
     if result.failed_phase in ("pre", "post"):
-        bad = _failing_verdict(sr, result.failed_phase)
+        bad = failing_verdict(sr, result.failed_phase)
         if bad is None:
             return []
         return [_check(bad, sr.index, result.failed_phase, changed, {**where, "line": bad.line})]
@@ -162,16 +163,6 @@ def _failed_op(sr: StepResult) -> tuple[int, str] | None:
         if not rec.ok:
             return n, rec.error
     return None
-
-
-def _failing_verdict(sr: StepResult, phase: str) -> Verdict | None:
-    """The check that still failed: the last attempt's word on it, else the phase's own."""
-    for attempt in reversed(sr.attempts):
-        if attempt.phase == phase:
-            found = next((v for v in attempt.verdicts if v.ok is False), None)
-            if found is not None:
-                return found
-    return next((v for v in (sr.pre if phase == "pre" else sr.post) if v.ok is False), None)
 
 
 # ----------------------------------------------------------------------------- a renamed element

@@ -112,8 +112,8 @@ def _attention(since_last: dict[str, Any]) -> str:
         rows = "".join(
             f"<tr><td>{_test(r)}</td><td>{_e(_when_text(r.get('since')))}</td>"
             f"<td class='num'>{_e(r.get('runs_failing', ''))}</td><td>{_step(r)}</td>"
-            f"<td>{_e(_cause_of(r, causes).get('summary', ''))}{_heal(_cause_of(r, causes).get('heal'))}</td></tr>"
-            for r in still
+            f"<td>{_e(cause.get('summary', ''))}{_heal(cause.get('heal'))}</td></tr>"
+            for r, cause in ((r, _cause_of(r, causes)) for r in still)
         )
         parts.append(
             f"<h3 class='failed'>Still failing <span>{len(still)}</span></h3><table class='list'>"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import write_text_atomic
+from ..engine.analysis import failing_verdict
 from ..engine.result import ProvenEdit, RunResult, StepResult, Verdict
 
 FORMAT = 1
@@ -131,18 +132,12 @@ def _failing_step(result: RunResult) -> StepResult | None:
 
 
 def _failing_verdict(result: RunResult, step: StepResult | None) -> Verdict | None:
-    """The check that still failed: the last attempt's word on it, else the phase's own."""
+    """The check that still failed: the outcome's, or the failing step's (engine/analysis.py)."""
     if result.failed_phase == "outcome":
         return next((v for v in result.outcome if v.ok is False), None)
     if step is None or result.failed_phase not in ("pre", "post"):
         return None
-    for attempt in reversed(step.attempts):
-        if attempt.phase == result.failed_phase:
-            found = next((v for v in attempt.verdicts if v.ok is False), None)
-            if found is not None:
-                return found
-    verdicts = step.pre if result.failed_phase == "pre" else step.post
-    return next((v for v in verdicts if v.ok is False), None)
+    return failing_verdict(step, result.failed_phase)
 
 
 def _op_locator(step: StepResult) -> str:
