@@ -447,7 +447,10 @@ def browser_processes() -> dict[int, str]:
         data_dir = next((a.split("=", 1)[1] for a in args if a.startswith("--user-data-dir=")), None)
         if data_dir:
             found[pid] = data_dir
-    return found
+    # A process the browser has just forked shows the browser's own command line until it execs
+    # its helper: the same browser, not a second one (seen once on a fresh clone's run).
+    parent = {child: ppid for ppid, children in tree.items() for child in children}
+    return {pid: d for pid, d in found.items() if parent.get(pid) not in found}
 
 
 @pytest.mark.slow  # kills a Chromium and launches another
