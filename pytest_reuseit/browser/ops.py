@@ -29,8 +29,17 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from ..errors import BrokenRun, ReuseitError
 from ..workflow import ops as registry
 from ..workflow.locators import Locator
-from ..workflow.op_args import Extract, FillArgs, PageUrl, PressArgs, ScrollBy, SelectArgs, UploadArgs, WaitArgs
+from ..workflow.op_args import (
+    Extract,
+    FillArgs,
+    PressArgs,
+    ScrollBy,
+    SelectArgs,
+    UploadArgs,
+    WaitArgs,
+)
 from ..workflow.ops import Op, describe_op
+from .change import CannotChange, change
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
@@ -297,7 +306,8 @@ def _goto(ctx: OpContext, arg: str) -> None:
 
 def _element_op(method: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Locator) -> None:
-        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms)
+        button = {"button": ctx.op.button} if ctx.op is not None and ctx.op.button else {}
+        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms, **button)
 
     return handler
 
@@ -363,6 +373,15 @@ def _typed_value(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> st
     return value
 
 
+@registry.handles("change")
+def _change(ctx: OpContext, arg: FillArgs) -> None:
+    loc = resolve(ctx.page, arg, ctx.render)
+    try:
+        change(loc, _typed_value(loc, "change", arg, ctx), ctx.action_timeout_ms)
+    except CannotChange as exc:
+        raise OpFailed(ctx.render(describe_op(ctx.op)) if ctx.op else "change", str(exc), "script") from None
+
+
 @registry.handles("select")
 def _select(ctx: OpContext, arg: SelectArgs) -> None:
     options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
@@ -425,48 +444,6 @@ def _eval(ctx: OpContext, arg: str) -> None:
 @registry.handles("extract")
 def _extract(ctx: OpContext, arg: Extract) -> None:
     ctx.extracted[arg.into] = extract_value(arg, ctx)
-
-
-@registry.handles("switch_page")
-def _switch_page(ctx: OpContext, arg: Any) -> None:
-    assert ctx.pages is not None
-    if isinstance(arg, PageUrl):
-        url = arg.url
-        arg = PageUrl(
-            url=ctx.render(url)
-            if isinstance(url, str)
-            else url.model_copy(update={k: ctx.render(v) for k, v in url.model_dump(exclude_none=True).items()})
-        )
-    try:
-        ctx.pages.switch(arg)
-    except LookupError as exc:
-        raise OpFailed(f"switch_page {arg if not isinstance(arg, PageUrl) else 'url'}", str(exc), "not_found") from None
-
-
-@registry.handles("close_page")
-def _close_page(ctx: OpContext, arg: Any) -> None:
-    assert ctx.pages is not None
-    if len(ctx.pages.open_pages()) < 2:
-        raise OpFailed("close_page", "this is the only open page: closing it would end the run", "not_found")
-    ctx.pages.close_current()
-
-
-def _history(method: str, words: str) -> registry.Handler:
-    def handler(ctx: OpContext, arg: Any) -> None:
-        before = ctx.page.url
-        response = getattr(ctx.page, method)(timeout=navigation_s(ctx.page) * 1000, wait_until="domcontentloaded")
-        until_loaded(ctx.page, ctx.action_timeout_ms)
-        # No response also means a same-document step (a #hash route of a single-page app): only
-        # an unchanged URL says there was nowhere to go.
-        if response is None and method != "reload" and ctx.page.url == before:
-            raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
-
-    return handler
-
-
-registry.attach("back", _history("go_back", "previous"))
-registry.attach("forward", _history("go_forward", "next"))
-registry.attach("reload", _history("reload", ""))
 
 
 @registry.handles("upload")
@@ -600,3 +577,7 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ctx.query is None:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")
     return ctx.query(ctx.render(ex.query))
+
+
+# The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
+from . import page_ops  # noqa: E402,F401

@@ -14,14 +14,16 @@ import re
 from dataclasses import dataclass, field
 
 _SECRET_WORDS = re.compile(r"pass(word|wd|phrase)?|secret|token|api[-_ ]?key|\bkey\b|credential|pin\b", re.I)
-# Digits a clock or a counter gave (6 or more), or a hex/base36 run with letters and digits mixed
-# (8 or more), or a UUID: the parts of a value a test makes unique.
-_UNIQUE = re.compile(
-    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-    r"|(?<![A-Za-z0-9])(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[a-z])[a-z0-9]{8,}(?![A-Za-z0-9])"
-    r"|\d{6,}",
-    re.I,
-)
+# The parts of a value a test makes unique: a UUID, clock digits (a time in seconds or
+# milliseconds since 1970, as Date.now() or time.time() give them), or a random hex suffix with
+# letters and digits mixed (8 or more, set apart). Digits alone are only a hint: a colour
+# (#333333), a price (1234567.89), a phone number or a product code (ABC12345678) stay as typed.
+_UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+_CLOCK = r"(?<![\d.,])1[5-9]\d{8}(?:\d{3})?(?![\d.,])"
+_RANDOM = r"(?<![A-Za-z0-9#])(?=[a-f0-9]*\d)(?=[a-f0-9]*[a-f])[a-f0-9]{8,}(?![A-Za-z0-9])"
+_UNIQUE = re.compile(f"{_UUID}|{_CLOCK}|{_RANDOM}")
+# Fields whose values are no name a site keeps once: a colour, a date, a number, a phone.
+_NOT_UNIQUE_TYPES = {"color", "date", "time", "datetime-local", "month", "week", "range", "number", "tel"}
 
 
 def slug(text: str, *, upper: bool = False, limit: int = 40) -> str:
@@ -44,8 +46,12 @@ def is_secret_field(facts: dict[str, str], selectors: list[str]) -> bool:
     return any(_SECRET_WORDS.search(s) and "keyword" not in s.lower() for s in selectors)
 
 
-def unique_part(value: str) -> str | None:
-    """The part of ``value`` a test made unique, or None."""
+def unique_part(value: str, facts: dict[str, str] | None = None) -> str | None:
+    """The part of ``value`` a test made unique, or None. ``facts``: what the field is (a colour
+    input, a select's option, a number field: never unique)."""
+    facts = facts or {}
+    if facts.get("tag") == "select" or facts.get("type", "").lower() in _NOT_UNIQUE_TYPES:
+        return None
     m = _UNIQUE.search(value)
     return m.group(0) if m else None
 
@@ -71,7 +77,7 @@ class TypedValues:
             name = _free(name, self.secrets)
             self.secrets[name] = value
             return f"{{secret.{name}}}"
-        unique = unique_part(value)
+        unique = unique_part(value, facts)
         text = value.replace("{", "{{").replace("}", "}}")
         if unique is not None:
             self.uniques[unique] = value

@@ -49,7 +49,9 @@ from .strict import Seconds, Strict, WaitMs, closest, exactly_one
 # --------------------------------------------------------------------------- the Op model
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into", "timeout")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button")
+# The ops a mouse ``button`` other than the left one may press.
+BUTTON_OPS = ("click", "dblclick")
 
 
 class Op(Strict):
@@ -71,6 +73,9 @@ class Op(Strict):
     )
     timeout: Seconds | None = Field(
         None, description="seconds this op waits for its element (or page, pop-up, download); default: action_timeout"
+    )
+    button: Literal["left", "right", "middle"] | None = Field(
+        None, description="(click, dblclick) the mouse button: left (the default), right or middle"
     )
 
     @model_validator(mode="before")
@@ -105,6 +110,12 @@ class Op(Strict):
                 "into_not_allowed",
                 "'into' goes with {takers}, not with '{kind}'",
                 {"takers": " or ".join(takers), "kind": self.kind},
+            )
+        if self.button is not None and self.kind not in BUTTON_OPS:
+            raise PydanticCustomError(
+                "button_not_allowed",
+                "'button' goes with {takers}, not with '{kind}'",
+                {"takers": " or ".join(BUTTON_OPS), "kind": self.kind},
             )
         return self
 
@@ -155,6 +166,8 @@ def _describe_modifiers(op: Op) -> str:
         text += f" (dialog: {answer})"
     if op.into is not None:
         text += f" into {op.into}"
+    if op.button not in (None, "left"):
+        text += f" ({op.button} button)"
     return text
 
 
@@ -311,6 +324,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("focus", Loc, "Give an element the keyboard focus.", {}),
     ("fill", FillArgs, "Replace the value of a form field with `value`.", {}),
     ("type", FillArgs, "Type `value` into a field key by key (for fields that react to each key).", {}),
+    (
+        "change",
+        FillArgs,
+        "Set a field's value as Chrome's recorder replays a change: a select's option by value, a text "
+        "field or editable element filled, any other input's value set with input and change events.",
+        {},
+    ),
     ("select", SelectArgs, "Choose an option (or several) of a select box by label or value.", {}),
     ("press", str | PressArgs, "Press a key (`Enter`, `Control+A`) on the page or on an element.", {}),
     ("scroll", ScrollBy | Loc, "Scroll by `by` pixels, or until an element is in view.", {}),

@@ -1,0 +1,63 @@
+"""The handlers of the ops on the run's pages: ``switch_page``, ``close_page`` and the history's
+``back``, ``forward`` and ``reload`` (attached to the registry when ``browser.ops`` loads)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ..workflow import ops as registry
+from ..workflow.op_args import PageUrl
+from .observe import navigation_s
+from .ops import OpContext, OpFailed
+from .pages import until_loaded
+
+
+@registry.handles("switch_page")
+def _switch_page(ctx: OpContext, arg: Any) -> None:
+    assert ctx.pages is not None
+    if isinstance(arg, PageUrl):
+        url = arg.url
+        arg = PageUrl(
+            url=ctx.render(url)
+            if isinstance(url, str)
+            else url.model_copy(update={k: ctx.render(v) for k, v in url.model_dump(exclude_none=True).items()})
+        )
+    # A page named by its URL may still be opening (a pop-up the last click opened is about:blank
+    # until it loads): it is waited for up to the op's timeout, as the recorder's replay waits.
+    deadline = time.monotonic() + (ctx.action_timeout_ms / 1000 if isinstance(arg, PageUrl) else 0)
+    while True:
+        try:
+            ctx.pages.switch(arg)
+            return
+        except LookupError as exc:
+            if time.monotonic() >= deadline:
+                what = f"switch_page {arg if not isinstance(arg, PageUrl) else 'url'}"
+                raise OpFailed(what, str(exc), "not_found") from None
+        ctx.page.wait_for_timeout(100)
+
+
+@registry.handles("close_page")
+def _close_page(ctx: OpContext, arg: Any) -> None:
+    assert ctx.pages is not None
+    if len(ctx.pages.open_pages()) < 2:
+        raise OpFailed("close_page", "this is the only open page: closing it would end the run", "not_found")
+    ctx.pages.close_current()
+
+
+def _history(method: str, words: str) -> registry.Handler:
+    def handler(ctx: OpContext, arg: Any) -> None:
+        before = ctx.page.url
+        response = getattr(ctx.page, method)(timeout=navigation_s(ctx.page) * 1000, wait_until="domcontentloaded")
+        until_loaded(ctx.page, ctx.action_timeout_ms)
+        # No response also means a same-document step (a #hash route of a single-page app): only
+        # an unchanged URL says there was nowhere to go.
+        if response is None and method != "reload" and ctx.page.url == before:
+            raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
+
+    return handler
+
+
+registry.attach("back", _history("go_back", "previous"))
+registry.attach("forward", _history("go_forward", "next"))
+registry.attach("reload", _history("reload", ""))
