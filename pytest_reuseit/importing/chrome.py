@@ -1,26 +1,35 @@
 """Chrome DevTools Recorder exports (the ``@puppeteer/replay`` schema) as demonstrations.
 
-A recording is ``{"title", "steps": [...]}``; each step has a ``type``. Every selector of a
-step is kept (``aria/``, CSS, ``xpath/``, ``pierce/``, ``text/``), in the recording's order:
-the first that works is the step's, the others its fallbacks. Low-level events are folded as a
-person writes them: a ``keyDown``/``keyUp`` pair is one ``press``, a click that only focused the
-field typed into next is dropped; ``setViewport`` and ``scroll`` are the browser's, not the user's.
+A recording is ``{"title", "steps": [...]}``; each step has a ``type``. Each step means what the
+recorder's own replay library does with it (its ``PuppeteerRunnerExtension.runStep``), or is
+written as a ``# not imported`` comment saying why, and counted. Its fields are checked first as
+replay's parser checks them (``chrome_schema.py``).
+
+Every selector of a step is kept (``aria/``, CSS, ``xpath/``, ``pierce/``, ``text/``), in the
+recording's order: the first that works is the step's, the others its fallbacks. A step's
+``target`` other than ``main`` is the page of that URL (a pop-up, a tab): replay waits for it,
+``switch_page: {url: ...}`` does too; ``frame: [n, ...]`` is the n-th frame of the page, and so on
+inward. Low-level events are folded as a person writes them: a ``keyDown``/``keyUp`` pair is one
+``press`` (with the modifiers held down: ``Control+a``), a click that only focused the field
+typed into next is dropped. A ``change`` is a select's option, a field's value or the ``change``
+op, by what the element is (``compose.py`` decides, once the page has shown it).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from .chrome_schema import check_recording
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import from_puppeteer, to_loc
 
-# Every step type of the schema (Schema.ts StepType), and what each becomes.
-_ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "fill", "hover": "hover"}
-_CHECKS = {"waitForElement", "waitForExpression"}
-_SKIPPED = {"setViewport", "scroll", "keyUp", "close", "emulateNetworkConditions"}
-_KNOWN = {*_ACTIONS, *_CHECKS, *_SKIPPED, "keyDown", "customStep"}
+_ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "change", "hover": "hover"}
+# replay's mouseButtonMap, in Playwright's words; back and forward have none there.
+_BUTTONS = {"primary": "", "auxiliary": "middle", "secondary": "right"}
+_MODIFIERS = ("Shift", "Control", "Alt", "Meta")
 
 
 def looks_like(data: Any) -> bool:
@@ -30,17 +39,17 @@ def looks_like(data: Any) -> bool:
 def read(path: Path) -> Demonstration:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise UnreadableInput(f"{path}: not JSON ({exc.__class__.__name__}): not a Chrome recording") from None
     if not looks_like(data):
         raise UnreadableInput(f"{path}: JSON without a title and a list of steps: not a Chrome DevTools recording")
-    demo = Demonstration(title=str(data.get("title") or path.stem), source=str(path))
+    check_recording(data, str(path))
+    demo = Demonstration(title=str(data["title"] or path.stem), source=str(path))
+    reader = _Reader(demo)
     for n, step in enumerate(data["steps"]):
-        if not isinstance(step, dict) or step.get("type") not in _KNOWN:
-            kind = step.get("type") if isinstance(step, dict) else type(step).__name__
-            raise UnreadableInput(f"{path}: steps[{n}] has the type {kind!r}, which this release does not know")
-        _one(demo, step, f"{path}: steps[{n}]")
-    if not demo.steps:
+        reader.one(step, f"{path}: steps[{n}]")
+    reader.finish()
+    if not any(s.kind != "switch" for s in demo.steps):
         raise UnreadableInput(f"{path}: a recording with no step to import")
     return demo
 
@@ -54,68 +63,234 @@ def _target(step: dict[str, Any], *, field: bool) -> Target | None:
     if not selectors:
         return None
     # A step in a frame names it by its place among each page's frames, outermost first.
-    inside = "".join(f"iframe >> nth={int(i)} >> internal:control=enter-frame >> " for i in step.get("frame") or [])
+    inside = "".join(f"iframe >> nth={i} >> internal:control=enter-frame >> " for i in step.get("frame") or [])
     return Target([inside + s for s in selectors])
 
 
-def _not_an_action(demo: Demonstration, kind: str, step: dict[str, Any]) -> bool:
-    """Steps that are no element's action: skipped, a key, or a check. True when ``step`` was one."""
-    if kind in _SKIPPED:
-        return True
-    if kind == "customStep":
-        demo.add_check(None, f"customStep {step.get('name')!r} (a Puppeteer extension: not in the format)")
-    elif kind == "keyDown":
-        demo.steps.append(DemoStep("press", value=str(step.get("key") or "")))
-    elif kind == "waitForElement":
-        demo.add_check(*_wait_for_element(step))
-    elif kind == "waitForExpression":
-        demo.add_check({"js": str(step.get("expression") or "true")}, "waitForExpression")
-    else:
-        return False
-    return True
+class _Reader:
+    """Reads the steps in order, knowing which page is current and which keys are held."""
 
+    def __init__(self, demo: Demonstration) -> None:
+        self.demo = demo
+        self.page = "main"  # the page the steps run on: main, or a pop-up's URL
+        self.pages = ["main"]  # the pages switched to, latest last (a closed one goes back)
+        self.held: list[str] = []  # modifier keys down
+        self.pressed: list[str] = []  # keys pressed (keyDown) whose keyUp is still to come
+        self.notes: list[str] = []  # said before the first step
+        self.combined = False  # a key was pressed with the modifiers held now
 
-def _one(demo: Demonstration, step: dict[str, Any], where: str) -> None:
-    kind = str(step["type"])
-    if _not_an_action(demo, kind, step):
-        return
-    target = _target(step, field=kind == "change")
-    if kind != "navigate" and target is None:
-        raise UnreadableInput(f"{where}: a {kind} step with no selector this release can use")
-    demo_step = DemoStep(_ACTIONS[kind], target=target)
-    demo_step.origin = json.dumps(step.get("selectors"))
-    if kind == "navigate":
-        demo_step.value = str(step.get("url") or "")
-    elif kind == "change":
-        demo_step.value = str(step.get("value") or "")
-        previous = demo.steps[-1] if demo.steps else None
-        if previous is not None and previous.kind == "click" and previous.origin == demo_step.origin:
-            demo.steps.pop()  # that click only focused this field
-    demo.steps.append(demo_step)
-    _asserted_events(demo, step)
+    # ------------------------------------------------------------------ saying
 
+    def say(self, words: str) -> None:
+        """A step not imported: a comment where it was, before the next step (or the last one)."""
+        self.notes.append(words)
 
-def _asserted_events(demo: Demonstration, step: dict[str, Any]) -> None:
-    for event in step.get("assertedEvents") or []:
-        if isinstance(event, dict) and event.get("type") == "navigation":
+    def say_after(self, words: str) -> None:
+        """An assertion not imported: a comment on the step it checked."""
+        if any(s.kind != "switch" for s in self.demo.steps):
+            self.demo.steps[-1].unexpressed.append(words)
+        else:
+            self.notes.append(words)
+
+    def add(self, step: DemoStep) -> None:
+        self.demo.steps.append(step)
+        if self.notes and step.kind != "switch":
+            step.unexpressed[:0] = self.notes
+            self.notes = []
+
+    def finish(self) -> None:
+        for key in self.pressed:
+            self.say(f"keyDown {key} with no keyUp (replay leaves the key held down)")
+        for key in self.held:
+            self.say(f"keyDown {key} held down to the end (replay leaves the key held down)")
+        if self.notes and self.demo.steps:
+            self.demo.steps[-1].unexpressed.extend(self.notes)
+
+    # ------------------------------------------------------------------ pages
+
+    def on(self, step: dict[str, Any]) -> None:
+        """Make the step's target page current first (replay waits for a page of that URL)."""
+        target = step.get("target") or "main"
+        if target == self.page:
+            return
+        self.add(DemoStep("switch", value=target))
+        self.page = target
+        if target in self.pages:
+            self.pages.remove(target)
+        self.pages.append(target)
+
+    # ------------------------------------------------------------------ steps
+
+    def one(self, step: dict[str, Any], where: str) -> None:
+        kind = str(step["type"])
+        handler = getattr(self, f"_{kind}", None)
+        if handler is not None:
+            handler(step)
+            return
+        self._action(kind, step, where)
+
+    def _action(self, kind: str, step: dict[str, Any], where: str) -> None:
+        target = _target(step, field=kind == "change")
+        if kind != "navigate" and target is None:
+            raise UnreadableInput(f"{where}: a {kind} step with no selector this release can use")
+        button = _BUTTONS.get(str(step.get("button") or "primary"))
+        if button is None:
+            self.say(
+                f"{kind} with the {step['button']} mouse button on {_selectors(step)} "
+                "(Playwright presses no back or forward button)"
+            )
+            return
+        if self.held and kind != "navigate":
+            self.say(f"{kind} on {_selectors(step)} with {'+'.join(self.held)} held down (not in the format)")
+            return
+        if kind == "navigate" and step.get("frame"):
+            self.say(f"navigate {step['url']} inside the frame {step['frame']} (the format opens pages, not frames)")
+            return
+        self.on(step)
+        demo_step = DemoStep(_ACTIONS[kind], target=target, button=button)
+        demo_step.origin = json.dumps(step.get("selectors"))
+        if kind == "navigate":
+            demo_step.value = str(step["url"])
+        elif kind == "change":
+            demo_step.value = str(step["value"])
+            previous = self.demo.steps[-1] if self.demo.steps else None
+            if (
+                previous is not None
+                and previous.kind == "click"
+                and previous.origin == demo_step.origin
+                and not (previous.checks or previous.unexpressed or previous.button)
+            ):
+                self.demo.steps.pop()  # that click only focused this field
+        self.add(demo_step)
+        self._asserted_events(step)
+
+    def _asserted_events(self, step: dict[str, Any]) -> None:
+        """replay waits for the navigation the step starts (it compares neither URL nor title):
+        the page's URL is checked without its fragment (a hash router's ``#/`` is the same page),
+        and its title; a frame's navigation is no page's URL and is said."""
+        for event in step.get("assertedEvents") or []:
+            if step.get("frame"):
+                self.say_after(f"assertedEvents navigation of the frame {step['frame']} to {event.get('url', '?')}")
+                continue
             if event.get("url"):
-                demo.add_check({"url": {"equals": str(event["url"])}}, "assertedEvents navigation url")
+                self.demo.add_check({"url": {"matches": url_pattern(str(event["url"]))}}, "assertedEvents url")
             if event.get("title"):
-                demo.add_check({"title": {"equals": str(event["title"])}}, "assertedEvents navigation title")
+                self.demo.add_check({"title": {"equals": str(event["title"])}}, "assertedEvents title")
+
+    def _keyDown(self, step: dict[str, Any]) -> None:
+        key = str(step["key"])
+        if key in _MODIFIERS:
+            if key not in self.held:
+                self.held.append(key)
+            return
+        self.on(step)
+        self.add(DemoStep("press", value="+".join([*self.held, key])))
+        self.pressed.append(key)
+        self.combined = bool(self.held)
+
+    def _keyUp(self, step: dict[str, Any]) -> None:
+        key = str(step["key"])
+        if key in self.held:
+            self.held.remove(key)
+            if not self.combined:  # a modifier pressed and let go alone
+                self.on(step)
+                self.add(DemoStep("press", value=key))
+            self.combined = self.combined and bool(self.held)
+        elif key in self.pressed:
+            self.pressed.remove(key)
+        else:
+            self.say_after(f"keyUp {key} with no keyDown before it")
+
+    def _setViewport(self, step: dict[str, Any]) -> None:
+        width, height = step["width"], step["height"]
+        size = {"width": int(width), "height": int(height)}
+        if width != int(width) or height != int(height) or min(size.values()) <= 0:
+            raise UnreadableInput(f"setViewport {width}x{height}: a viewport is whole pixels, more than 0")
+        extras = [
+            f"{k} {step[k]}"
+            for k, plain in (("deviceScaleFactor", 1), ("isMobile", False), ("hasTouch", False))
+            if step[k] != plain
+        ]
+        current = self.demo.browser.get("viewport")
+        if not any(s.kind != "switch" for s in self.demo.steps) and current is None:
+            self.demo.browser["viewport"] = size
+        elif current != size:
+            self.say(f"setViewport {size['width']}x{size['height']} after the first step (the format sets it once)")
+        if extras:
+            self.say(f"setViewport {', '.join(extras)} (not in the format's browser options)")
+
+    def _scroll(self, step: dict[str, Any]) -> None:
+        x, y = step.get("x") or 0, step.get("y") or 0
+        if step.get("selectors") or step.get("frame"):
+            self.say(f"scroll of {_selectors(step) or 'the frame ' + str(step['frame'])} to {x}, {y}")
+            return
+        self.on(step)
+        # replay scrolls the window to (x, y), not by them: a script says exactly that.
+        self.add(DemoStep("eval", value=f"window.scroll({x}, {y})", words=f"Scroll the page to {x}, {y}"))
+
+    def _close(self, step: dict[str, Any]) -> None:
+        if (step.get("target") or "main") == "main":
+            self.say("close of the main page (the run's page stays open to the end)")
+            return
+        self.on(step)
+        self.add(DemoStep("close_page"))
+        self.pages.pop()
+        self.page = self.pages[-1] if self.pages else "main"
+
+    def _emulateNetworkConditions(self, step: dict[str, Any]) -> None:
+        self.say(
+            f"emulateNetworkConditions download {step['download']}, upload {step['upload']}, latency "
+            f"{step['latency']} (the format has no network throttling)"
+        )
+
+    def _customStep(self, step: dict[str, Any]) -> None:
+        self.say(f"customStep {step['name']!r} (a Puppeteer extension: not in the format)")
+
+    def _waitForElement(self, step: dict[str, Any]) -> None:
+        check, words = _wait_for_element(step)
+        if check is None:
+            self.say_after(words)
+            return
+        self.on(step)
+        self.demo.add_check(check, words)
+
+    def _waitForExpression(self, step: dict[str, Any]) -> None:
+        if step.get("frame"):
+            self.say_after(f"waitForExpression in the frame {step['frame']} (a js check runs in the page)")
+            return
+        self.on(step)
+        self.demo.add_check({"js": str(step["expression"])}, "waitForExpression")
+
+
+def url_pattern(url: str) -> str:
+    """A ``matches`` pattern for ``url`` whatever its fragment: ``index.html`` and ``index.html#/``
+    are the same document. The address's origin stays as written, so it is written from
+    ``{base_url}`` like any other."""
+    base = url.split("#", 1)[0]
+    m = re.match(r"^[a-z][a-z0-9+.-]*://[^/?#]*", base, re.I)
+    origin = m.group(0) if m else ""
+    return "^" + origin + re.escape(base[len(origin) :]) + "(#.*)?$"
+
+
+def _selectors(step: dict[str, Any]) -> str:
+    return ", ".join(s if isinstance(s, str) else " >> ".join(s) for s in step.get("selectors") or [])
 
 
 def _wait_for_element(step: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """replay counts the elements the first selector that finds any finds (hidden ones too) and
+    compares the count; ``visible: false`` waits for the comparison to fail."""
     target = _target(step, field=False)
-    words = f"waitForElement {step.get('selectors')}"
+    words = f"waitForElement {_selectors(step)}"
     if target is None:
         return None, words
-    loc = to_loc(target.selectors[0])
-    operator, count = str(step.get("operator") or ">="), int(step.get("count", 1))
     if step.get("attributes") or step.get("properties"):
         return None, f"{words} (its attributes and properties: not in the format yet)"
+    loc = to_loc(target.selectors[0])
+    operator, count = str(step.get("operator") or ">="), step.get("count", 1)
+    if count != int(count):
+        return None, f"{words} (a count of {count})"
+    bound = {"==": "equals", ">=": "min", "<=": "max"}[operator]
+    check: dict[str, Any] = {"count": {**loc, bound: int(count)}}
     if step.get("visible") is False:
-        return {"hidden": loc}, words
-    if operator == ">=" and count == 1:
-        return {"visible": loc}, words
-    bound = {"==": "equals", ">=": "min", "<=": "max"}.get(operator, "equals")
-    return {"count": {**loc, bound: count}}, words
+        check = {"not": check}
+    return check, words

@@ -27,7 +27,33 @@ _ACTIONS = {
     "setInputFiles": "upload",
     "hover": "hover",
 }
-_IGNORED = {"openPage", "closePage"}
+# The recorder's modifier bits (``modifiersForEvent``).
+_MODIFIER_BITS = {1: "Alt", 2: "Control", 4: "Meta", 8: "Shift"}
+
+
+class _Pages:
+    """Which page each action is on (``pageGuid``): the first one opened is the main page, the
+    others are numbered in the order they opened, as ``switch_page: N`` counts them."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.current = ""
+
+    def opened(self, demo: Demonstration, guid: str) -> None:
+        if guid and guid not in self.order:
+            self.order.append(guid)
+        # The first page, or a pop-up the last action opened (its new_page: true makes it current).
+        if not self.current or (demo.steps and demo.steps[-1].new_page):
+            self.current = guid
+
+    def switch(self, demo: Demonstration, guid: str) -> None:
+        """A step making ``guid``'s page current, when an action is on another page than the last."""
+        if not guid or guid == self.current or guid not in self.order:
+            return
+        index = self.order.index(guid)
+        value = "main" if index == 0 else str(index)
+        demo.steps.append(DemoStep("switch", value=value, words=f"Switch to page {index}" if index else ""))
+        self.current = guid
 
 
 def looks_like(path: Path) -> bool:
@@ -46,6 +72,7 @@ def read(path: Path) -> Demonstration:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise UnreadableInput(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    pages = _Pages()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -59,16 +86,75 @@ def read(path: Path) -> Demonstration:
             continue  # the file's header: the browser and context the recorder opened
         if not isinstance(action, dict) or "name" not in action:
             raise UnreadableInput(f"{path}:{n}: no action name: not a file playwright codegen wrote (--target jsonl)")
-        _one(demo, action, f"{path}:{n}")
+        _check_types(action, f"{path}:{n}")
+        _one(demo, action, f"{path}:{n}", pages, last=n == len(lines))
     if not demo.steps:
         raise UnreadableInput(f"{path}: no recorded action in it")
     return demo
 
 
-def _one(demo: Demonstration, action: dict[str, Any], where: str) -> None:
+# The type of each field of a recorded action this reader uses.
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "name": (str,),
+    "selector": (str,),
+    "url": (str,),
+    "text": (str,),
+    "key": (str,),
+    "value": (str,),
+    "button": (str,),
+    "pageGuid": (str,),
+    "checked": (bool,),
+    "substring": (bool,),
+    "clickCount": (int,),
+    "modifiers": (int,),
+    "options": (list,),
+    "files": (list,),
+    "signals": (list,),
+}
+
+
+def _check_types(action: dict[str, Any], where: str) -> None:
+    """Refuse a field of another type than the recorder writes: ``checked: "false"`` must not tick
+    a box, nor ``url: 5`` open a page called "5"."""
+    for name, types in _FIELD_TYPES.items():
+        value = action.get(name)
+        if value is None:
+            continue
+        if not isinstance(value, types) or (bool not in types and isinstance(value, bool)):
+            raise UnreadableInput(
+                f"{where}: {name} must be {' or '.join(t.__name__ for t in types)}, got {type(value).__name__} "
+                f"{repr(value)[:40]}: not a file playwright codegen wrote"
+            )
+    for name in ("options", "files"):
+        if any(not isinstance(v, str) for v in action.get(name) or []):
+            raise UnreadableInput(f"{where}: {name} must be a list of strings: not a file playwright codegen wrote")
+
+
+def _on_pages(demo: Demonstration, name: str, guid: str, pages: _Pages, *, last: bool) -> bool:
+    """A page opened or closed (True: that was the action), or the action's page made current."""
+    if name == "openPage":
+        pages.opened(demo, guid)
+        return True
+    if name == "closePage":
+        if guid and pages.order and guid != pages.order[0]:
+            pages.switch(demo, guid)
+            demo.steps.append(DemoStep("close_page"))
+            pages.current = pages.order[0]
+        elif not last and demo.steps:
+            demo.steps[-1].unexpressed.append("closePage of the main page (the run's page stays open to the end)")
+        return True
+    pages.switch(demo, guid)
+    return False
+
+
+def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages, *, last: bool) -> None:
     name = str(action["name"])
     selector = str(action.get("selector") or "")
-    if name in _IGNORED:
+    if _on_pages(demo, name, str(action.get("pageGuid") or ""), pages, last=last):
+        return
+    modifiers = [word for bit, word in _MODIFIER_BITS.items() if int(action.get("modifiers") or 0) & bit]
+    if name == "click" and modifiers and demo.steps:
+        demo.steps[-1].unexpressed.append(f"click on {selector} with {'+'.join(modifiers)} held (not in the format)")
         return
     if name.startswith("assert"):
         demo.add_check(*_assertion(name, selector, action))
@@ -77,18 +163,11 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str) -> None:
     if kind is None:
         raise UnreadableInput(f"{where}: a recorded action '{name}' this release does not know")
     step = DemoStep(kind, target=Target([selector]) if selector else None)
-    if kind == "goto":
-        step.value = str(action.get("url") or "")
-    elif kind == "fill":
-        step.value = str(action.get("text") or "")
-    elif kind == "press":
-        step.value = str(action.get("key") or "")
-    elif kind == "select":
-        step.value = ", ".join(str(o) for o in action.get("options") or [])
-    elif kind == "upload":
-        step.value = ", ".join(Path(str(f)).name for f in action.get("files") or [])
+    step.value = _value(kind, action)
     if kind == "click" and int(action.get("clickCount") or 1) == 2:
         step.kind = "dblclick"
+    if kind == "click" and action.get("button") in ("right", "middle"):
+        step.button = str(action["button"])
     step.new_page = any(s.get("name") == "popup" for s in action.get("signals") or [] if isinstance(s, dict))
     previous = demo.steps[-1] if demo.steps else None
     if (
@@ -100,6 +179,16 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str) -> None:
     ):
         demo.steps.pop()  # the click only focused the field it then typed into
     demo.steps.append(step)
+
+
+def _value(kind: str, action: dict[str, Any]) -> str:
+    """The URL, text, key, option or files of an action."""
+    if kind == "select":
+        return ", ".join(str(o) for o in action.get("options") or [])
+    if kind == "upload":
+        return ", ".join(Path(str(f)).name for f in action.get("files") or [])
+    field = {"goto": "url", "fill": "text", "press": "key"}.get(kind)
+    return str(action.get(field) or "") if field else ""
 
 
 def _assertion(name: str, selector: str, action: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:

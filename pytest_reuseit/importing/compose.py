@@ -10,7 +10,7 @@ unique value (``values.py``). Derived checks are added by ``derive.py`` with a c
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -22,7 +22,7 @@ from .selectors import to_loc
 from .values import TypedValues, slug
 
 # Ops whose argument is a bare locator; the others take a mapping of the locator and a value.
-_VALUE_KEY = {"fill": "value", "select": "option", "upload": "files", "press": "key"}
+_VALUE_KEY = {"fill": "value", "change": "value", "select": "option", "upload": "files", "press": "key"}
 
 
 @dataclass
@@ -91,13 +91,39 @@ def _loc(selector: str) -> Any:
     return loc["selector"] if list(loc) == ["selector"] else loc
 
 
+# Input types Playwright's fill sets as the recorder's replay does (the value, then input and
+# change events), beside the ones both type into.
+_FILLED = {"", "text", "url", "tel", "search", "password", "number", "email", "textarea"}
+_FILLED |= {"color", "date", "time", "datetime-local", "month", "range", "week"}
+
+
+def change_kind(facts: dict[str, str]) -> str:
+    """What a recording's ``change`` is on this element: ``select`` for a select, ``fill`` for a
+    field Playwright fills as replay does, else ``change`` (the op that does what replay does: a
+    checkbox's value set, or an element the import never saw)."""
+    tag = facts.get("tag", "")
+    if tag == "select":
+        return "select"
+    if tag == "textarea" or facts.get("editable") == "true":
+        return "fill"
+    if tag == "input" and facts.get("type", "").lower() in _FILLED:
+        return "fill"
+    return "change"
+
+
 def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
     """The op doing ``step`` with its element found by ``selector``."""
     kind = step.kind
-    if kind in ("back", "forward", "reload"):
+    if kind in ("back", "forward", "reload", "close_page"):
         return kind
     if kind == "goto":
         return {"goto": typed_value}
+    if kind == "eval":
+        return {"eval": step.value}
+    if kind == "switch":
+        if typed_value == "main" or typed_value.isdigit():
+            return {"switch_page": "main" if typed_value == "main" else int(typed_value)}
+        return {"switch_page": {"url": {"equals": typed_value}}}
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
     loc = _loc(selector)
@@ -112,6 +138,8 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         op = {kind: loc}
     if step.new_page:
         op["new_page"] = True
+    if step.button and kind in ("click", "dblclick"):
+        op["button"] = step.button
     return op
 
 
@@ -119,11 +147,17 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     """The step's action in words, as a person says it."""
     what = _element_words(selector)
     kind = step.kind
+    if step.words:
+        return step.words
+    if kind == "switch":
+        return "Switch to the main page" if typed_value == "main" else f"Switch to the page {typed_value}"
+    if kind == "close_page":
+        return "Close the page"
     if kind == "goto":
         return f"Open {typed_value}"
     if kind in ("back", "forward", "reload"):
         return {"back": "Go back", "forward": "Go forward", "reload": "Reload the page"}[kind]
-    if kind == "fill":
+    if kind in ("fill", "change"):
         return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
     if kind == "press":
         return f"Press {step.value}" + (f" in {what}" if selector else "")
@@ -131,6 +165,8 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Select {typed_value} in {what}"
     if kind == "upload":
         return f"Attach {typed_value} to {what}"
+    if step.button:
+        return f"{'Double-click' if kind == 'dblclick' else 'Click'} {what} with the {step.button} mouse button"
     verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}
     return f"{verb.get(kind, kind.capitalize())} {what}"
 
@@ -201,9 +237,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         ops, firsts = [], []
         for n in group:
             step, candidates, fact = steps[n], sels[n] if n < len(sels) else [], fcts[n] if n < len(fcts) else {}
-            value = relative(step.value, *origins) if step.kind == "goto" else step.value
-            if step.kind in ("fill", "select"):
-                value = typed.typed(step.value, fact, candidates)
+            step, value = _as_written(step, candidates, fact, typed, origins)
             ops.append((step, candidates, value))
             firsts.append(words(step, candidates[0] if candidates else None, value))
         item = CommentedMap()
@@ -241,6 +275,8 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     doc["steps"] = seq
     if typed.params:
         doc.insert(3, "params", CommentedMap(typed.params))
+    if demo.browser:
+        doc.insert(len(doc) - 1, "browser", flow(demo.browser))
     composed.source_checks = demo.checks_count()
     doc.yaml_set_start_comment(
         f"Imported by `reuseit import` from {demo.source}.\n"
@@ -249,13 +285,29 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     return composed
 
 
+def _as_written(
+    step: DemoStep, candidates: list[str], fact: dict[str, str], typed: TypedValues, origins: tuple[str, ...]
+) -> tuple[DemoStep, str]:
+    """The step as its op is written (a recording's change as what the element is), and its value
+    as the file says it (a URL from ``{base_url}``, a typed value as a parameter or a secret)."""
+    if step.kind == "change":
+        step = replace(step, kind=change_kind(fact))
+    if step.kind in ("goto", "switch"):
+        return step, relative(step.value, *origins)
+    if step.kind in ("fill", "select", "change"):
+        return step, typed.typed(step.value, fact, candidates)
+    return step, step.value
+
+
 def _groups(steps: list[DemoStep]) -> list[list[int]]:
     """Which demonstration steps make one step of the file: a field filled and then submitted
     with a key (Enter) is one step, as a person writes it; every other action is a step."""
     out: list[list[int]] = []
     for n, step in enumerate(steps):
         previous = steps[out[-1][-1]] if out else None
-        if (
+        if previous is not None and previous.kind == "switch" and len(out[-1]) == 1 and not previous.checks:
+            out[-1].append(n)  # the page the action is on, made current first
+        elif (
             previous is not None
             and step.kind == "press"
             and previous.kind == "fill"
@@ -278,7 +330,7 @@ def _templated(op: Any, typed: TypedValues) -> Any:
         return op
     out: dict[str, Any] = {}
     for key, value in op.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and key != "switch_page":  # a page's URL is written already
             out[key] = {k: _loc_text(k, v, typed) for k, v in value.items()}
         else:
             out[key] = value

@@ -47,6 +47,10 @@ class DemoStep:
     page_url: str = ""
     # The source's own words for the element (a recording's selectors), to tell the same one again.
     origin: str = ""
+    # A click's mouse button other than the left one (``right``, ``middle``).
+    button: str = ""
+    # The action in words, when the step's kind does not say it (a scroll done by a script).
+    words: str = ""
 
 
 @dataclass
@@ -60,6 +64,8 @@ class Demonstration:
     failed: str = ""
     # Resources a trace kept (URL -> bytes), so its pages can be shown again without the site.
     resources: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    # The workflow's browser options the source set before its first step (a recording's viewport).
+    browser: dict[str, Any] = field(default_factory=dict)
 
     @property
     def start_url(self) -> str:

@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 _FACTS_JS = """(el) => {
   const label = (el.labels && el.labels[0] && el.labels[0].innerText) || '';
   return {tag: el.tagName.toLowerCase(), type: el.getAttribute('type') || '', name: el.getAttribute('name') || '',
-          id: el.id || '', autocomplete: el.getAttribute('autocomplete') || '',
+          id: el.id || '', autocomplete: el.getAttribute('autocomplete') || '', editable: String(!!el.isContentEditable),
           label: label.trim() || el.getAttribute('aria-label') || el.getAttribute('placeholder') || ''};
 }"""
 # How long one element may take to be found on a page shown again (it is there or it is not).

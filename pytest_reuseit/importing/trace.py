@@ -251,6 +251,8 @@ def _action_step(cls: Any, method: str, params: dict[str, Any], base_url: str) -
         step.value = urljoin(base_url or "", str(params.get("url") or ""))
     elif method == "click" and int(params.get("clickCount") or 1) == 2:
         step.kind = "dblclick"
+    if method in ("click", "dblclick") and params.get("button") in ("right", "middle"):
+        step.button = str(params["button"])  # a context menu, a middle click: kept (the op's button)
     elif kind == "fill":
         step.value = str(params.get("value") if "value" in params else params.get("text") or "")
     elif kind == "press":
