@@ -158,9 +158,10 @@ class _Reader:
                 previous is not None
                 and previous.kind == "click"
                 and previous.origin == demo_step.origin
-                and not (previous.checks or previous.unexpressed or previous.button)
+                and not (previous.checks or previous.button)
             ):
                 self.demo.steps.pop()  # that click only focused this field
+                demo_step.unexpressed = previous.unexpressed
         self.add(demo_step)
         self._asserted_events(step)
 
