@@ -27,7 +27,7 @@ from pytest_reuseit.importing import chrome, codegen
 from pytest_reuseit.importing.chrome import url_pattern
 from pytest_reuseit.importing.compose import change_kind
 from pytest_reuseit.importing.values import TypedValues, unique_part
-from pytest_reuseit.workflow.loader import load
+from pytest_reuseit.workflow.loader import load, parse
 from tests.support.serve import Served, files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -405,3 +405,91 @@ def test_a_navigation_on_a_hash_routed_app_is_waited_for_not_compared_to_its_fra
         assert failed.returncode == 1, failed.stdout + failed.stderr
         assert "does not pass on the site: run 1 of 1: step 1" in failed.stdout, failed.stdout
         assert "other" in failed.stdout
+
+
+# ----------------------------------------------------------------------------- the format's additions
+
+
+def _run(page: Page, site: str, steps: str) -> Any:
+    text = f"name: n\ntask: t\nstart_url: {site}/index.html\nsettings: {{action_timeout: 2, check_timeout: 1}}\n"
+    return execute(page, parse(text + steps, "w.reuseit.yaml"))
+
+
+@pytest.mark.browser
+def test_the_change_op_does_what_replay_does_with_each_element(site: str, page: Page) -> None:
+    result = _run(
+        page,
+        site,
+        """steps:
+  - action: Change each field as the recorder replays it
+    do:
+      - change: {selector: '#size', value: m}
+      - change: {label: Colour, value: '#333333'}
+      - change: {label: Discount code, value: SPRING}
+      - change: {label: Discount code, value: SPRING24}
+      - change: {role: textbox, name: Notes, value: Fragile}
+""",
+    )
+    assert result.status == "passed", result.message
+    assert page.locator("#state").inner_text() == "Size: m; Colour: #333333; Code: SPRING24; Notes: Fragile"
+
+
+@pytest.mark.browser
+def test_the_change_op_on_no_field_fails_saying_so(site: str, page: Page) -> None:
+    result = _run(
+        page, site, "steps:\n  - action: Change the area\n    do: [{change: {selector: '#area', value: x}}]\n"
+    )
+    assert result.status == "failed"
+    assert "the element cannot be filled out" in (result.steps[0].error or ""), result.steps[0].error
+
+
+@pytest.mark.browser
+def test_a_click_keeps_its_mouse_button(site: str, page: Page) -> None:
+    result = _run(
+        page,
+        site,
+        """steps:
+  - action: Right-click, then middle-click the work area
+    do:
+      - {click: '#area', button: right}
+      - {click: '#area', button: middle}
+    post:
+      - expect: {visible: {role: menu, name: Context menu}}
+      - expect: {text: {selector: '#clicks', equals: 'Clicks: right, middle'}}
+""",
+    )
+    assert result.status == "passed", result.message
+
+
+def test_a_button_goes_only_with_a_click() -> None:
+    text = "name: n\ntask: t\nstart_url: http://127.0.0.1:1/\nsteps:\n  - action: a\n    do: [{fill: {selector: '#a', value: x}, button: right}]\n"
+    with pytest.raises(Exception, match="'button' goes with click or dblclick, not with 'fill'"):
+        parse(text, "w.reuseit.yaml")
+    with pytest.raises(Exception, match="button"):
+        parse(
+            text.replace("{fill: {selector: '#a', value: x}, button: right}", "{click: '#a', button: back}"),
+            "w.reuseit.yaml",
+        )
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_switch_page_waits_for_a_pop_up_still_opening(site: str, page: Page) -> None:
+    result = _run(
+        page,
+        site,
+        """steps:
+  - action: Open the note window, then write in it
+    do:
+      - eval: "setTimeout(() => window.open('popup.html'), 500)"
+      - switch_page: {url: {equals: '"""
+        + site
+        + """/popup.html'}}
+      - fill: {label: Note, value: hello}
+      - click: {role: button, name: Send}
+      - switch_page: main
+    post:
+      - expect: {text: {selector: '#from-popup', equals: 'Note: hello'}}
+""",
+    )
+    assert result.status == "passed", result.message
