@@ -50,7 +50,14 @@ LOCATOR_KEYS = (*LOCATOR_KINDS, "name", "exact", "nth", "has_text", "within")
 #: Ops whose argument may be a bare locator string (``click: 'role=button[name="Go"]'``).
 BARE_LOCATOR_OPS = ("click", "dblclick", "hover", "check", "uncheck", "focus", "scroll")
 #: Ops whose argument is a mapping of locator keys plus their own keys.
-MAPPING_LOCATOR_OPS = {"fill": "value", "type": "value", "select": "option", "press": "key", "wait": "state"}
+MAPPING_LOCATOR_OPS = {
+    "fill": "value",
+    "type": "value",
+    "change": "value",
+    "select": "option",
+    "press": "key",
+    "wait": "state",
+}
 #: Where a new key goes in a step: after the nearest existing key that comes before it here.
 STEP_KEY_ORDER = (
     "action",

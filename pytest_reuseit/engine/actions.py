@@ -60,7 +60,20 @@ def op_context(ctx: RunContext, step: Step) -> OpContext:
 
 # Ops that act on an element; a fallback's first one acts on the page as it is (see run_ops).
 _ELEMENT_OPS = frozenset(
-    ("click", "dblclick", "hover", "check", "uncheck", "focus", "fill", "type", "select", "upload", "download")
+    (
+        "click",
+        "dblclick",
+        "hover",
+        "check",
+        "uncheck",
+        "focus",
+        "fill",
+        "type",
+        "change",
+        "select",
+        "upload",
+        "download",
+    )
 )
 # How long a fallback's first element op looks for its element.
 _FALLBACK_FIRST_MS = 1_000.0

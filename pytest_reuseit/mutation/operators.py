@@ -113,7 +113,7 @@ def names() -> tuple[str, ...]:
 
 
 _CLICKS = ("click", "dblclick", "check", "uncheck", "download")
-_INPUTS = ("fill", "type", "press", "select")
+_INPUTS = ("fill", "type", "change", "press", "select")
 _TEXT_KEYS = ("text", "value", "title")
 
 
