@@ -493,3 +493,19 @@ def test_switch_page_waits_for_a_pop_up_still_opening(site: str, page: Page) -> 
 """,
     )
     assert result.status == "passed", result.message
+
+
+def test_a_traced_click_keeps_its_mouse_button() -> None:
+    from pytest_reuseit.importing.trace import _action_step
+
+    right = _action_step("Frame", "click", {"selector": "#area", "button": "right"}, "")
+    middle = _action_step("Frame", "dblclick", {"selector": "#area", "button": "middle"}, "")
+    plain = _action_step("Frame", "click", {"selector": "#area", "button": "left"}, "")
+    assert right is not None and middle is not None and plain is not None
+    assert (right.kind, right.button, middle.kind, middle.button, plain.button) == (
+        "click",
+        "right",
+        "dblclick",
+        "middle",
+        "",
+    )
