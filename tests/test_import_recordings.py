@@ -87,6 +87,7 @@ def _order_recording(site: str) -> dict[str, Any]:
         },
         {"type": "emulateNetworkConditions", "target": "main", "download": 1000, "upload": 1000, "latency": 40},
         {"type": "customStep", "name": "capture", "parameters": {}, "target": "main"},
+        {"type": "scroll", "target": "main", "selectors": _sel('aria/Past orders[role="list"]', "#list"), "y": 120},
         {"type": "scroll", "target": "main", "x": 0, "y": 500},
         {"type": "waitForElement", "target": "main", "selectors": _sel('aria/Context menu[role="menu"]')},
         {"type": "waitForExpression", "expression": "document.querySelector('#size').value === 'l'"},
@@ -119,12 +120,13 @@ def test_each_step_type_becomes_what_replay_does_or_is_said(tmp_path: Path) -> N
         *("goto", "change", "change", "change", "change", "click"),  # the clicks that only focused: folded
         *("switch", "change", "click", "close_page"),  # the pop-up's steps, on the pop-up
         *("click", "click"),  # its opener is current again once it closed
-        *("change", "click", "click", "eval"),  # in the frame, then the window scrolled
+        *("change", "click", "click", "scroll", "eval"),  # in the frame; a list, then the window scrolled
     ]
     assert demo.browser == {"viewport": {"width": 1000, "height": 700}}
     assert demo.steps[6].value == "http://127.0.0.1:1/popup.html"
     assert [s.button for s in demo.steps if s.kind == "click"][-4:] == ["right", "middle", "", ""]
     assert demo.steps[-1].value == "window.scroll(0, 500)"
+    assert (demo.steps[-2].kind, demo.steps[-2].value) == ("scroll", "0, 120")
     # The frame: its place among the page's frames, then the element inside it.
     assert demo.steps[12].target is not None
     assert (
@@ -345,6 +347,7 @@ def test_a_recording_with_a_select_a_popup_an_iframe_and_mouse_buttons_ends_in_i
     assert "# not imported: click with the back mouse button" in text
     assert "# not imported: assertedEvents navigation of the frame [0]" in text
     assert "{eval: 'window.scroll(0, 500)'}" in text
+    assert "{scroll: {role: list, name: Past orders, left: 0, top: 120}}" in text
 
     result = execute(page, load(written), builtins={"base_url": site})
     assert result.status == "passed", result.message
@@ -357,6 +360,7 @@ def test_a_recording_with_a_select_a_popup_an_iframe_and_mouse_buttons_ends_in_i
     frame = page.frame_locator("#pay")
     assert frame.locator("h2").inner_text() == "Receipt"  # paid, then the receipt opened in the frame
     assert page.evaluate("window.scrollY") == 500
+    assert page.evaluate("document.querySelector('#list').scrollTop") == 120
     assert len(page.context.pages) == 1  # the pop-up was closed
 
 

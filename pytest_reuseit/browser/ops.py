@@ -34,6 +34,7 @@ from ..workflow.op_args import (
     FillArgs,
     PressArgs,
     ScrollBy,
+    ScrollTo,
     SelectArgs,
     UploadArgs,
     WaitArgs,
@@ -409,10 +410,16 @@ def _press(ctx: OpContext, arg: str | PressArgs) -> None:
 _FOCUSED = ":focus:not(body):not(iframe):not(frame)"
 
 
+_SCROLL_TO = "(el, p) => { if (p.left !== null) el.scrollLeft = p.left; if (p.top !== null) el.scrollTop = p.top; }"
+
+
 @registry.handles("scroll")
 def _scroll(ctx: OpContext, arg: ScrollBy | Locator) -> None:
     if isinstance(arg, ScrollBy):
         ctx.page.mouse.wheel(0, arg.by)
+    elif isinstance(arg, ScrollTo):
+        position = {"left": arg.left, "top": arg.top}
+        resolve(ctx.page, arg, ctx.render).evaluate(_SCROLL_TO, position, timeout=ctx.action_timeout_ms)
     else:
         resolve(ctx.page, arg, ctx.render).scroll_into_view_if_needed(timeout=ctx.action_timeout_ms)
 

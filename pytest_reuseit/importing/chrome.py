@@ -221,13 +221,18 @@ class _Reader:
             self.say(f"setViewport {', '.join(extras)} (not in the format's browser options)")
 
     def _scroll(self, step: dict[str, Any]) -> None:
-        x, y = step.get("x") or 0, step.get("y") or 0
-        if step.get("selectors") or step.get("frame"):
-            self.say(f"scroll of {_selectors(step) or 'the frame ' + str(step['frame'])} to {x}, {y}")
-            return
+        """replay scrolls the window to (x, y), not by them, or an element (its scrollLeft and
+        scrollTop); a frame's window is its document's root element."""
+        x, y = _number(step.get("x") or 0), _number(step.get("y") or 0)
         self.on(step)
-        # replay scrolls the window to (x, y), not by them: a script says exactly that.
-        self.add(DemoStep("eval", value=f"window.scroll({x}, {y})", words=f"Scroll the page to {x}, {y}"))
+        if not step.get("selectors") and not step.get("frame"):
+            self.add(DemoStep("eval", value=f"window.scroll({x}, {y})", words=f"Scroll the page to {x}, {y}"))
+            return
+        target = _target(step if step.get("selectors") else {**step, "selectors": ["html"]}, field=False)
+        if target is None:
+            self.say(f"scroll of {_selectors(step)} to {x}, {y} (no selector this release can use)")
+            return
+        self.add(DemoStep("scroll", target=target, value=f"{x}, {y}"))
 
     def _close(self, step: dict[str, Any]) -> None:
         if (step.get("target") or "main") == "main":
@@ -271,6 +276,10 @@ def url_pattern(url: str) -> str:
     m = re.match(r"^[a-z][a-z0-9+.-]*://[^/?#]*", base, re.I)
     origin = m.group(0) if m else ""
     return "^" + origin + re.escape(base[len(origin) :]) + "(#.*)?$"
+
+
+def _number(value: float) -> float | int:
+    return int(value) if value == int(value) else value
 
 
 def _selectors(step: dict[str, Any]) -> str:

@@ -127,13 +127,18 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
     loc = _loc(selector)
+    if kind == "scroll":  # an element scrolled to a position of its own: "x, y"
+        left, top = (float(v) for v in step.value.split(","))
+        op: dict[str, Any] = {"scroll": {**(loc if isinstance(loc, dict) else {"selector": loc})}}
+        op["scroll"].update(left=int(left) if left == int(left) else left, top=int(top) if top == int(top) else top)
+        return op
     if kind in _VALUE_KEY:
         mapping = dict(loc) if isinstance(loc, dict) else {"selector": loc}
         value: Any = typed_value
         if kind == "upload":
             value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
         mapping[_VALUE_KEY[kind]] = value
-        op: dict[str, Any] = {kind: mapping}
+        op = {kind: mapping}
     else:
         op = {kind: loc}
     if step.new_page:
@@ -165,6 +170,8 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Select {typed_value} in {what}"
     if kind == "upload":
         return f"Attach {typed_value} to {what}"
+    if kind == "scroll":
+        return f"Scroll {what} to {step.value}"
     if step.button:
         return f"{'Double-click' if kind == 'dblclick' else 'Click'} {what} with the {step.button} mouse button"
     verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}

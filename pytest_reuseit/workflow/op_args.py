@@ -32,6 +32,20 @@ class ScrollBy(Strict):
     by: int = Field(description="pixels to scroll down (negative: up)")
 
 
+class ScrollTo(Locator):
+    """An element scrolled to a position of its own (``scrollLeft``/``scrollTop``), as the Chrome
+    recorder's replay scrolls a scrollable element."""
+
+    left: float | None = Field(None, description="pixels from the element's left edge (scrollLeft)")
+    top: float | None = Field(None, description="pixels from the element's top (scrollTop)")
+
+    @model_validator(mode="after")
+    def _a_position(self) -> ScrollTo:
+        if self.left is None and self.top is None:
+            raise ValueError("scroll to a position needs 'top' and/or 'left'")
+        return self
+
+
 class Extract(Strict):
     """Stores a value for later ``{placeholders}`` and for the report."""
 
