@@ -146,12 +146,6 @@ def test_each_step_type_becomes_what_replay_does_or_is_said(tmp_path: Path) -> N
     ]
 
 
-@needs_replay
-def test_the_recordings_here_are_ones_replay_reads(tmp_path: Path) -> None:
-    parsed = _replay_parses(_write(tmp_path, _order_recording("http://127.0.0.1:1")))
-    assert parsed.returncode == 0, parsed.stderr
-
-
 @pytest.mark.parametrize(
     ("facts", "kind"),
     [
