@@ -507,3 +507,30 @@ def test_a_traced_click_keeps_its_mouse_button() -> None:
         "middle",
         "",
     )
+
+
+def test_the_recordings_timeouts_are_how_long_the_workflow_waits(tmp_path: Path) -> None:
+    recording = {
+        "title": "slow site",
+        "timeout": 20000,
+        "steps": [
+            {"type": "navigate", "url": "http://127.0.0.1:1/"},
+            {**_click(_sel("#slow")), "timeout": 25000},
+            {"type": "waitForElement", "selectors": _sel("#done"), "timeout": 30000},
+            _click(_sel("#quick")),
+        ],
+    }
+    assert _import(tmp_path, str(_write(tmp_path, recording))) == 0
+    text = (tmp_path / "out" / "slow_site.reuseit.yaml").read_text()
+    # replay waits up to 20 s for each step, 25 s and 30 s for the two that say so.
+    assert "settings: {action_timeout: 20, check_timeout: 20, step_timeout: 40}" in text
+    assert "- {click: '#slow', timeout: 25}" in text
+    assert "- expect: {count: {selector: '#done', min: 1}}\n        timeout: 30" in text
+    assert "- {click: '#quick'}" in text
+
+
+@pytest.mark.parametrize("timeout", [0, 40000, "5000"])
+def test_a_timeout_replay_refuses_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str], timeout: Any) -> None:
+    recording = _base({**_click(_sel("#a")), "timeout": timeout})
+    assert _import(tmp_path, str(_write(tmp_path, recording))) == 2
+    assert "timeout must be a number of milliseconds from 1 to 30000" in capsys.readouterr().out

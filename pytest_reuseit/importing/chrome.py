@@ -45,7 +45,7 @@ def read(path: Path) -> Demonstration:
         raise UnreadableInput(f"{path}: JSON without a title and a list of steps: not a Chrome DevTools recording")
     check_recording(data, str(path))
     demo = Demonstration(title=str(data["title"] or path.stem), source=str(path))
-    reader = _Reader(demo)
+    reader = _Reader(demo, data.get("timeout"))
     for n, step in enumerate(data["steps"]):
         reader.one(step, f"{path}: steps[{n}]")
     reader.finish()
@@ -70,8 +70,19 @@ def _target(step: dict[str, Any], *, field: bool) -> Target | None:
 class _Reader:
     """Reads the steps in order, knowing which page is current and which keys are held."""
 
-    def __init__(self, demo: Demonstration) -> None:
+    def __init__(self, demo: Demonstration, timeout_ms: float | None) -> None:
         self.demo = demo
+        # replay waits up to the recording's timeout (else 5 s) for each step: a longer one is the
+        # workflow's (the ops wait 10 s, the checks 5 s, by default).
+        self.waits = {"action": 10.0, "check": 5.0}
+        if timeout_ms is not None:
+            wait = _number(timeout_ms / 1000)
+            for key, default in (("action", 10), ("check", 5)):
+                if wait > default:
+                    demo.settings[f"{key}_timeout"] = wait
+                    self.waits[key] = wait
+            if 2 * wait > 30:
+                demo.settings["step_timeout"] = 2 * wait
         self.page = "main"  # the page the steps run on: main, or a pop-up's URL
         self.pages = ["main"]  # the pages switched to, latest last (a closed one goes back)
         self.held: list[str] = []  # modifier keys down
@@ -162,8 +173,20 @@ class _Reader:
             ):
                 self.demo.steps.pop()  # that click only focused this field
                 demo_step.unexpressed = previous.unexpressed
+        demo_step.timeout = self._longer(step, "action")
         self.add(demo_step)
         self._asserted_events(step)
+
+    def _longer(self, step: dict[str, Any], what: str) -> float:
+        """The step's own timeout in seconds when it is longer than the workflow's, else 0."""
+        wait = _number(step["timeout"] / 1000) if "timeout" in step else 0
+        return wait if wait > self.waits[what] else 0
+
+    def _check(self, step: dict[str, Any], check: dict[str, Any], words: str) -> None:
+        """A check of the step, waiting as long as the step's own timeout says."""
+        self.demo.add_check(check, words)
+        last = self.demo.steps[-1]
+        last.check_timeout = max(last.check_timeout, self._longer(step, "check"))
 
     def _asserted_events(self, step: dict[str, Any]) -> None:
         """replay waits for the navigation the step starts (it compares neither URL nor title):
@@ -174,9 +197,9 @@ class _Reader:
                 self.say_after(f"assertedEvents navigation of the frame {step['frame']} to {event.get('url', '?')}")
                 continue
             if event.get("url"):
-                self.demo.add_check({"url": {"matches": url_pattern(str(event["url"]))}}, "assertedEvents url")
+                self._check(step, {"url": {"matches": url_pattern(str(event["url"]))}}, "assertedEvents url")
             if event.get("title"):
-                self.demo.add_check({"title": {"equals": str(event["title"])}}, "assertedEvents title")
+                self._check(step, {"title": {"equals": str(event["title"])}}, "assertedEvents title")
 
     def _keyDown(self, step: dict[str, Any]) -> None:
         key = str(step["key"])
@@ -258,14 +281,14 @@ class _Reader:
             self.say_after(words)
             return
         self.on(step)
-        self.demo.add_check(check, words)
+        self._check(step, check, words)
 
     def _waitForExpression(self, step: dict[str, Any]) -> None:
         if step.get("frame"):
             self.say_after(f"waitForExpression in the frame {step['frame']} (a js check runs in the page)")
             return
         self.on(step)
-        self.demo.add_check({"js": str(step["expression"])}, "waitForExpression")
+        self._check(step, {"js": str(step["expression"])}, "waitForExpression")
 
 
 def url_pattern(url: str) -> str:
@@ -278,7 +301,8 @@ def url_pattern(url: str) -> str:
     return "^" + origin + re.escape(base[len(origin) :]) + "(#.*)?$"
 
 
-def _number(value: float) -> float | int:
+def _number(value: float) -> float:
+    """A whole number written without its ``.0``."""
     return int(value) if value == int(value) else value
 
 

@@ -52,6 +52,7 @@ _OPTIONAL: dict[str, str] = {
     "properties": "object",
     "button": "button",
     "deviceType": "device",
+    "timeout": "timeout",
 }
 # The optional fields each type has (replay ignores the others; so does this reader).
 _HAS = {
@@ -74,6 +75,7 @@ _WORDS = {
     "object": "a mapping",
     "button": "one of " + ", ".join(MOUSE_BUTTONS),
     "device": "one of mouse, pen, touch",
+    "timeout": "a number of milliseconds from 1 to 30000",
 }
 
 
@@ -102,6 +104,8 @@ def _fits(value: Any, kind: str) -> bool:
         return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
     if kind == "object":
         return isinstance(value, dict)
+    if kind == "timeout":
+        return _fits(value, "number") and 1 <= value <= 30000
     if kind == "button":
         return value in MOUSE_BUTTONS
     return value in ("mouse", "pen", "touch")
@@ -119,6 +123,10 @@ def check_recording(data: dict[str, Any], where: str) -> None:
     """Refuse, in one line, a recording whose title or steps are not what the schema says."""
     if not isinstance(data.get("title"), str):
         raise UnreadableInput(f"{where}: the recording's title is not a string")
+    if "timeout" in data and not _fits(data["timeout"], "timeout"):
+        raise UnreadableInput(
+            f"{where}: the recording's timeout must be {_WORDS['timeout']}, got {_short(data['timeout'])}"
+        )
     for n, step in enumerate(data["steps"]):
         check_step(step, f"{where}: steps[{n}]")
 
@@ -133,7 +141,9 @@ def check_step(step: Any, where: str) -> None:
         if name not in step or not _fits(step[name], want):
             got = "missing" if name not in step else f"{type(step[name]).__name__} {_short(step[name])}"
             raise UnreadableInput(f"{where} ({kind}): {name} must be {_WORDS[want]}, got {got}")
-    optional = _HAS.get(kind, {"target", "assertedEvents"} | ({"frame"} if kind in _WITH_FRAME else set()))
+    optional = {"timeout"} | _HAS.get(
+        kind, {"target", "assertedEvents"} | ({"frame"} if kind in _WITH_FRAME else set())
+    )
     for name in optional:
         want = "selectors" if name == "selectors" else _OPTIONAL[name]
         if name in step and not _fits(step[name], want):

@@ -141,10 +141,18 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         op = {kind: mapping}
     else:
         op = {kind: loc}
+    return _with_modifiers(step, op)
+
+
+def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
+    """The op with what the source said about how it runs: it opens a page, its mouse button,
+    how long it may wait for its element."""
     if step.new_page:
         op["new_page"] = True
-    if step.button and kind in ("click", "dblclick"):
+    if step.button and step.kind in ("click", "dblclick"):
         op["button"] = step.button
+    if step.timeout:
+        op["timeout"] = step.timeout
     return op
 
 
@@ -200,7 +208,8 @@ def _loc_words(loc: dict[str, Any], selector: str) -> str:
 
 
 def _checks(step: DemoStep, typed: TypedValues, origins: tuple[str, ...]) -> list[Any]:
-    return [CommentedMap(expect=flow(_written(check, typed, origins))) for check in step.checks]
+    waits = {"timeout": step.check_timeout} if step.check_timeout else {}
+    return [CommentedMap(expect=flow(_written(check, typed, origins)), **waits) for check in step.checks]
 
 
 def _written(value: Any, typed: TypedValues, origins: tuple[str, ...]) -> Any:
@@ -282,14 +291,21 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     doc["steps"] = seq
     if typed.params:
         doc.insert(3, "params", CommentedMap(typed.params))
-    if demo.browser:
-        doc.insert(len(doc) - 1, "browser", flow(demo.browser))
+    _run_options(doc, demo)
     composed.source_checks = demo.checks_count()
     doc.yaml_set_start_comment(
         f"Imported by `reuseit import` from {demo.source}.\n"
         "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
     )
     return composed
+
+
+def _run_options(doc: CommentedMap, demo: Demonstration) -> None:
+    """The browser options and settings the source set (a recording's viewport and timeout),
+    before the steps."""
+    for key in ("browser", "settings"):
+        if getattr(demo, key):
+            doc.insert(len(doc) - 1, key, flow(getattr(demo, key)))
 
 
 def _as_written(

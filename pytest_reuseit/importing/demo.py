@@ -51,6 +51,9 @@ class DemoStep:
     button: str = ""
     # The action in words, when the step's kind does not say it (a scroll done by a script).
     words: str = ""
+    # Seconds the source let this step's element, and its own checks, take (0: the workflow's).
+    timeout: float = 0.0
+    check_timeout: float = 0.0
 
 
 @dataclass
@@ -64,8 +67,10 @@ class Demonstration:
     failed: str = ""
     # Resources a trace kept (URL -> bytes), so its pages can be shown again without the site.
     resources: dict[str, tuple[str, bytes]] = field(default_factory=dict)
-    # The workflow's browser options the source set before its first step (a recording's viewport).
+    # The workflow's browser options the source set before its first step (a recording's viewport),
+    # and its settings (a recording's own timeout).
     browser: dict[str, Any] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def start_url(self) -> str:
