@@ -162,14 +162,17 @@ def test_a_change_is_what_its_element_takes(facts: dict[str, str], kind: str) ->
     assert change_kind(facts) == kind
 
 
-def test_keys_fold_with_the_modifiers_held(tmp_path: Path) -> None:
+def test_keys_fold_with_the_modifiers_held_and_a_long_press_is_said(tmp_path: Path) -> None:
     keys = [("keyDown", "Control"), ("keyDown", "a"), ("keyUp", "a"), ("keyUp", "Control")]
     keys += [("keyDown", "Shift"), ("keyUp", "Shift"), ("keyUp", "Tab")]
     steps = [{"type": "navigate", "url": "http://127.0.0.1:1/"}]
     steps += [{"type": t, "target": "main", "key": k} for t, k in keys]
+    steps += [_click(_sel("#a"), duration=80), _click(_sel("#b"), duration=900)]
     demo = chrome.read(_write(tmp_path, {"title": "keys", "steps": steps}))
-    assert [(s.kind, s.value) for s in demo.steps[1:]] == [("press", "Control+a"), ("press", "Shift")]
-    assert demo.steps[-1].unexpressed == ["keyUp Tab with no keyDown before it"]
+    assert [(s.kind, s.value) for s in demo.steps[1:3]] == [("press", "Control+a"), ("press", "Shift")]
+    assert demo.steps[2].unexpressed == ["keyUp Tab with no keyDown before it"]
+    assert not demo.steps[3].unexpressed  # a click held 80 ms is a click
+    assert demo.steps[4].unexpressed == ["click held down 900 ms (a long press: the click here is a short one)"]
 
 
 def test_a_navigation_is_checked_whatever_its_fragment() -> None:

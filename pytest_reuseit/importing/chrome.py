@@ -30,6 +30,8 @@ _ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "ch
 # replay's mouseButtonMap, in Playwright's words; back and forward have none there.
 _BUTTONS = {"primary": "", "auxiliary": "middle", "secondary": "right"}
 _MODIFIERS = ("Shift", "Control", "Alt", "Meta")
+# A click held this long is a long press a page may tell from a click (replay holds it as long).
+_LONG_PRESS_MS = 500
 
 
 def looks_like(data: Any) -> bool:
@@ -175,6 +177,8 @@ class _Reader:
                 demo_step.unexpressed = previous.unexpressed
         demo_step.timeout = self._longer(step, "action")
         self.add(demo_step)
+        if step.get("duration", 0) >= _LONG_PRESS_MS:
+            self.say_after(f"{kind} held down {step['duration']} ms (a long press: the click here is a short one)")
         self._asserted_events(step)
 
     def _longer(self, step: dict[str, Any], what: str) -> float:
