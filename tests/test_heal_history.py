@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,8 +190,10 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """TodoMVC from npm, its "Active" filter renamed "Open" in its own index.html: the examples'
-    routing workflow (whose first step is a `use` of another file) fails on its third step, the
-    history proves the new name, and heal edits that step, numbered as the file has it."""
+    routing workflow (whose first step is a `use` of another file; here its "forward" step clicks
+    the filter again instead) fails on its third step, the history proves the new name, and
+    ``heal --apply --verify`` edits that step, numbered as the file has it, and the later click
+    the run never reached, once the edited copy passed on the app."""
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "REUSEIT_")):
             monkeypatch.delenv(name)
@@ -202,7 +205,8 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
     for name in ("routing.reuseit.yaml", "create-three-todos.reuseit.yaml"):
         text = (APP_WORKFLOWS / name).read_text(encoding="utf-8")
         text = text.replace("usefixtures: [todomvc_url]", "").replace("{todomvc_url}", "{base_url}/examples/vanillajs")
-        (root / "workflows" / name).write_text(text, encoding="utf-8")
+        again = "    do:\n      - click: {role: link, name: Active, exact: true}  # the filter again\n"
+        (root / "workflows" / name).write_text(text.replace("    do: [forward]\n", again), encoding="utf-8")
     routing = root / "workflows" / "routing.reuseit.yaml"
     written = routing.read_text(encoding="utf-8")
 
@@ -220,10 +224,17 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
         assert night(2) == {"failed": 1}
         out, err = io.StringIO(), io.StringIO()
         with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            assert cli.main(["heal", "--apply"]) == 0, out.getvalue() + err.getvalue()
-        assert 'cause: link "Active" renamed "Open" (1 file; proven by the history)' in out.getvalue()
-        assert "workflows/routing.reuseit.yaml: step 3 op 1" in out.getvalue()  # the file's third step
-        assert routing.read_text(encoding="utf-8") == written.replace(
-            "{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"
-        ).replace("{todomvc_url}", "{base_url}/examples/vanillajs")
+            assert cli.main(["heal", "--apply", "--verify"]) == 0, out.getvalue() + err.getvalue()
+        said = out.getvalue()
+        assert 'cause: link "Active" renamed "Open" (1 file, 2 places; proven by the history)' in said
+        assert "workflows/routing.reuseit.yaml: step 3 op 1 (line 32)" in said  # the file's third step
+        assert "workflows/routing.reuseit.yaml: step 7 op 1 (line 72): " in said and "not reached by the run" in said
+        assert "  passed: workflows/routing.reuseit.yaml [default]" in said
+        assert 'confirmed by the site: link "Active" renamed "Open"' in said
+        # (The editor keeps a comment in its column: a shorter name leaves more space before it.)
+        assert re.sub(r"\} +#", "} #", routing.read_text(encoding="utf-8")) == re.sub(
+            r"\} +#",
+            "} #",
+            written.replace("{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"),
+        )
         assert night(3) == {"passed": 1}
