@@ -111,7 +111,8 @@ def _verify_one(runtime: Runtime, run: Run, texts: dict[Path, str], copy: Path) 
         where, origins = _copy(original, texts, copy)
         loaded = load(where, display=shown, builtin_names=names)
     except (WorkflowFormatError, OSError, ValueError) as exc:
-        run.reason = f"cannot run it from a copy: {str(exc).splitlines()[0]}"
+        hint = "" if run.base_url else " (the run record names no base URL: pass --base-url)"
+        run.reason = f"cannot run it from a copy: {str(exc).splitlines()[0]}{hint}"
         return
     try:
         result = runtime.run(
