@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
+
 from .. import api
 from ..authoring.heal import locate
 from ..authoring.history_edits import Cause
@@ -118,8 +120,8 @@ def _verify_one(runtime: Runtime, run: Run, texts: dict[Path, str], copy: Path) 
         result = runtime.run(
             loaded, run.variation or None, f"verify-{run.workflow.stem}-{run.variation}", placeholders=extra
         )
-    except ReuseitError as exc:
-        run.reason = str(exc).splitlines()[0]
+    except (ReuseitError, PlaywrightError) as exc:  # the browser would not start, a variation is gone
+        run.reason = f"could not run it: {_first_line(str(exc))}"
         return
     run.ok, run.reason = _verdict(result, loaded, lambda f: origins.get(Path(f).resolve()) in texts)
 
