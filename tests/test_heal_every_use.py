@@ -16,7 +16,7 @@ from pytest_reuseit.browser.aria import PageSnapshot, compare
 from pytest_reuseit.cli.heal_verify import _verdict
 from pytest_reuseit.engine.proven import prove
 from pytest_reuseit.engine.result import ActionRecord, RunResult, StepResult, Verdict
-from pytest_reuseit.report import records
+from pytest_reuseit.report import records, since_last
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
 from pytest_reuseit.workflow.placeholders import Values
 
@@ -175,3 +175,17 @@ def test_verify_names_a_workflow_it_cannot_run_and_writes_nothing(tmp_path: Path
     assert 'not written: button "Add to cart" renamed "Add to basket": gone.reuseit.yaml [default]: ' in said
     assert "wrote " not in said
     assert (tmp_path / "wf.reuseit.yaml").read_text(encoding="utf-8") == WORKFLOW
+
+
+def test_the_morning_counts_each_place_once_however_many_runs_proved_it() -> None:
+    """Two workflows that use one shared file both prove its op's rename: one place, not two."""
+    shared = {"origin": "history", "kind": "locator", "file": "shared.reuseit.yaml", "step": 1, "op_index": 0,
+              "summary": 'button "Add to cart" renamed "Add to basket"'}  # fmt: skip
+    second_click = {**shared, "op_index": 1, "reached": False}
+    in_fallback = {**shared, "fallback": 0, "reached": False}
+    check = {**shared, "kind": "check", "op_index": -1, "reached": False}
+    runs = [{"proven": [shared, second_click]}, {"proven": [shared, in_fallback, check]}]
+    heal = since_last.heal_of(runs, "reuseit heal --apply")
+    assert heal is not None and (heal["files"], heal["places"]) == (1, 3)
+    assert since_last.heal_extent(heal) == "3 places in 1 file"
+    assert since_last.heal_extent({"files": 2}) == "2 places in 2 files"  # a report written before places
