@@ -10,11 +10,14 @@ side by side in this one run:
 2. the ceiling of any edit that keeps a person's comments: each file loaded round trip by the
    same editor and validated, no edit made (the least a careful writer must do per file);
 3. the night itself: pytest on the failing night (the comparison with the last pass and the
-   proof happen inside it), and pytest on the night after the edits (every file passes again).
+   proof happen inside it), and pytest on the night after the edits (every file passes again);
+4. ``--verify`` (before ``--apply``, so nothing is written yet): how many runs it makes, and what
+   it costs beyond the dry run, against one run of each touched workflow as pytest makes it with
+   one worker (verify runs them one after another in one browser) on the night after the edits.
 
     python benchmarks/bench_heal.py [--files 60] [--workers 2] [--json out.json]
 
-About a minute at 60 files on 2 cores.
+About two minutes at 60 files on 2 cores.
 """
 
 from __future__ import annotations
@@ -112,6 +115,11 @@ def main() -> int:
         for path in files:  # the ceiling: every file round trip through the same editor, validated
             WorkflowDoc.load(path).validated()
         rows["ceiling: load + validate each file"] = time.perf_counter() - started
+        code, rows["heal --verify (dry run + runs)"], verified = command(
+            root, "heal", "--from", "report-2/healing.json", "--verify"
+        )
+        assert code == 0 and all(p.read_text(encoding="utf-8") == before[p] for p in files), verified
+        runs = sum(1 for line in verified.splitlines() if line.startswith(("  passed: ", "  not confirmed: ")))
         code, rows["heal --apply"], applied = command(root, "heal", "--from", "report-2/healing.json", "--apply")
         assert code == 0, applied
         changed = sum(1 for p in files if p.read_text(encoding="utf-8") != before[p])
@@ -121,6 +129,7 @@ def main() -> int:
             for p in files
         )
         rows["night 3 (after heal)"], line3 = pytest_night(root, site.url, "results-3", args.workers)
+        rows["night 3, one worker"], line3_serial = pytest_night(root, site.url, "results-4", 0)
 
     causes = shown.count("cause: ")
     print(f"{args.files} files, a check after every step, -n {args.workers}")
@@ -137,7 +146,16 @@ def main() -> int:
         f"  ratio: dry run {rows['heal dry run'] / ceiling:.2f}x, --apply {rows['heal --apply'] / ceiling:.2f}x the ceiling"
     )
     print(f"  night 3: {line3}  ({rows['night 3 (after heal)']:.1f} s)")
-    rows.update(causes=causes, changed=changed, one_line_each=one_line, night3=line3)
+    extra = rows["heal --verify (dry run + runs)"] - rows["heal dry run"]
+    serial = rows["night 3, one worker"]
+    print(
+        f"  heal --verify: {runs} runs for {shown.count('--- a/')} touched workflows; "
+        f"{rows['heal --verify (dry run + runs)']:.1f} s, "
+        f"{extra:.1f} s beyond the dry run"
+    )
+    print(f"  one run of each touched workflow (pytest, one worker): {line3_serial}  ({serial:.1f} s)")
+    print(f"  ratio: --verify's runs {extra / serial:.2f}x one pytest run of each touched workflow")
+    rows.update(causes=causes, changed=changed, one_line_each=one_line, night3=line3, verify_runs=runs)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0

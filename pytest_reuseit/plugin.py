@@ -594,8 +594,12 @@ def _proven_lines(runs: list[tuple[str, dict[str, Any]]], command: str) -> Itera
     """The edits the history proves for this session's failures, and the command that shows them;
     the checks it explains, which it never changes."""
     proven = [h for _, info in runs for h in info["healing"] if h.get("origin") == "history"]
-    edits = {(h["file"], h["step"], h["kind"], h["op_index"]) for h in proven if h["kind"] != "check"}
-    checks = sum(1 for h in proven if h["kind"] == "check")
+    # Every place an edit touches (a rename's other uses too); the checks that no longer hold (a
+    # check that only names a renamed element, never reached, is shown by `reuseit heal`).
+    edits = {
+        (h["file"], h["step"], h["kind"], h.get("fallback", -1), h["op_index"]) for h in proven if h["kind"] != "check"
+    }
+    checks = sum(1 for h in proven if h["kind"] == "check" and h.get("reached", True))
     show = command.removesuffix(" --apply")
     if edits:
         files = len({key[0] for key in edits})

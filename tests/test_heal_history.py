@@ -14,6 +14,7 @@ import contextlib
 import io
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import pytest
 from pytest_reuseit import cli
 from pytest_reuseit.workflow.loader import load
 from tests.support.heal_shop import WORKFLOWS, Deploy, handler
+from tests.support.morning import Morning
 from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_variant
 from tests.support.webhook import Hook
@@ -33,46 +35,6 @@ PASSWORD = "tea-Leaf-7734-secret"
 ADDS = ["workflows/add-mug.reuseit.yaml", "workflows/add-tea.reuseit.yaml"]
 
 
-class Morning:
-    """The team's folder, its history and the shop: nights and commands, run as the team runs them."""
-
-    def __init__(self, pytester: pytest.Pytester, site: Served, deploy: Deploy, hook: Hook) -> None:
-        self.pytester, self.root, self.site, self.deploy, self.hook = pytester, pytester.path, site, deploy, hook
-        (self.root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-        for name, text in WORKFLOWS.items():
-            self.path(name).parent.mkdir(exist_ok=True)
-            self.path(name).write_text(text, encoding="utf-8")
-        self.count = 0
-        self.terminal = ""  # the last night's pytest output
-
-    def path(self, name: str) -> Path:
-        return self.root / "workflows" / name
-
-    def night(self) -> tuple[dict[str, int], str, dict[str, Any]]:
-        """pytest on the workflows, then `reuseit report`: outcome counts, the report's output, since-last.json."""
-        self.count += 1
-        results, output = f"results-{self.count}", f"report-{self.count}"
-        run = self.pytester.runpytest("workflows", "-p", "no:cacheprovider", "-q", "--base-url", self.site.url,
-                                      "--alluredir", results)  # fmt: skip
-        assert run.ret in (0, 1), run.stdout.str()
-        counts = run.parseoutcomes()
-        self.terminal = run.stdout.str()
-        code, out, err = self.command("report", "--results", results, "--output", output, "--no-allure",
-                                      "--alert-webhook", self.hook.url)  # fmt: skip
-        assert code == 0, out + err
-        return counts, out, json.loads((self.root / output / "since-last.json").read_text(encoding="utf-8"))
-
-    def command(self, *args: str) -> tuple[int, str, str]:
-        """A `reuseit` command as its entry point runs it, in the team's folder."""
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(list(args))
-        return code, out.getvalue(), err.getvalue()
-
-    def texts(self) -> dict[str, str]:
-        return {name: self.path(name).read_text(encoding="utf-8") for name in WORKFLOWS}
-
-
 @pytest.fixture
 def morning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Morning]:
     for name in list(os.environ):
@@ -81,7 +43,7 @@ def morning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.setenv("SHOP_PASSWORD", PASSWORD)
     deploy, hook = Deploy(), Hook()
     with Served(handler(deploy)) as site:
-        yield Morning(pytester, site, deploy, hook)
+        yield Morning(pytester, site, deploy, hook, WORKFLOWS)
     hook.httpd.shutdown()
 
 
@@ -121,12 +83,13 @@ def test_the_morning_after_a_deploy_heal_writes_what_the_history_proves(morning:
     ]
     price = next(c for c in data["causes"] if c["tests"] == ["workflows/price.reuseit.yaml::price[default]"])
     assert price["heal"] is None  # a check that no longer holds is no edit
-    assert f"{add['summary']}: proven by the history: `{add['heal']['command']}` edits 2 files" in report
+    assert f"{add['summary']}: proven by the history: `{add['heal']['command']}` edits 2 places in 2 files" in report
     monitor = (morning.root / "report-2" / "monitor.html").read_text(encoding="utf-8")
-    assert "<code>reuseit heal --from report-2/healing.json --apply</code> edits 2 files" in monitor
+    assert "<code>reuseit heal --from report-2/healing.json --apply</code> edits 2 places in 2 files" in monitor
     (alert,) = morning.hook.take()[-1:]
     assert (
-        "fix proven by the history: `reuseit heal --from report-2/healing.json --apply` edits 2 files" in alert["text"]
+        "fix proven by the history: `reuseit heal --from report-2/healing.json --apply` edits 2 places in 2 files"
+        in alert["text"]
     )
 
     # The dry run: one cause per change, a hunk per file, the regression named, nothing written.
@@ -227,8 +190,10 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """TodoMVC from npm, its "Active" filter renamed "Open" in its own index.html: the examples'
-    routing workflow (whose first step is a `use` of another file) fails on its third step, the
-    history proves the new name, and heal edits that step, numbered as the file has it."""
+    routing workflow (whose first step is a `use` of another file; here its "forward" step clicks
+    the filter again instead) fails on its third step, the history proves the new name, and
+    ``heal --apply --verify`` edits that step, numbered as the file has it, and the later click
+    the run never reached, once the edited copy passed on the app."""
     for name in list(os.environ):
         if name.startswith(("OPENAI_", "REUSEIT_")):
             monkeypatch.delenv(name)
@@ -240,7 +205,8 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
     for name in ("routing.reuseit.yaml", "create-three-todos.reuseit.yaml"):
         text = (APP_WORKFLOWS / name).read_text(encoding="utf-8")
         text = text.replace("usefixtures: [todomvc_url]", "").replace("{todomvc_url}", "{base_url}/examples/vanillajs")
-        (root / "workflows" / name).write_text(text, encoding="utf-8")
+        again = "    do:\n      - click: {role: link, name: Active, exact: true}  # the filter again\n"
+        (root / "workflows" / name).write_text(text.replace("    do: [forward]\n", again), encoding="utf-8")
     routing = root / "workflows" / "routing.reuseit.yaml"
     written = routing.read_text(encoding="utf-8")
 
@@ -258,10 +224,17 @@ def test_a_real_app_whose_filter_link_is_renamed_is_healed_in_the_file_that_says
         assert night(2) == {"failed": 1}
         out, err = io.StringIO(), io.StringIO()
         with contextlib.chdir(root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            assert cli.main(["heal", "--apply"]) == 0, out.getvalue() + err.getvalue()
-        assert 'cause: link "Active" renamed "Open" (1 file; proven by the history)' in out.getvalue()
-        assert "workflows/routing.reuseit.yaml: step 3 op 1" in out.getvalue()  # the file's third step
-        assert routing.read_text(encoding="utf-8") == written.replace(
-            "{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"
-        ).replace("{todomvc_url}", "{base_url}/examples/vanillajs")
+            assert cli.main(["heal", "--apply", "--verify"]) == 0, out.getvalue() + err.getvalue()
+        said = out.getvalue()
+        assert 'cause: link "Active" renamed "Open" (1 file, 2 places; proven by the history)' in said
+        assert "workflows/routing.reuseit.yaml: step 3 op 1 (line 32)" in said  # the file's third step
+        assert "workflows/routing.reuseit.yaml: step 7 op 1 (line 72): " in said and "not reached by the run" in said
+        assert "  passed: workflows/routing.reuseit.yaml [default]" in said
+        assert 'confirmed by the site: link "Active" renamed "Open"' in said
+        # (The editor keeps a comment in its column: a shorter name leaves more space before it.)
+        assert re.sub(r"\} +#", "} #", routing.read_text(encoding="utf-8")) == re.sub(
+            r"\} +#",
+            "} #",
+            written.replace("{role: link, name: Active, exact: true}", "{role: link, name: Open, exact: true}"),
+        )
         assert night(3) == {"passed": 1}

@@ -10,6 +10,8 @@ hunks), checked against the file as it is now and applied with the comment-keepi
   was proven for that text), unless the file already says what the edit would write;
 - the same edit from several runs of a file (its variations) counts once; runs that disagree
   about one op leave it alone;
+- a rename comes with every use of the element (engine/uses.py): each op and fallback op of the
+  runs' files that names it the same way, reached by a run or not, is a place of the same cause;
 - a check is never edited: what it expects is what the site must do. A failing check the history
   explains is listed as the possible regression, for a person to judge.
 """
@@ -44,6 +46,9 @@ class HistoryEdit:
     removed: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
+    fallback: int = -1  # -1: an op of the step's ``do``; else of that fallback's ``do``
+    reached: bool = True  # False: another use of what the run stopped at, never reached
+    base_url: str = ""  # the site the run used
     path: Path = Path()  # where the file is found from here
 
     @classmethod
@@ -67,6 +72,9 @@ class HistoryEdit:
             removed=[str(x) for x in entry.get("removed") or []],
             added=[str(x) for x in entry.get("added") or []],
             tests=[str(entry["test"])] if entry.get("test") else [],
+            fallback=int(entry.get("fallback", -1)),
+            reached=bool(entry.get("reached", True)),
+            base_url=str(entry.get("base_url") or ""),
         )
 
     @property
@@ -74,9 +82,16 @@ class HistoryEdit:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     @property
-    def target(self) -> tuple[str, int, str, int]:
+    def target(self) -> tuple[str, int, str, int, int, int]:
         """What the edit changes: two edits with one target and different words disagree."""
-        return str(self.path.resolve()), self.step, self.kind, self.op_index
+        line = self.line if self.kind == "check" else 0  # two checks of one step are two places
+        return str(self.path.resolve()), self.step, self.kind, self.fallback, self.op_index, line
+
+    @property
+    def place(self) -> str:
+        """Where in its step: 'op 2', 'fallback 1 op 1'."""
+        op = f"op {self.op_index + 1}"
+        return op if self.fallback < 0 else f"fallback {self.fallback + 1} {op}"
 
 
 @dataclass
@@ -93,15 +108,29 @@ class Cause:
     notes: list[str] = field(default_factory=list)
 
     @property
+    def changes(self) -> list[HistoryEdit]:
+        """The edits that change a file (its checks are only listed)."""
+        return [e for e in self.edits if e.kind != "check"]
+
+    @property
+    def regressions(self) -> list[HistoryEdit]:
+        return [e for e in self.edits if e.kind == "check"]
+
+    @property
     def files(self) -> int:
-        return len({e.target[0] for e in self.edits})
+        return len({e.target[0] for e in self.changes} or {e.target[0] for e in self.edits})
+
+    @property
+    def places(self) -> int:
+        """Every op the edit changes, reached by a run or not."""
+        return len(self.changes)
 
 
 def group(edits: list[HistoryEdit]) -> list[Cause]:
     """Merge the same edit proposed by several runs, set disagreements aside, group by cause.
 
     The causes that change files come first (the most files first), the possible regressions last."""
-    by_target: dict[tuple[str, int, str, int], list[HistoryEdit]] = {}
+    by_target: dict[tuple[str, int, str, int, int, int], list[HistoryEdit]] = {}
     for edit in edits:
         by_target.setdefault(edit.target, []).append(edit)
     causes: dict[str, Cause] = {}
@@ -112,6 +141,9 @@ def group(edits: list[HistoryEdit]) -> list[Cause]:
             cause = causes[first.cause] = Cause(
                 first.cause, first.summary, first.kind, first.since, first.removed, first.added
             )
+        if cause.kind == "check" and first.kind != "check":
+            # A check naming a renamed element came first: the cause is the rename.
+            cause.kind, cause.summary = first.kind, first.summary
         distinct = {repr(e.new) for e in same}
         if len(distinct) > 1 and first.kind != "check":
             runs = ", ".join(t for e in same for t in e.tests) or "several runs"
@@ -120,10 +152,12 @@ def group(edits: list[HistoryEdit]) -> list[Cause]:
                 + "; ".join(sorted({e.summary for e in same}))
             )
             continue
-        merged = HistoryEdit(**{**first.__dict__, "tests": [t for e in same for t in e.tests]})
+        merged = HistoryEdit(
+            **{**first.__dict__, "tests": [t for e in same for t in e.tests], "reached": any(e.reached for e in same)}
+        )
         cause.edits.append(merged)
     for cause in causes.values():
-        cause.edits.sort(key=lambda e: (e.file, e.step))
+        cause.edits.sort(key=lambda e: (e.kind == "check", e.file, e.step, e.fallback, e.op_index))
     return sorted(causes.values(), key=lambda c: (c.kind == "check", -c.files, c.summary))
 
 
@@ -145,10 +179,11 @@ def apply(doc: WorkflowDoc, edit: HistoryEdit) -> str:
         )
     i = edit.step - 1
     if edit.kind == "locator":
-        _, name = doc.op(i, edit.op_index)
-        doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new))
-        line = doc.line_of_op(i, edit.op_index)
-        return f"step {edit.step} op {edit.op_index + 1} (line {line}): {name} {_short(edit.old)} -> {_short(edit.new)}"
+        _, name = doc.op(i, edit.op_index, edit.fallback)
+        doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new), edit.fallback)
+        line = doc.line_of_op(i, edit.op_index, edit.fallback)
+        also = "" if edit.reached else " (the same element, not reached by the run)"
+        return f"step {edit.step} {edit.place} (line {line}): {name} {_short(edit.old)} -> {_short(edit.new)}{also}"
     doc.insert_fallback(i, dict(edit.new), f"dismisses {edit.summary.split(',')[0]}, {_day(edit.since)} (reuseit heal)")
     return f"step {edit.step}: first fallback {_short(edit.new)}"
 
@@ -158,7 +193,7 @@ def _already(doc: WorkflowDoc, edit: HistoryEdit) -> bool:
     i = edit.step - 1
     try:
         if edit.kind == "locator":
-            op, name = doc.op(i, edit.op_index)
+            op, name = doc.op(i, edit.op_index, edit.fallback)
             arg = op[name]
             return isinstance(arg, dict) and all(arg.get(k) == v for k, v in dict(edit.new).items())
         return any(_plain(fb) == edit.new for fb in doc.step(i).get("fallback") or [])

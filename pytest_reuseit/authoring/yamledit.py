@@ -196,21 +196,35 @@ class WorkflowDoc:
             raise self._fail(f"steps[{i}] is not a mapping")
         return step
 
-    def op(self, i: int, j: int) -> tuple[CommentedMap, str]:
-        """The op mapping at ``steps[i].do[j]`` and its op name."""
-        do = self.step(i).get("do")
+    def _do(self, i: int, fallback: int = -1) -> tuple[CommentedSeq, str]:
+        """The ``do`` list of ``steps[i]`` (``fallback`` -1), or of its fallback ``fallback``; and
+        its document path for messages."""
+        step = self.step(i)
+        holder: Any = step
+        where = f"steps[{i}]"
+        if fallback >= 0:
+            fbs = step.get("fallback")
+            if not isinstance(fbs, CommentedSeq) or not 0 <= fallback < len(fbs):
+                raise self._fail(f"step {i + 1} has no fallback {fallback + 1}")
+            holder, where = fbs[fallback], f"steps[{i}].fallback[{fallback}]"
+        do = holder.get("do") if isinstance(holder, CommentedMap) else None
         if not isinstance(do, CommentedSeq):
-            raise self._fail(f"step {i + 1} has no 'do' list")
+            raise self._fail(f"{where} has no 'do' list")
+        return do, f"{where}.do"
+
+    def op(self, i: int, j: int, fallback: int = -1) -> tuple[CommentedMap, str]:
+        """The op mapping at ``steps[i].do[j]`` (or ``steps[i].fallback[fallback].do[j]``) and its op name."""
+        do, where = self._do(i, fallback)
         if not 0 <= j < len(do):
-            raise self._fail(f"step {i + 1} has no op {j + 1} in 'do' (it has {len(do)})")
+            raise self._fail(f"{where} has no op {j + 1} (it has {len(do)})")
         op = do[j]
         if not isinstance(op, CommentedMap) or len(op) != 1:
-            raise self._fail(f"steps[{i}].do[{j}] is not an op mapping with one op name")
+            raise self._fail(f"{where}[{j}] is not an op mapping with one op name")
         return op, next(iter(op))
 
-    def line_of_op(self, i: int, j: int) -> int:
-        """1-based line of ``steps[i].do[j]`` (the line the loader reports for it)."""
-        do = self.step(i)["do"]
+    def line_of_op(self, i: int, j: int, fallback: int = -1) -> int:
+        """1-based line of ``steps[i].do[j]`` or of a fallback's op (the line the loader reports for it)."""
+        do, _ = self._do(i, fallback)
         return int(do.lc.item(j)[0]) + 1
 
     # ------------------------------------------------------------------ edits
@@ -247,19 +261,20 @@ class WorkflowDoc:
             raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) has no locator to replace")
         raise self._fail(f"steps[{i}].do[{j}] is a '{kind}' op, which has no locator to replace")
 
-    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any]) -> None:
-        """Change the keys of the locator at ``steps[i].do[j]`` that name its element (``name``,
-        ``label``, ``exact``) from ``old`` to ``new``, each written as the file wrote it; every
-        other key and the op's own stay. The op must still say ``old``: a file edited since the
-        run that proposed the change is not changed again."""
-        op, kind = self.op(i, j)
+    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any], fallback: int = -1) -> None:
+        """Change the keys of the locator at ``steps[i].do[j]`` (or of fallback ``fallback``'s op
+        ``j``) that name its element (``name``, ``label``, ``exact``) from ``old`` to ``new``, each
+        written as the file wrote it; every other key and the op's own stay. The op must still say
+        ``old``: a file edited since the run that proposed the change is not changed again."""
+        op, kind = self.op(i, j, fallback)
         arg = op[kind]
+        where = f"steps[{i}].do[{j}]" if fallback < 0 else f"steps[{i}].fallback[{fallback}].do[{j}]"
         if not isinstance(arg, CommentedMap):
-            raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) is not a locator mapping")
+            raise self._fail(f"{where} ({kind} {_inline(arg)}) is not a locator mapping")
         now = {k: arg.get(k) for k in old}
         if now != old or any(k not in old and k in arg for k in new):
             raise self._fail(
-                f"steps[{i}].do[{j}] now says {kind} {_inline(arg)}, not {_inline(old)}: the file changed since the run"
+                f"{where} now says {kind} {_inline(arg)}, not {_inline(old)}: the file changed since the run"
             )
         for key, value in new.items():
             if key in arg:

@@ -96,8 +96,11 @@ def observe(result: RunResult, without_fallback: Collection[int] | None = None) 
             analysis.guidance = [renamed, *analysis.guidance]
     edits = [e for e in result.proven if e.kind != "check"]
     if edits:
+        # One rename edits every place that names the element: said once, with how many places.
+        words = "; ".join(dict.fromkeys(e.summary for e in edits))
+        places = f", {len(edits)} places" if len(edits) > len({e.summary for e in edits}) else ""
         analysis.guidance.append(
-            f"`reuseit heal` shows {'this edit' if len(edits) == 1 else 'these edits'} ({'; '.join(e.summary for e in edits)}) "
+            f"`reuseit heal` shows {'this edit' if len(edits) == 1 else 'these edits'} ({words}{places}) "
             "as a diff of the file and `reuseit heal --apply` writes it: the comparison with the last pass proves it, "
             "no model involved."
         )

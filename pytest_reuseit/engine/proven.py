@@ -23,7 +23,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from ..browser.aria import HIDDEN, renamed, role_names
 from ..errors import PlaceholderError
@@ -33,6 +35,7 @@ from ..workflow.placeholders import Values, names_in
 from ..workflow.steps import Step
 from .analysis import failing_verdict
 from .result import ProvenEdit, RunResult, StepResult, Verdict
+from .uses import failing_op_locator, uses
 
 DIALOG_ROLES = ("dialog", "alertdialog")
 # The roles a label names (``{label: Email}`` finds the field whose accessible name it is).
@@ -59,9 +62,25 @@ _NODE = re.compile(r'^(?P<indent>\s*)- (?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\
 def prove(result: RunResult, loaded: LoadedWorkflow, values: Values) -> list[ProvenEdit]:
     """What ``result``'s comparison with its last pass proves about the file (see the module)."""
     edits = _prove(result, loaded, values)
+    site = _site(values)
     for edit in edits:  # its parts come from the masked result; a rendered name is masked too
         edit.summary = values.mask(edit.summary)
+        edit.base_url = site
     return edits
+
+
+def _site(values: Values) -> str:
+    """The run's base URL, for ``reuseit heal --verify``; without the user and password an
+    address may carry (those are given again with --base-url, never written into a file)."""
+    url = str(values.builtins.get("base_url") or "")
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname or "", parts.port
+    except ValueError:
+        return ""
+    if "@" in parts.netloc:
+        parts = parts._replace(netloc=host + (f":{port}" if port else ""))
+    return values.mask(urlunsplit(parts))
 
 
 def _prove(result: RunResult, loaded: LoadedWorkflow, values: Values) -> list[ProvenEdit]:
@@ -92,7 +111,45 @@ def _prove(result: RunResult, loaded: LoadedWorkflow, values: Values) -> list[Pr
     if result.failed_phase != "action":
         return []
     edit = _action_edit(loaded, i, sr, values, changed)
-    return [ProvenEdit(**where, **edit)] if edit is not None else []
+    if edit is None:
+        return []
+    proven = ProvenEdit(**where, **edit)
+    return [proven, *_other_uses(loaded, i, proven)] if proven.kind == "locator" else [proven]
+
+
+def _other_uses(loaded: LoadedWorkflow, i: int, proven: ProvenEdit) -> list[ProvenEdit]:
+    """The same rename at every other place of the run's files that names the element as the
+    failing op does (engine/uses.py), reached or not; the checks that name it, as possible
+    regressions (listed, never edited)."""
+    loc = failing_op_locator(loaded, i, proven.op_index)
+    if loc is None:
+        return []
+    ops, checks = uses(loaded, loc)
+    me = (proven.file, proven.step - 1, -1, proven.op_index, "")
+    out = [
+        replace(proven, file=p.file, step=p.step + 1, line=p.line, digest=p.digest, op_index=p.op_index,
+                fallback=p.fallback, reached=False)
+        for p in ops
+        if p.key != me
+    ]  # fmt: skip
+    renamed_to = proven.summary.split(" renamed ", 1)
+    for p in checks:
+        out.append(
+            replace(
+                proven,
+                kind="check",
+                file=p.file,
+                step=p.step + 1,
+                line=p.line,
+                digest=p.digest,
+                op_index=-1,
+                reached=False,
+                summary=f"step {p.step + 1} {p.check} names the {renamed_to[0]}, renamed {renamed_to[-1]}",
+                old=proven.old,
+                new=proven.new,
+            )
+        )
+    return out
 
 
 def _action_edit(

@@ -129,6 +129,12 @@ class ProvenEdit:
     since: str = ""  # when the run last passed (ISO 8601)
     removed: list[str] = field(default_factory=list)  # the evidence: lines that left the page...
     added: list[str] = field(default_factory=list)  # ...and lines that appeared, since that pass
+    # Every use (engine/uses.py): a rename edits each op that names the element the same way, in
+    # the step's ``do`` (-1) or in fallback ``fallback`` of it; ``reached`` is False for the ones
+    # the run never came to (a second click of the step, a later step, a file it uses).
+    fallback: int = -1
+    reached: bool = True
+    base_url: str = ""  # the site the run used (``reuseit heal --verify`` runs against it)
 
 
 @dataclass

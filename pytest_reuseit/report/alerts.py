@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from ..browser.aria import set_aside_words
 from .delivery import deliver, failure_line, host, http_error
+from .since_last import heal_extent
 
 # What one message lists before "and N more": a night with a hundred failures still reads as a
 # message, and stays under the receivers' size limits (Teams refuses about 28 KB).
@@ -109,8 +110,7 @@ def _heal(heal: Any) -> str:
     """The fix the history proves, as a command to run (it edits files; without --apply a diff)."""
     if not isinstance(heal, dict):
         return ""
-    n = int(heal.get("files") or 0)
-    return f"fix proven by the history: {_code(str(heal.get('command', '')))} edits {n} file{'s' if n != 1 else ''}"
+    return f"fix proven by the history: {_code(str(heal.get('command', '')))} edits {heal_extent(heal)}"
 
 
 def _changed(changed: Any) -> list[str]:

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..atomic import write_text_atomic
 from ..browser.aria import set_aside_words
+from .since_last import heal_extent
 
 PAGE = "monitor.html"
 VENDOR = Path(__file__).parent / "vendor" / "uplot"
@@ -192,11 +193,10 @@ def _heal(heal: Any) -> str:
     """The edit the history proves for a cause, and the command that writes it."""
     if not isinstance(heal, dict):
         return ""
-    n = int(heal.get("files") or 0)
     edits = "; ".join(str(e) for e in heal.get("edits") or [])
     return (
         f"<p class='heal'>Proven by the history: <code>{_e(heal.get('command', ''))}</code> edits "
-        f"{n} file{'s' if n != 1 else ''} ({_e(edits)}); without <code>--apply</code> it shows the diff.</p>"
+        f"{_e(heal_extent(heal))} ({_e(edits)}); without <code>--apply</code> it shows the diff.</p>"
     )
 
 

@@ -338,19 +338,28 @@ def heal_of(records: list[dict[str, Any]], command: str) -> dict[str, Any] | Non
     if not edits:
         return None
     files = sorted({str(p.get("file", "")) for p in edits})
+    # Every use: a rename edits each op that names the element the same way, reached or not.
+    places = {(p.get("file"), p.get("step"), p.get("fallback", -1), p.get("op_index", -1)) for p in edits}
     return {
         "command": command,
         "files": len(files),
+        "places": len(places),
         "workflows": files,
         "edits": sorted({str(p.get("summary", "")) for p in edits}),
     }
 
 
+def heal_extent(heal: dict[str, Any]) -> str:
+    """What the command edits: '4 places in 3 files' (every use of what the history proves)."""
+    files = int(heal.get("files") or 0)
+    places = int(heal.get("places") or files)
+    return f"{places} place{'s' if places != 1 else ''} in {files} file{'s' if files != 1 else ''}"
+
+
 def heal_words(heal: dict[str, Any]) -> str:
     """The one line every morning output gives a cause with a proven edit."""
-    n = int(heal.get("files") or 0)
     return (
-        f"proven by the history: `{heal.get('command')}` edits {n} file{'s' if n != 1 else ''} "
+        f"proven by the history: `{heal.get('command')}` edits {heal_extent(heal)} "
         f"({'; '.join(str(e) for e in heal.get('edits') or [])}); without --apply it shows the diff"
     )
 

@@ -9,6 +9,7 @@ deploy between pytest sessions. Pages:
 - ``/product?item=tea|mug``: the add button (``add_label``), the price (``price``), a cart line.
   Two workflows add a product (one cause when the button is renamed); a third checks the price.
 - ``/deals``: a "Show deals" button; ``cookie_dialog`` puts a modal cookie dialog over it.
+- ``product_dialog`` puts a modal dialog over the product page (the add button behind it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Deploy:
     signin_label: str = "Sign in"
     price: str = "$4.00"
     cookie_dialog: bool = False
+    product_dialog: bool = False
 
 
 PRODUCTS = {"tea": "Green tea", "mug": "Tea mug"}
@@ -55,14 +57,23 @@ def account_page() -> str:
 
 def product_page(deploy: Deploy, item: str) -> str:
     name = html.escape(PRODUCTS.get(item, item))
+    dialog = (
+        """<dialog id="newsletter" aria-label="Our newsletter"><p>Tea news every week.</p>
+<button type="button" onclick="this.closest('dialog').close()">Subscribe</button></dialog>
+<script>document.getElementById('newsletter').showModal()</script>"""
+        if deploy.product_dialog
+        else ""
+    )
     return _page(
         name,
         f"""<main><h1>{name}</h1><p data-testid="price">{html.escape(deploy.price)}</p>
 <button id="add" type="button">{html.escape(deploy.add_label)}</button>
-<p role="status" id="cart">Cart is empty</p></main>
+<p role="status" id="cart">Cart is empty</p></main>{dialog}
 <script>
+let items = 0;
 document.getElementById('add').addEventListener('click', () => {{
-  document.getElementById('cart').textContent = '1 item in cart';
+  items += 1;
+  document.getElementById('cart').textContent = items === 1 ? '1 item in cart' : items + ' items in cart';
 }});
 </script>""",
     )
