@@ -29,6 +29,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
+from table import ROWS, Row, listing, log, med, run_pytest  # noqa: E402
+
 SHORT = """name: Short flow {n}
 task: Search the demo shop and keep the in-stock results
 start_url: "{{demo_url}}/index.html?cookies=never&delay=0"
@@ -90,6 +92,47 @@ def handwritten_wall(processes: int, runs: int) -> float:
     return time.perf_counter() - started
 
 
+def row_xdist_short(quick: bool, files: int = 50, rounds: int = 0) -> None:
+    """Many short workflows (bench_short.py): serial vs ``-n 2`` with each ``--dist``, whole pytest
+    processes, alternating; and the ceiling, the same runs hand-written in Playwright in one
+    process vs two at once."""
+    files = 12 if quick else files
+    rounds = rounds or (1 if quick else 2)
+    walls: dict[str, list[float]] = {"serial": [], "load": [], "worksteal": [], "hand 1": [], "hand 2": []}
+    with tempfile.TemporaryDirectory(prefix="reuseit-run-short-") as tmp:
+        out = Path(tmp)
+        suite = write_suite(out / "suite", files)
+        base = [str(suite), "--reuseit-llm", "off"]
+        sides = {
+            "serial": lambda: run_pytest(base, out, out / "serial"),
+            "load": lambda: run_pytest([*base, "-n", "2", "--dist", "load"], out, out / "load"),
+            "worksteal": lambda: run_pytest([*base, "-n", "2", "--dist", "worksteal"], out, out / "ws"),
+            "hand 1": lambda: handwritten_wall(1, files),
+            "hand 2": lambda: handwritten_wall(2, files),
+        }
+        order = list(sides)
+        for r in range(rounds):
+            for name in order if r % 2 == 0 else reversed(order):
+                walls[name].append(sides[name]())
+                log(f"short workflows, round {r + 1}: {name} {walls[name][-1]:.1f} s")
+    best = min(("load", "worksteal"), key=lambda d: med(walls[d]))
+    speedup = med(walls["serial"]) / med(walls[best])
+    ceiling = med(walls["hand 1"]) / med(walls["hand 2"])
+    ROWS.append(
+        Row(
+            f"`-n 2` vs serial on {files} short workflows (2 steps, a DOM check after each; no model)",
+            "≥ 1.5×",
+            f"{speedup:.2f}×",
+            None if quick else speedup >= 1.5,
+            f"whole pytest process: serial {listing(walls['serial'], '{:.1f}')} s; -n 2 --dist load "
+            f"{listing(walls['load'], '{:.1f}')} s, worksteal {listing(walls['worksteal'], '{:.1f}')} s (best: {best}); "
+            f"the same runs hand-written in Playwright, two processes vs one: {ceiling:.2f}× "
+            f"({listing(walls['hand 1'], '{:.1f}')} s vs {listing(walls['hand 2'], '{:.1f}')} s)",
+        )
+    )
+    log(f"short workflows: -n 2 {speedup:.2f}x, hand-written ceiling {ceiling:.2f}x")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--files", type=int, default=50)
@@ -99,11 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.handwritten is not None:
         handwritten(args.handwritten)
         return 0
-    import run  # noqa: PLC0415 - the row lives in run.py, beside the others
-
     with tempfile.TemporaryDirectory(prefix="reuseit-bench-short-"):
-        run.row_xdist_short(quick=False, files=args.files, rounds=args.rounds)
-    for r in run.ROWS:
+        row_xdist_short(quick=False, files=args.files, rounds=args.rounds)
+    for r in ROWS:
         print(f"{r.measure}: {r.value} (goal {r.goal}); {r.detail}")
     return 0
 

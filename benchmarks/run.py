@@ -5,9 +5,11 @@
     python benchmarks/run.py --only collect,memory
 
 Each row compares two things measured in the same run, alternating (A B, B A, ...) so a machine
-whose load drifts slows both sides alike, and reports medians. The rows reuse the code of the
-single-purpose scripts (bench_engine.py, bench_cache.py, bench_explore.py); see README.md for
-how each is measured and for the causes behind the figures. Everything listens on 127.0.0.1.
+whose load drifts slows both sides alike, and reports medians (table.py). The rows reuse the code
+of the single-purpose scripts (bench_engine.py, bench_cache.py, bench_explore.py); the rows of many
+short workflows, of collection and of memory live in their own (bench_short.py, bench_collect.py,
+bench_memory.py). See README.md for how each is measured and for the causes behind the figures.
+Everything listens on 127.0.0.1.
 
 The table is printed last, with the machine's core count and its load average at the start and
 the end: on a shared machine the absolute times move with the load, the ratios much less.
@@ -21,16 +23,13 @@ import argparse
 import json
 import os
 import platform
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -38,57 +37,19 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT)]
 
 import bench_cache  # noqa: E402
+import bench_collect  # noqa: E402
 import bench_engine  # noqa: E402
 import bench_explore  # noqa: E402
+import bench_memory  # noqa: E402
 import bench_short  # noqa: E402
 from examples_copy import fixed_examples  # noqa: E402
+from table import CORES, ROWS, Row, alternate, listing, log, med, run_pytest  # noqa: E402
 
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.engine.result import RunResult  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.sites import LocalSites  # noqa: E402
 from pytest_reuseit.workflow.loader import LoadedWorkflow, load  # noqa: E402
-
-CORES = os.cpu_count() or 1
-
-
-@dataclass
-class Row:
-    measure: str
-    goal: str
-    value: str
-    met: bool | None
-    detail: str = ""
-
-
-ROWS: list[Row] = []
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def alternate(rounds: int, a: Callable[[], float], b: Callable[[], float]) -> tuple[list[float], list[float]]:
-    """``rounds`` measurements of each side, swapping which goes first every round."""
-    xs: list[float] = []
-    ys: list[float] = []
-    for i in range(rounds):
-        if i % 2 == 0:
-            xs.append(a())
-            ys.append(b())
-        else:
-            ys.append(b())
-            xs.append(a())
-    return xs, ys
-
-
-def med(values: list[float]) -> float:
-    return statistics.median(values)
-
-
-def listing(values: list[float], fmt: str = "{:.2f}") -> str:
-    return ", ".join(fmt.format(v) for v in values)
-
 
 # --------------------------------------------------------------------------- engine vs hand-written
 
@@ -330,41 +291,6 @@ def row_explore(quick: bool, latency: float = 1.0, parallel: int = 10) -> None:
     log(f"explore: {ratio:.2f}x")
 
 
-# --------------------------------------------------------------------------- pytest subprocesses
-
-
-def pytest_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.setdefault("DEMO_PASSWORD", "demo-pass")  # the example workflows log in to the demo shop
-    for key in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
-        env.pop(key, None)
-    return env
-
-
-def run_pytest(args: list[str], cwd: Path, out: Path, cache: bool = False) -> float:
-    """Wall time of one pytest process (it must pass); ``cache`` keeps pytest's cache on, where the
-    plugin keeps the durations that order the runs under -n."""
-    started = time.perf_counter()
-    no_cache = [] if cache else ["-p", "no:cacheprovider"]
-    # --rootdir: pytest reads the value of an option it does not know yet (--reuseit-output) as a
-    # path when it exists, so once the first process has made the output folder, the next ones
-    # would take the temporary folder above both as their rootdir (other node ids, another cache).
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *no_cache, "-q", f"--rootdir={cwd}", "--reuseit-output", str(out), *args],
-        cwd=cwd,
-        env=pytest_env(),
-        capture_output=True,
-        text=True,
-    )
-    wall = time.perf_counter() - started
-    if proc.returncode != 0:
-        raise SystemExit(
-            f"pytest {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-2000:]}"
-        )
-    return wall
-
-
 QUICK_EXAMPLES = (
     "workflows/miniwob/click-button.reuseit.yaml",
     "workflows/miniwob/enter-text.reuseit.yaml",
@@ -411,245 +337,6 @@ def row_xdist(quick: bool) -> None:
     log(f"xdist: {speedup:.2f}x")
 
 
-def row_xdist_short(quick: bool, files: int = 50, rounds: int = 0) -> None:
-    """Many short workflows (bench_short.py): serial vs ``-n 2`` with each ``--dist``, whole pytest
-    processes, alternating; and the ceiling, the same runs hand-written in Playwright in one
-    process vs two at once."""
-    files = 12 if quick else files
-    rounds = rounds or (1 if quick else 2)
-    walls: dict[str, list[float]] = {"serial": [], "load": [], "worksteal": [], "hand 1": [], "hand 2": []}
-    with tempfile.TemporaryDirectory(prefix="reuseit-run-short-") as tmp:
-        out = Path(tmp)
-        suite = bench_short.write_suite(out / "suite", files)
-        base = [str(suite), "--reuseit-llm", "off"]
-        sides = {
-            "serial": lambda: run_pytest(base, out, out / "serial"),
-            "load": lambda: run_pytest([*base, "-n", "2", "--dist", "load"], out, out / "load"),
-            "worksteal": lambda: run_pytest([*base, "-n", "2", "--dist", "worksteal"], out, out / "ws"),
-            "hand 1": lambda: bench_short.handwritten_wall(1, files),
-            "hand 2": lambda: bench_short.handwritten_wall(2, files),
-        }
-        order = list(sides)
-        for r in range(rounds):
-            for name in order if r % 2 == 0 else reversed(order):
-                walls[name].append(sides[name]())
-                log(f"short workflows, round {r + 1}: {name} {walls[name][-1]:.1f} s")
-    best = min(("load", "worksteal"), key=lambda d: med(walls[d]))
-    speedup = med(walls["serial"]) / med(walls[best])
-    ceiling = med(walls["hand 1"]) / med(walls["hand 2"])
-    ROWS.append(
-        Row(
-            f"`-n 2` vs serial on {files} short workflows (2 steps, a DOM check after each; no model)",
-            "≥ 1.5×",
-            f"{speedup:.2f}×",
-            None if quick else speedup >= 1.5,
-            f"whole pytest process: serial {listing(walls['serial'], '{:.1f}')} s; -n 2 --dist load "
-            f"{listing(walls['load'], '{:.1f}')} s, worksteal {listing(walls['worksteal'], '{:.1f}')} s (best: {best}); "
-            f"the same runs hand-written in Playwright, two processes vs one: {ceiling:.2f}× "
-            f"({listing(walls['hand 1'], '{:.1f}')} s vs {listing(walls['hand 2'], '{:.1f}')} s)",
-        )
-    )
-    log(f"short workflows: -n 2 {speedup:.2f}x, hand-written ceiling {ceiling:.2f}x")
-
-
-# --------------------------------------------------------------------------- collection of 500 files
-
-COLLECT_CHILD = r"""
-import json, resource, sys, time
-import pytest
-
-class Clock:
-    def pytest_collection(self, session):
-        self.wall, self.cpu = time.perf_counter(), time.process_time()
-    def pytest_collection_finish(self, session):
-        self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
-        self.items = len(session.items)
-
-started = time.perf_counter()
-clock = Clock()
-code = pytest.main(["-p", "no:cacheprovider", "--collect-only", "-q", *sys.argv[2:]], plugins=[clock])
-usage = resource.getrusage(resource.RUSAGE_SELF)
-result = {"code": int(code), "items": clock.items, "collect_wall": clock.wall, "collect_cpu": clock.cpu,
-          "process_cpu": usage.ru_utime + usage.ru_stime, "process_wall": time.perf_counter() - started}
-open(sys.argv[1], "w").write(json.dumps(result))
-"""
-
-
-def write_corpus(folder: Path, files: int, variations: int) -> None:
-    """``files`` copies of the benchmark workflow with ``variations`` variations each; and the same
-    number of plain pytest files with one test parametrized ``variations`` times (the baseline)."""
-    text = bench_engine.WORKFLOW.read_text(encoding="utf-8")
-    block = "variations:\n" + "".join(
-        f'  - id: v{i}\n    kind: attribute\n    params: {{product: "product {i}"}}\n' for i in range(variations)
-    )
-    text = text.replace("tags: [benchmark]\n", "tags: [benchmark]\n" + block)
-    (folder / "workflows").mkdir(parents=True)
-    (folder / "plain").mkdir()
-    for i in range(files):
-        (folder / "workflows" / f"flow{i:03d}.reuseit.yaml").write_text(
-            text.replace("name: Benchmark", f"name: Benchmark {i}"), encoding="utf-8"
-        )
-        (folder / "plain" / f"test_flow{i:03d}.py").write_text(
-            f"import pytest\n\n\n@pytest.mark.parametrize('v', range({variations}))\ndef test_flow{i}(v):\n    assert v >= 0\n",
-            encoding="utf-8",
-        )
-
-
-def collect_once(folder: Path, target: str, expect: int) -> dict[str, float]:
-    result_file = folder / f"result-{target}.json"
-    proc = subprocess.run(
-        [sys.executable, "-c", COLLECT_CHILD, str(result_file), target],
-        cwd=folder,
-        env=pytest_env(),
-        capture_output=True,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise SystemExit(f"collection of {target} failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
-    data: dict[str, float] = json.loads(result_file.read_text())
-    if data["items"] != expect:
-        raise SystemExit(f"collection of {target}: {data['items']} items, expected {expect}")
-    return data
-
-
-def row_collect(quick: bool, files: int = 500, variations: int = 10) -> None:
-    repeats = 1 if quick else 3
-    with tempfile.TemporaryDirectory(prefix="reuseit-run-collect-") as tmp:
-        folder = Path(tmp)
-        write_corpus(folder, files, variations)
-        ours, plain = [], []
-        for i in range(repeats):
-            pair = [
-                ("workflows", ours),
-                ("plain", plain),
-            ]
-            for target, into in pair if i % 2 == 0 else reversed(pair):
-                into.append(collect_once(folder, target, files * variations))
-    cpu = med([d["collect_cpu"] for d in ours])
-    wall = med([d["collect_wall"] for d in ours])
-    proc_cpu = med([d["process_cpu"] for d in ours])
-    base_cpu = med([d["collect_cpu"] for d in plain])
-    ROWS.append(
-        Row(
-            f"collection of {files} workflow files ({files * variations:,} items)",
-            "≤ 3 s",
-            f"{cpu:.2f} s CPU",
-            cpu <= 3,
-            f"{cpu / base_cpu:.2f}× pytest collecting {files} plain test files with the same items ({base_cpu:.2f} s CPU); "
-            f"wall {wall:.2f} s at this load; whole process {proc_cpu:.2f} s CPU",
-        )
-    )
-    log(f"collect: {cpu:.2f} s cpu ({cpu / base_cpu:.2f}x plain)")
-
-
-# --------------------------------------------------------------------------- memory per worker
-
-
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
-def _descendants(pid: int, tree: dict[int, list[int]]) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _pss_kb(pid: int) -> int:
-    """Proportional set size: shared pages (Chromium's processes share many) counted once in all."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-class WorkerMemory(threading.Thread):
-    """Samples, every 0.2 s, the PSS of each xdist worker: its Python process, and its whole tree
-    (Playwright's driver and the Chromium it launched). Keeps the peak of each."""
-
-    def __init__(self, main_pid: int) -> None:
-        super().__init__(daemon=True)
-        self.main_pid = main_pid
-        self.stop = threading.Event()
-        self.peak_python: dict[int, int] = {}
-        self.peak_tree: dict[int, int] = {}
-
-    def run(self) -> None:
-        while not self.stop.wait(0.2):
-            tree = _children()
-            for worker in tree.get(self.main_pid, []):
-                own = _pss_kb(worker)
-                total = own + sum(_pss_kb(p) for p in _descendants(worker, tree))
-                self.peak_python[worker] = max(self.peak_python.get(worker, 0), own)
-                self.peak_tree[worker] = max(self.peak_tree.get(worker, 0), total)
-
-
-def row_memory(quick: bool, workflows: int = 50) -> None:
-    with tempfile.TemporaryDirectory(prefix="reuseit-run-memory-") as tmp:
-        folder = Path(tmp)
-        text = bench_engine.WORKFLOW.read_text(encoding="utf-8")
-        for i in range(workflows):
-            (folder / f"flow{i:02d}.reuseit.yaml").write_text(text.replace("name: Benchmark", f"name: Benchmark {i}"))
-        started = time.perf_counter()
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--reuseit-llm", "off"],
-            cwd=folder,
-            env=pytest_env(),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        sampler = WorkerMemory(proc.pid)
-        sampler.start()
-        output, _ = proc.communicate()
-        wall = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        sampler.stop.set()
-        sampler.join()
-    if proc.returncode != 0 or f"{workflows} passed" not in output:
-        raise SystemExit(f"memory row: the run did not pass:\n{output[-3000:]}")
-    trees = sorted(sampler.peak_tree.values())
-    pythons = sorted(sampler.peak_python.values())
-    if not trees:
-        raise SystemExit("memory row: no xdist worker was seen")
-    per_hour_core = workflows / wall * 3600 / min(2, CORES)
-    # CPU seconds of the whole tree (pytest, workers, drivers, Chromium: every process is reaped),
-    # per run: what a run costs a core whatever else the machine is doing.
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    per_hour_cpu = 3600 / (cpu / workflows)
-    ROWS.append(
-        Row(
-            f"peak memory per worker with {workflows} workflows (`-n 2`, PSS of the worker, its driver and Chromium)",
-            "",
-            f"{max(trees) / 1024:.0f} MB",
-            None,
-            f"workers {', '.join(f'{t / 1024:.0f}' for t in trees)} MB, of which the Python process "
-            f"{', '.join(f'{p / 1024:.0f}' for p in pythons)} MB; {workflows} runs in {wall:.1f} s "
-            f"= {per_hour_core:.0f} runs per hour per core at this load; {cpu / workflows:.2f} CPU s per run "
-            f"(process start included) = {per_hour_cpu:.0f} runs per CPU-hour",
-        )
-    )
-    log(f"memory: {max(trees) / 1024:.0f} MB per worker, {per_hour_core:.0f} runs/hour/core")
-
-
 # --------------------------------------------------------------------------- main
 
 ROW_FUNCS: dict[str, Callable[[bool], None]] = {
@@ -657,9 +344,9 @@ ROW_FUNCS: dict[str, Callable[[bool], None]] = {
     "model": row_model,
     "explore": row_explore,
     "xdist": row_xdist,
-    "short": row_xdist_short,
-    "collect": row_collect,
-    "memory": row_memory,
+    "short": bench_short.row_xdist_short,
+    "collect": bench_collect.row_collect,
+    "memory": bench_memory.row_memory,
 }
 
 

@@ -136,13 +136,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         original = by_nodeid.get(mutant.nodeid)
         if original is None:
             continue  # not selected this time (-k, a changed file): the command reports it as not run
-        clean = None if mutant.full_waits else waits.get(mutant.nodeid)
-        if clean is None:
+        clean = waits.get(mutant.nodeid)
+        operator = operators.get(mutant.operator)
+        if clean is None or (mutant.full_waits and not operator.hangs):
             loaded = original.loaded
         else:
-            operator = operators.get(mutant.operator)
             caps = caps_for(clean["needs"], clean["fetches"], operator.slows_s)
-            loaded = capped(original.loaded, caps, hangs=operator.hangs)
+            loaded = capped(original.loaded, caps, hangs=operator.hangs, element_waits=not mutant.full_waits)
         item = WorkflowItem.from_parent(
             original.parent,  # type: ignore[arg-type]
             name=f"{original.name}@{mutant.id}",

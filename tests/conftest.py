@@ -18,7 +18,7 @@ from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence
 from pytest_reuseit.runtime import Runtime
 from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtures
-from tests.support.machine_time import MachineTime
+from tests.support.machine_time import MachineTime, WorkerCpu
 from tests.support.quick_lane import QuickLane, is_quick_lane, limit_from_env
 from tests.support.serve import Served
 
@@ -40,6 +40,8 @@ def pytest_configure(config: pytest.Config) -> None:
         # The run's time beside the machine's CPU floor, measured in the same run (these machines
         # are noisy: a figure alone says little).
         config.pluginmanager.register(MachineTime(), "reuseit-machine-time")
+    else:
+        config.pluginmanager.register(WorkerCpu(config), "reuseit-worker-cpu")
 
 
 PAGES = Path(__file__).parent / "pages"

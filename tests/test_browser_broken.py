@@ -252,6 +252,7 @@ def test_start_url_on_a_closed_port_is_broken_quickly(page, fence, pages_url) ->
     assert result.start_url == url
 
 
+@pytest.mark.slow
 def test_start_url_404_fails_not_broken(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     result = run(page, fence, pages_url, workflow(PRESS_A, start="{base_url}/missing-page.html"))
     assert result.status == "failed"
@@ -285,6 +286,7 @@ class _NoAgent:
 
 
 @pytest.mark.parametrize("target", ["recorder", "example.invalid"])
+@pytest.mark.slow
 def test_goto_outside_allowed_domains_is_blocked(page, fence, pages_url, recorder, target) -> None:  # type: ignore[no-untyped-def]
     url = f"{recorder.url}/secret-page" if target == "recorder" else "http://example.invalid/"
     agent = _NoAgent()
@@ -336,6 +338,7 @@ def test_a_start_url_that_is_not_a_web_address_is_broken_before_the_browser_goes
     assert result.analysis is not None and "Write it with http:// or https://" in " ".join(result.analysis.guidance)
 
 
+@pytest.mark.slow
 def test_a_goto_to_a_local_file_is_broken_and_the_file_never_shown(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     steps = [{"action": "Open the password file", "do": [{"goto": "file:///etc/passwd"}]}]
     result = run(page, fence, pages_url, workflow(steps, start="{base_url}/recovery.html"))
@@ -618,6 +621,7 @@ def test_cdp_runs_in_a_context_of_its_own_and_leaves_the_browser_running(cdp_chr
         rt2.close()
 
 
+@pytest.mark.slow
 def test_cdp_unreachable_is_broken_not_a_hang(tmp_path, pages_url) -> None:  # type: ignore[no-untyped-def]
     endpoint = f"http://127.0.0.1:{closed_port()}"
     rt = ThreadedRuntime(tmp_path, base_url=pages_url, cdp=endpoint)

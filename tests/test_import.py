@@ -315,6 +315,7 @@ def test_the_older_traces_cover_each_version_this_release_upgrades_from() -> Non
 
 
 @pytest.mark.browser
+@pytest.mark.slow
 def test_a_step_of_an_old_trace_gets_the_locator_a_person_writes(browser_session: BrowserSession) -> None:
     from pytest_reuseit.importing.pipeline import _targets_from_snapshots
 

@@ -63,3 +63,7 @@ def test_a_session_ends_with_the_line_measured_on_this_machine(pytester: pytest.
     # moments than the session's clock.)
     assert int(found.group(1)) == os.cpu_count(), line
     assert float(found.group(2)) <= float(found.group(3)), line  # busy is a share of the total
+    # The session's own CPU, whatever else the machine does: at least the spin it ran.
+    (own,) = [line for line in result.stdout.lines if line.startswith("session: ")]
+    spent = re.fullmatch(r"session: its own processes \(pytest, [^)]*\) used ([\d.]+) CPU seconds", own)
+    assert spent and float(spent.group(1)) > 0, own

@@ -145,6 +145,7 @@ def test_an_entry_that_no_longer_fits_the_schema_is_asked_again(fake: FakeLLM, t
 # --------------------------------------------------------------------------- writes are atomic
 
 
+@pytest.mark.slow
 def test_concurrent_writes_of_one_key_never_show_a_partial_file(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path / "cache")
     key = cache_key({"k": 1})

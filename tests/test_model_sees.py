@@ -243,6 +243,7 @@ def test_the_screenshot_waits_for_the_request_in_flight(
     assert fake_llm_env.calls("condition_check") == 1
 
 
+@pytest.mark.slow
 def test_the_quiet_period_counts_from_the_last_request(page: Page) -> None:
     """A page that made no request since the run last acted is quiet at once (a request the action
     started and that was not reported yet shows up while the picture is taken, which is then taken

@@ -108,6 +108,7 @@ def test_without_records_only_the_failing_step_s_page_is_taken(
     assert result.changed is None  # no history: nothing to compare with
 
 
+@pytest.mark.slow
 def test_a_closed_page_gives_an_empty_snapshot(page: Page, pages_url: str) -> None:
     other = page.context.new_page()
     other.goto(f"{pages_url}/changes/login.html")
@@ -277,6 +278,7 @@ def test_a_history_that_cannot_be_read_is_a_warning_and_the_runs_go_on(
     assert broken.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_the_agent_s_view_of_a_page_never_shows_a_password(page: Page, pages_url: str) -> None:
     """The agent reads the page through the same kind of snapshot: a password field's value, typed
     from a plain parameter, must not reach the model either (the AI-mode snapshot prints it)."""

@@ -482,6 +482,7 @@ def test_settings_defaults(pytester: pytest.Pytester, monkeypatch: pytest.Monkey
     assert line == "SETTINGS failures on-failure reuseit-output False  []"
 
 
+@pytest.mark.slow
 def test_settings_cli_beats_ini_beats_env(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REUSEIT_SCREENSHOTS", "failures")
     monkeypatch.setenv("REUSEIT_ARTIFACTS", "never")
@@ -509,6 +510,7 @@ def test_settings_cli_beats_ini_beats_env(pytester: pytest.Pytester, monkeypatch
     assert line == "SETTINGS steps always reuseit-output True http://cli.example [('a', '1'), ('b', 'x=y')]"
 
 
+@pytest.mark.slow
 def test_runtime_is_in_the_config_stash(pytester: pytest.Pytester) -> None:
     config = pytester.parseconfigure("--reuseit-output", "out-dir")
     runtime = config.stash[RUNTIME]

@@ -216,6 +216,7 @@ def _collected(pytester: pytest.Pytester, *args: str) -> list[str]:
         ("--allure-stories", "Guest pays by card"),
     ],
 )
+@pytest.mark.slow
 def test_allure_options_select_workflows_by_label(pytester: pytest.Pytester, option: str, value: str) -> None:
     write(pytester, "labelled.reuseit.yaml", _with(PASS_WF, LABELLED))
     write(pytester, "plain.reuseit.yaml", PASS_WF)

@@ -23,7 +23,7 @@ def test_sleepy():
 def run(pytester: pytest.Pytester, mark: str) -> pytest.RunResult:
     pytester.makeini("[pytest]\nmarkers =\n    slow: slow")
     pytester.makepyfile(SOURCE.format(mark=mark))
-    return pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2)])
+    return pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2, load=lambda: 1.0)])
 
 
 def test_an_unmarked_slow_test_fails_the_session_and_is_named(pytester: pytest.Pytester) -> None:
@@ -68,7 +68,7 @@ def test_a_modules_shared_setup_is_not_its_first_tests_but_a_setup_per_test_is(
     pytester: pytest.Pytester, own: float, too_slow: bool
 ) -> None:
     pytester.makepyfile(SETUPS.format(own=own))
-    result = pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2)])
+    result = pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2, load=lambda: 1.0)])
     result.assert_outcomes(passed=2)
     assert (result.ret == pytest.ExitCode.TESTS_FAILED) == too_slow
     if too_slow:  # the first test's setup also started the shared fixture: only the second is named
@@ -88,3 +88,25 @@ def test_the_quick_lane_has_the_tighter_limit_and_the_environment_sets_another(
     monkeypatch.setenv("REUSEIT_QUICK_LIMIT", "two")
     with pytest.raises(pytest.UsageError, match="REUSEIT_QUICK_LIMIT='two': write a number of seconds"):
         limit_from_env(quick_lane=True)
+
+
+def test_on_a_loaded_machine_the_limit_stretches_with_the_load(pytester: pytest.Pytester) -> None:
+    """A 0.25 s test against a 0.2 s limit: at a load of 10 per core it gets 2 s and passes; at a
+    load of 1.1 it gets 0.22 s and still fails, named, with the stretch said."""
+    pytester.makeini("[pytest]\nmarkers =\n    slow: slow")
+    pytester.makepyfile(SOURCE.format(mark=""))
+    loaded = pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2, load=lambda: 10.0)])
+    assert loaded.ret == pytest.ExitCode.OK and "quick lane" not in loaded.stdout.str()
+    busy = pytester.runpytest("-p", "no:cacheprovider", plugins=[QuickLane(0.2, load=lambda: 1.1)])
+    assert busy.ret == pytest.ExitCode.TESTS_FAILED
+    busy.stdout.fnmatch_lines(["*::test_sleepy (call): 0.*s >= 0.2s", "*stretched up to 1.1x*"])
+
+
+def test_the_load_is_per_core_and_never_below_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.support import quick_lane
+
+    monkeypatch.setattr(quick_lane.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(quick_lane.os, "getloadavg", lambda: (8.0, 0.0, 0.0))
+    assert quick_lane.machine_load() == 4.0
+    monkeypatch.setattr(quick_lane.os, "getloadavg", lambda: (0.5, 0.0, 0.0))
+    assert quick_lane.machine_load() == 1.0

@@ -83,6 +83,7 @@ def test_popup_window_is_followed_and_its_opener_is_current_again_when_it_closes
     assert result.steps[0].post[0].page.startswith('main page "Book form"')
 
 
+@pytest.mark.slow
 def test_a_pop_up_opens_while_the_context_has_a_route(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
     """A route anywhere in the context (a suite's hook mocking an API, a mutant's fault) makes
     Playwright report a pop-up's first request before its frame exists; reading that frame raised
@@ -132,6 +133,7 @@ def test_a_click_that_closes_its_own_pop_up_is_done_every_time(page, fence, page
 
 
 @pytest.mark.parametrize("how", ["pop-up", "navigation"])
+@pytest.mark.slow
 def test_a_page_is_loaded_before_an_op_types_into_it(page, fence, pages_url, how) -> None:  # type: ignore[no-untyped-def]
     """A site's async script that focuses the first field on load (Django's admin) must not catch
     a value typed into a later field: "New York" went into Name ("Ace BooksNew York") about one run

@@ -8,6 +8,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from pytest_reuseit.llm.cache import ResponseCache
 
 KEY = "ab" + "0" * 62
@@ -22,6 +24,7 @@ def _bump(folder: str, counter: str, times: int) -> None:
             Path(counter).write_text(str(value + 1))
 
 
+@pytest.mark.slow
 def test_lock_is_exclusive_across_threads_and_processes_and_leaves_no_file(tmp_path: Path) -> None:
     counter = tmp_path / "counter"
     counter.write_text("0")

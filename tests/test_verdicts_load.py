@@ -54,15 +54,20 @@ def problems(text: str) -> list[str]:
             DEEP, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="600-deep"
         ),
         pytest.param(
-            UNCLOSED, f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep", id="200k-unclosed"
+            UNCLOSED,
+            f"w.reuseit.yaml:2:{MAX_DEPTH + 6}: nested more than {MAX_DEPTH} levels deep",
+            id="200k-unclosed",
+            marks=pytest.mark.slow,  # a second of work on an idle machine
         ),
         pytest.param(BIG, "w.reuseit.yaml:1: the file is larger than 256 KiB", id="5MB"),
     ],
 )
 def test_hostile_input_is_one_clear_error_and_fast(text: str, expected: str) -> None:
-    started = time.monotonic()
+    # The work it costs, not the wall clock: a machine that other programs keep busy stretches the
+    # wall time of bounded work as well.
+    started = time.process_time()
     found = problems(text)
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
     assert len(found) == 1 and found[0].startswith(expected), found
 
 
@@ -87,7 +92,7 @@ def _keys_over_sequences(depth: int) -> str:
         pytest.param(_nested_keys(MAX_DEPTH + 2), id="indented-keys"),
         pytest.param(_keys_over_sequences(MAX_DEPTH + 4), id="sequences-at-the-key-column"),
         pytest.param("- " * (MAX_DEPTH + 2) + "x\n", id="compact-sequences"),
-        pytest.param("t: " + "[" * 12_000, id="unclosed-under-the-glance-size"),
+        pytest.param("t: " + "[" * 12_000, id="unclosed-under-the-glance-size", marks=pytest.mark.slow),
         # Quoted closing brackets close nothing: 100 levels that count as none if they were trusted.
         pytest.param("t: " + '[ "]", ' * 100 + "x" + " ]" * 100 + "\n", id="quoted-closers"),
         pytest.param(
@@ -141,6 +146,7 @@ def _random_data(rng: random.Random, depth: int) -> object:
     return {f"k{i}": item for i, item in enumerate(items)}
 
 
+@pytest.mark.slow
 def test_the_glance_never_passes_a_file_past_a_limit() -> None:
     """Documents of every shape and depth around the limit, dumped in block, flow and mixed
     styles at several indentations: whatever the glance lets through is within both limits."""

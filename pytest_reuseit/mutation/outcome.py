@@ -28,6 +28,7 @@ class MutantResult:
     basis: str = ""  # what its verdict depends on (incremental.py)
     reused: bool = False  # its verdict is the last report's (--incremental): nothing it depends on changed
     kept: dict[str, Any] | None = None  # that report's record of it
+    doubtful: bool = False  # a kill under the caps that a busier machine could have made (see doubtful)
 
     @property
     def status(self) -> str:
@@ -77,11 +78,34 @@ _PRIORITY = (
 )
 
 
+def doubtful(mutant: Mutant, verdict: dict[str, Any], hangs: bool = False) -> bool:
+    """Whether a kill under the capped waits (waits.py) may be the machine's rather than the fault's:
+    an op's wait ran out (the action phase) where the fault is not, that is anywhere but at the
+    target op's own step, under a fault the page gets when it opens (a request, the storage, the
+    whole page) too. A hang's navigation that ran out (``hangs``, the page not ready) is the
+    fault's. A check that failed read what the fault changed: it is not doubted."""
+    if mutant.full_waits or verdict.get("failed_phase") != "action":
+        return False
+    if hangs and verdict.get("category") == "page_not_ready":
+        return False
+    target = mutant.target
+    return not (target.what == "op" and verdict.get("failed_step") == (target.step or 0) + 1)
+
+
 def combine(tries: list[MutantResult]) -> MutantResult:
-    """One mutant tried against several covering runs (see plan.py)."""
-    best = min(tries, key=lambda r: _PRIORITY.index(r.outcome))
+    """One mutant tried against several covering runs (see plan.py); a doubtful kill counts only
+    when no other try gave a verdict (its second tries did not run)."""
+    sure = [r for r in tries if not r.doubtful] or tries
+    best = min(sure, key=lambda r: _PRIORITY.index(r.outcome))
     best.tries = [
-        {"nodeid": r.mutant.nodeid, "outcome": r.outcome, "full_waits": r.mutant.full_waits, **r.verdict} for r in tries
+        {
+            "nodeid": r.mutant.nodeid,
+            "outcome": r.outcome,
+            "full_waits": r.mutant.full_waits,
+            **({"doubtful": True} if r.doubtful else {}),
+            **r.verdict,
+        }
+        for r in tries
     ]
     return best
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ReuseitError
-from . import incremental, outcome, plan, report, touches
+from . import incremental, operators, outcome, plan, report, touches
 
 # Options that would stop a mutant session at its first kill (a kill is a failing test).
 _STOPPERS = ("-x", "--exitfirst", "--sw", "--stepwise", "--lf", "--last-failed", "--ff", "--failed-first")
@@ -324,7 +324,15 @@ def _try_mutants(
             limit = max(60.0, 10 * durations.get(m.nodeid, 0.0) + 30.0)
             tried = outcome.judge(m, verdict, limit)
             tries[m.id].append(tried)
-            if round_ == 1 and tried.outcome in ("survived", "healed around", "not applied"):
+            if round_ == 1 and capped and tried.outcome == "killed":
+                hangs = m.operator in operators.names() and operators.get(m.operator).hangs
+                tried.doubtful = outcome.doubtful(m, tried.verdict, hangs)
+            if round_ == 1 and tried.doubtful:
+                # An op's wait ran out under the caps where the fault is not: the machine may have
+                # been busier than in the clean run. The workflow's own waits and the other
+                # covering runs tell (waits.py).
+                again.append(m.with_full_waits())
+            if round_ == 1 and (tried.doubtful or tried.outcome in ("survived", "healed around", "not applied")):
                 again.extend(m.against(n) for n in range(1, len(m.covering)))
             if round_ == 1 and tried.outcome == "false alarm" and capped:
                 again.append(m.with_full_waits())

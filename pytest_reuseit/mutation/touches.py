@@ -4,6 +4,12 @@ form submissions, and the page before and after each step's action (for suggeste
 
 Mutants are made only from these, so a fault lands where a workflow looks, as Stryker's per-test
 coverage runs a mutant only against the tests that reach it.
+
+What is recorded depends on the workflow and the site, not on how fast the machine ran them: a
+request belongs to the step during which the page made it (not the one during which its answer
+came), and counts whether or not its answer came before the run ended (a fetch that a click's
+navigation cut short is still one the page makes); an element is described as long as its op would
+wait for it. On a busy machine the clean run takes longer, and makes the same mutants.
 """
 
 from __future__ import annotations
@@ -79,7 +85,6 @@ _RECORD_SCRIPT = """(() => {
 # Element checks whose locator a text fault can reach; url and title read the page itself.
 ELEMENT_KEYS = ("visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count")
 _TEXT_CHARS = 4000
-_QUICK_MS = 2_000  # a clean run's element is there when its op runs: never wait long for it
 
 
 @dataclass
@@ -118,7 +123,7 @@ class RequestTouch:
     method: str
     url: str
     resource: str  # document, xhr, fetch
-    status: int
+    status: int  # 0: no answer came while the run watched (a navigation cut it short)
     json: bool
 
 
@@ -237,6 +242,7 @@ class Recorder:
         self._op: int | None = None
         self._seen_checks: set[tuple[int | None, str, int]] = set()
         self._locate: Locate | None = None  # the engine's, kept to read check targets at a step's end
+        self._made: dict[Request, RequestTouch] = {}  # each request the page made, and its touch
 
     # ------------------------------------------------------------------ probe
 
@@ -247,6 +253,7 @@ class Recorder:
             context.add_init_script(_RECORD_SCRIPT)
         except PlaywrightError as exc:
             log.info("cannot record storage and submissions: %s", exc)
+        context.on("request", self._request)
         context.on("response", self._response)
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
@@ -263,7 +270,10 @@ class Recorder:
         )
         if isinstance(arg, Locator):
             touch.loc = arg.plain().model_dump(exclude_none=True, mode="json")
-            touch.element = self._fingerprint(locate(arg.plain()))
+            step_s = self.loaded.workflow.steps[step].action_timeout or self.loaded.workflow.settings.action_timeout
+            # As long as the op itself would wait for it: an element a loaded machine draws late is
+            # still described (and so merged with the same element of other runs), not left out.
+            touch.element = self._fingerprint(locate(arg.plain()), (op.timeout or step_s) * 1000)
             touch.page = _address(page)
         self.run.ops.append(touch)
 
@@ -337,7 +347,7 @@ class Recorder:
                 return  # nothing shown to change: no wait for an element that is meant to be absent
             if touch.key == "count":
                 touch.count = loc.count()
-            touch.element = self._fingerprint(target)
+            touch.element = self._fingerprint(target, self._check_ms(touch, check))
             touch.text = str(touch.element.get("text", "")) if touch.element else ""
             touch.page = _address(page)
         except PlaywrightError:
@@ -352,10 +362,16 @@ class Recorder:
             checks = step.pre if touch.phase == "pre" else step.post
         return checks[touch.index] if touch.index < len(checks) else None
 
+    def _check_ms(self, touch: CheckTouch, check: Check) -> float:
+        """How long the check may wait, as the engine gives it (the check's, its step's, the file's)."""
+        wf = self.loaded.workflow
+        step_s = wf.steps[touch.step].check_timeout if touch.step is not None else None
+        return (check.timeout or step_s or wf.settings.check_timeout) * 1000
+
     @staticmethod
-    def _fingerprint(target: Any) -> dict[str, Any]:
+    def _fingerprint(target: Any, timeout_ms: float) -> dict[str, Any]:
         try:
-            found = target.first.evaluate(FINGERPRINT, timeout=_QUICK_MS)
+            found = target.first.evaluate(FINGERPRINT, timeout=timeout_ms)
             return dict(found) if isinstance(found, dict) else {}
         except PlaywrightError:
             return {}
@@ -372,24 +388,30 @@ class Recorder:
         elif kind == "submit" and (self._step, self._op) not in self.run.submits:
             self.run.submits.append((self._step, self._op))
 
-    def _response(self, response: Response) -> None:
-        request: Request = response.request
+    def _request(self, request: Request) -> None:
+        """A request belongs to the step during which the page made it, whenever its answer comes."""
         if request.resource_type not in ("document", "xhr", "fetch"):
             return
         if request.redirected_from is not None:
             # The browser follows a redirect itself: a route never sees the second request, so no
             # fault could be placed on it (the first one, a POST answered 302, is a target).
             return
-        try:
-            kind = response.headers.get("content-type", "")
-        except PlaywrightError:
-            kind = ""
         url = request.url
         if not self.run.start_url and request.resource_type == "document":
             self.run.start_url = url  # the start page: a fault there says nothing about a step
             return
         if urlsplit(url).scheme not in ("http", "https"):
             return
-        self.run.requests.append(
-            RequestTouch(self._current, request.method, url, request.resource_type, response.status, "json" in kind)
-        )
+        touch = RequestTouch(self._current, request.method, url, request.resource_type, 0, False)
+        self._made[request] = touch
+        self.run.requests.append(touch)
+
+    def _response(self, response: Response) -> None:
+        touch = self._made.get(response.request)
+        if touch is None:
+            return
+        try:
+            kind = response.headers.get("content-type", "")
+        except PlaywrightError:
+            kind = ""
+        touch.status, touch.json = response.status, "json" in kind

@@ -30,10 +30,16 @@ each step's navigation budget is its cap, at least ``HANG_MIN_S`` (the run's lar
 start page, which no step measured): a killed ``request_never`` mutant took 31 s, the default
 budget, where its clean page loaded in a second.
 
-A benign mutant whose run fails under the caps is tried again with the workflow's own timeouts
-before it is called a false alarm (session.py): a machine busier than in the clean run must not
-read as a false alarm. The clean runs keep the workflow's timeouts, and ``reuseit mutate
---full-waits`` keeps them for every mutant.
+The caps follow from the clean run's timing, so a machine busier during the mutants' runs than
+during the clean one can run a cap out where the fault is not. Such a verdict is never the last
+word (session.py): a benign mutant whose run fails under the caps is tried again with the
+workflow's own timeouts before it is called a false alarm; a run that failed before its fault was
+placed, again before it is called not applied; and a kill by an op whose wait ran out where the
+fault is not (another op than the target's, or any op under a fault the page gets when it opens,
+but a hang's navigation) is confirmed with the workflow's own timeouts and against the other
+covering runs (outcome.doubtful). A second try keeps a hang's navigation budget: an answer that
+cannot come is not waited for 30 s. The clean runs keep the workflow's timeouts, and ``reuseit
+mutate --full-waits`` keeps them for every mutant.
 """
 
 from __future__ import annotations
@@ -143,16 +149,22 @@ def _hang_budget(given: float, cap: float) -> float:
     return min(given, max(HANG_MIN_S, cap))
 
 
-def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False) -> LoadedWorkflow:
+def capped(
+    loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False, element_waits: bool = True
+) -> LoadedWorkflow:
     """``loaded`` with each ``do:`` op and pre/post check waiting at most its own cap, the rest of
     each step (its fallbacks) at most the step's, and the workflow's own waits at most the largest
     (a step the clean run did not reach gets that one too). Its navigation budgets are copied as
-    they are, unless the fault ``hangs`` a request (see the module's docstring)."""
+    they are, unless the fault ``hangs`` a request (see the module's docstring). Without
+    ``element_waits`` (a try with the workflow's own waits) only a hang's navigation budget is
+    capped: what the page can never answer is not waited for any longer on a second try."""
     wf = loaded.workflow
     top = float(caps["run"])
     per_step: list[dict[str, Any]] = list(caps.get("steps", []))
     s = wf.settings
-    update: dict[str, Any] = {"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
+    update: dict[str, Any] = {}
+    if element_waits:
+        update = {"action_timeout": min(s.action_timeout, top), "check_timeout": min(s.check_timeout, top)}
     if hangs:
         update["navigation_timeout"] = _hang_budget(s.navigation_timeout, top)
     settings = s.model_copy(update=update)
@@ -166,16 +178,14 @@ def capped(loaded: LoadedWorkflow, caps: dict[str, Any], *, hangs: bool = False)
         navigation: dict[str, Any] = {}
         if hangs:
             navigation["navigation_timeout"] = _hang_budget(step.navigation_timeout or s.navigation_timeout, cap)
-        steps.append(
-            step.model_copy(
-                update={
-                    **navigation,
-                    "action_timeout": min(action_s, cap),
-                    "check_timeout": min(check_s, cap),
-                    "do": _own(step.do, mine.get("ops", []), action_s),
-                    "pre": _own(step.pre, mine.get("pre", []), check_s),
-                    "post": _own(step.post, mine.get("post", []), check_s),
-                }
-            )
-        )
+        own: dict[str, Any] = {}
+        if element_waits:
+            own = {
+                "action_timeout": min(action_s, cap),
+                "check_timeout": min(check_s, cap),
+                "do": _own(step.do, mine.get("ops", []), action_s),
+                "pre": _own(step.pre, mine.get("pre", []), check_s),
+                "post": _own(step.post, mine.get("post", []), check_s),
+            }
+        steps.append(step.model_copy(update={**navigation, **own}))
     return dataclasses.replace(loaded, workflow=wf.model_copy(update={"settings": settings, "steps": tuple(steps)}))

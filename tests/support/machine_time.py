@@ -7,12 +7,15 @@ the tests start) and how long the CPU work alone would have taken with every cor
 floor no reordering of waits gets under. The wall time over that floor is what waits cost: the
 timeouts a test's question needs, the pauses of a test that starts a program. On a machine doing
 other work too, the busy share counts that work as well: the floor then reads high and the ratio
-low (the run is at least that far from its own floor).
+low (the run is at least that far from its own floor). So a second line gives the session's own
+CPU (the controller, each xdist worker and what they started and waited for: browsers, their
+drivers, the sessions and programs tests run), the figure that holds on a shared machine.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,17 +80,50 @@ def _n(value: float) -> str:
     return f"{value:.0f}" if value >= 100 else f"{value:.1f}"
 
 
+WORKER_CPU_KEY = "reuseit_cpu_s"
+
+
+def process_cpu(children: bool = True) -> float:
+    """User and system seconds of this process, and of its children it waited for (``children``)."""
+    who = [resource.RUSAGE_SELF, *([resource.RUSAGE_CHILDREN] if children else [])]
+    return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, who))
+
+
+def own_line(cpu_s: float, workers: int) -> str:
+    where = f"the controller and {workers} worker(s)" if workers else "pytest"
+    return f"session: its own processes ({where}, the browsers and programs they started) used {_n(cpu_s)} CPU seconds"
+
+
+class WorkerCpu:
+    """A plugin for each xdist worker: its CPU, browsers closed and subprocesses waited for by the
+    end of its session, goes back to the controller."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    def pytest_sessionfinish(self) -> None:
+        self.config.workeroutput[WORKER_CPU_KEY] = process_cpu()  # type: ignore[attr-defined]
+
+
 class MachineTime:
     """A plugin for the process that runs the session (the controller under xdist)."""
 
     def __init__(self) -> None:
         self.started = time.monotonic()
         self.before = read_cpu()
+        self.workers: list[float] = []
+
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        found = getattr(node, "workeroutput", {}).get(WORKER_CPU_KEY)
+        if isinstance(found, float):
+            self.workers.append(found)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         after = read_cpu()
-        if self.before is None or after is None:
-            return
-        line = summary(time.monotonic() - self.started, self.before, after)
-        if line:
-            terminalreporter.write_line(line)
+        if self.before is not None and after is not None:
+            line = summary(time.monotonic() - self.started, self.before, after)
+            if line:
+                terminalreporter.write_line(line)
+        # Under xdist the workers tell their own (the controller may not have waited for them yet).
+        own = process_cpu(children=not self.workers) + sum(self.workers)
+        terminalreporter.write_line(own_line(own, len(self.workers)))
