@@ -34,7 +34,7 @@ from ..workflow.ops import Op, describe_op
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
-from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
+from .pages import DialogPolicy, DownloadRecord, Pages, history_step, until_loaded
 from .scripts import STUCK, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
@@ -454,7 +454,7 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
         before = ctx.page.url
-        response = getattr(ctx.page, method)(timeout=navigation_s(ctx.page) * 1000, wait_until="domcontentloaded")
+        response = history_step(ctx.page, method, navigation_s(ctx.page) * 1000)
         until_loaded(ctx.page, ctx.action_timeout_ms)
         # No response also means a same-document step (a #hash route of a single-page app): only
         # an unchanged URL says there was nowhere to go.

@@ -306,3 +306,20 @@ def until_loaded(page: Page, timeout_ms: float) -> None:
         page.wait_for_load_state("load", timeout=min(timeout_ms, LOAD_WAIT_MS))
     except PlaywrightError:
         pass  # timed out or closed: the op itself finds out and says so
+
+
+def history_step(page: Page, method: str, navigation_ms: float) -> Any:
+    """``page.go_back`` / ``go_forward`` / ``reload``, also on a browser that restores pages from
+    its back/forward cache (one reached over CDP keeps that cache: Playwright gives only the
+    browsers it launches --disable-back-forward-cache). A restored page fires no load events, so
+    waiting for one would time out as if the site never answered: the step waits for the commit,
+    and for the document only when one is still loading. Returns the navigation's response (None
+    for a restored page, a same-document step, or nowhere to go)."""
+    response = getattr(page, method)(timeout=navigation_ms, wait_until="commit")
+    try:
+        ready = page.evaluate("document.readyState")
+    except PlaywrightError:
+        ready = "loading"  # the document is being replaced: wait for it below
+    if ready != "complete":
+        page.wait_for_load_state("domcontentloaded", timeout=navigation_ms)
+    return response

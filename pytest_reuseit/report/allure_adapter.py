@@ -435,6 +435,16 @@ def _changes(result: RunResult) -> None:
         _attach(shot.data, shot.label, kind)
 
 
+def _host(host: str) -> None:
+    """The ``host`` label names the machine whose browser ran the run (a Grid node) instead of this
+    one, which allure-pytest put there: the timeline then shows each node's runs on its own line."""
+    test = _current(TestResult)
+    if not host or test is None:
+        return
+    test.labels = [label for label in test.labels if label.name != "host"]
+    allure.dynamic.label("host", host)
+
+
 def after_run(result: RunResult, attach_max: float = 1.0) -> None:
     """Steps, attachments and analysis of the finished run. Files over ``attach_max`` MB are listed,
     not embedded: a 200 MB export would double in allure-results and again in the HTML report."""
@@ -445,6 +455,7 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
         allure.dynamic.description_html(_description(result))
+        _host(result.browser_host)
         _usage(result)
         _top_steps(result)
         if result.label in ("recovered", "healed"):
