@@ -131,7 +131,7 @@ def grid_error(exc: BaseException) -> str:
         except (ValueError, AttributeError, OSError):
             message = ""
         line = message.splitlines()[0] if message else ""
-        return f"HTTP {exc.code}: {line}" if line else f"HTTP {exc.code}"
+        return f"HTTP {exc.code}: {line.strip()}" if line else f"HTTP {exc.code}"
     if isinstance(exc, urllib.error.URLError):
         return str(exc.reason)
     return str(exc) or type(exc).__name__
