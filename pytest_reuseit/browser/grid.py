@@ -266,19 +266,38 @@ class GridSession:
         timeout while this process lives."""
         failures = 0
         while not self._closed.wait(PROBE_S):
-            try:
-                self._http.call("GET", f"/session/{quote(self.id)}/timeouts")
-                failures = 0
-            except (OSError, ValueError) as exc:
-                failures += 1
-                if failures >= PROBE_FAILURES and not self._closed.is_set():
-                    self.lost = (
-                        f"the Selenium Grid node {self.node} stopped answering for session {self.id} "
-                        f"(the Grid said: {grid_error(exc)})"
-                    )
-                    log.warning("%s", self.lost)
-                    self._relay.cut()
-                    return
+            said = self._probe()
+            failures = failures + 1 if said else 0
+            if failures >= PROBE_FAILURES:
+                self._lose(said)
+                return
+
+    def _probe(self) -> str:
+        """'' when the Grid reaches the session's node, else what it said."""
+        try:
+            self._http.call("GET", f"/session/{quote(self.id)}/timeouts")
+            return ""
+        except (OSError, ValueError) as exc:
+            return grid_error(exc) or "no answer"
+
+    def _lose(self, said: str) -> None:
+        if self._closed.is_set() or self.lost:
+            return
+        self.lost = (
+            f"the Selenium Grid node {self.node} stopped answering for session {self.id} (the Grid said: {said})"
+        )
+        log.warning("%s", self.lost)
+        self._relay.cut()
+
+    def confirm(self) -> str:
+        """Why the session is gone, asked now: the browser's connection closed under a run before
+        the watchdog's next question (the Grid may close it when the node goes). '' when the
+        node still answers."""
+        if not self.lost and not self._closed.is_set():
+            said = self._probe()
+            if said:
+                self._lose(said)
+        return self.lost
 
     def close(self) -> None:
         """Delete the session on the Grid (once; a lost node's session is deleted as far as the Grid can)."""

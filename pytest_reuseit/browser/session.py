@@ -173,7 +173,11 @@ class BrowserSession:
 
     def lost(self) -> str:
         """Why the browser went away under the run, when its Grid node stopped answering."""
-        return self._grid.lost if self._grid is not None else ""
+        if self._grid is None:
+            return ""
+        if self._browser is not None and not self._browser.is_connected():
+            return self._grid.confirm()
+        return self._grid.lost
 
     @property
     def playwright(self) -> Playwright:

@@ -437,12 +437,15 @@ def _changes(result: RunResult) -> None:
 
 def _host(host: str) -> None:
     """The ``host`` label names the machine whose browser ran the run (a Grid node) instead of this
-    one, which allure-pytest put there: the timeline then shows each node's runs on its own line."""
-    test = _current(TestResult)
-    if not host or test is None:
+    one: the timeline then shows each node's runs on a line of their own. allure-pytest adds its
+    label (its listener's ``_host``) at the test's teardown, after the run: it is given the node."""
+    listener = _listener()
+    if not host or listener is None:
         return
-    test.labels = [label for label in test.labels if label.name != "host"]
-    allure.dynamic.label("host", host)
+    if isinstance(getattr(listener, "_host", None), str):
+        listener._host = host  # every run of this process has a node: the next one sets its own
+    else:
+        allure.dynamic.label("host", host)
 
 
 def after_run(result: RunResult, attach_max: float = 1.0) -> None:
