@@ -2,8 +2,8 @@
 the session's Chrome DevTools address (``se:cdp``).
 
 The session is created over the W3C WebDriver HTTP API (so its lifetime and the Grid's answers
-are ours to read) and Playwright connects to its ``se:cdp`` address through a relay on 127.0.0.1.
-The relay is how a dead node is noticed: the Grid keeps the client's DevTools connection open
+are ours to read) and Playwright connects to its ``se:cdp`` address through a relay on 127.0.0.1
+(browser/relay.py, a process of its own). The relay is how a dead node is noticed: the Grid keeps the client's DevTools connection open
 when the node behind it dies, so every call would wait out its own timeout and some (a script, a
 context) have none. A watchdog asks the Grid about the session every :data:`PROBE_S` seconds;
 when the Grid answers that the session's node cannot be reached, the relay is cut and every
@@ -22,13 +22,14 @@ import base64
 import json
 import logging
 import signal
-import socket
-import ssl
+import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -62,6 +63,8 @@ PROBE_FAILURES = 2
 # (--session-request-timeout, 300 s by default); the answer is awaited a little longer.
 CREATE_TIMEOUT_S = 360.0
 REQUEST_TIMEOUT_S = 10.0
+# How long a new session is asked for again while the Grid keeps offering a node that died.
+DEAD_NODE_RETRY_S = 60.0
 
 
 def parse_capabilities(text: str) -> dict[str, Any]:
@@ -122,6 +125,15 @@ class _Http:
             return json.loads(answer.read() or b"null")
 
 
+def _why(said: str) -> str:
+    low = said.lower()
+    if "timed out" in low or "timeout" in low:
+        return "no free slot for these capabilities within the Grid's queue time (add nodes or slots, or run fewer workers)"
+    if "connection error" in low:
+        return "the node the Grid chose does not answer (the Grid has not marked it down yet)"
+    return "check --reuseit-grid-capabilities against the nodes' browsers"
+
+
 def grid_error(exc: BaseException) -> str:
     """The Grid's own words for a failed request: the WebDriver error's first line."""
     if isinstance(exc, urllib.error.HTTPError):
@@ -138,66 +150,27 @@ def grid_error(exc: BaseException) -> str:
 
 
 class _Relay:
-    """A TCP relay on 127.0.0.1 to the Grid's address, for Playwright's DevTools connection:
-    :meth:`cut` closes it, which Playwright sees as the browser disconnecting."""
+    """The relay process (browser/relay.py) between Playwright and the Grid's address: :meth:`cut`
+    ends it, which Playwright sees as the browser disconnecting."""
 
     def __init__(self, host: str, port: int, tls: bool) -> None:
-        self._target = (host, port, tls)
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.port = self._server.getsockname()[1]
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._cut = False
-        threading.Thread(target=self._accept, name="reuseit-grid-relay", daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._server.accept()
-            except OSError:
-                return
-            host, port, tls = self._target
-            try:
-                upstream = socket.create_connection((host, port), timeout=REQUEST_TIMEOUT_S)
-                if tls:
-                    upstream = ssl.create_default_context().wrap_socket(upstream, server_hostname=host)
-                upstream.settimeout(None)
-            except OSError as exc:
-                log.warning("grid relay: cannot reach %s:%s (%s)", host, port, exc)
-                client.close()
-                continue
-            with self._lock:
-                if self._cut:
-                    client.close()
-                    upstream.close()
-                    return
-                self._sockets += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pump, args=(a, b), name="reuseit-grid-pump", daemon=True).start()
-
-    @staticmethod
-    def _pump(source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while data := source.recv(65536):
-                sink.sendall(data)
-        except OSError:
-            pass
-        for s in (source, sink):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        args = [sys.executable, str(Path(__file__).with_name("relay.py")), host, str(port)]
+        self._proc = subprocess.Popen(
+            [*args, "tls"] if tls else args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        line = self._proc.stdout.readline() if self._proc.stdout is not None else ""
+        if not line.strip().isdigit():
+            self.cut()
+            raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
+        self.port = int(line)
 
     def cut(self) -> None:
-        with self._lock:
-            self._cut = True
-            sockets, self._sockets = self._sockets, []
-        for s in (self._server, *sockets):
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            s.close()
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 @dataclass
@@ -221,25 +194,28 @@ class GridSession:
         http = _Http(grid)
         where = f"Selenium Grid {http.base}"
         body = {"capabilities": {"alwaysMatch": {**capabilities, "se:cdpEnabled": True}}}
-        try:
-            value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
-            sid, caps = str(value["sessionId"]), value["capabilities"]
-        except urllib.error.HTTPError as exc:
-            said = grid_error(exc)
-            why = (
-                "no free slot for these capabilities within the Grid's queue time (add nodes or slots, or run fewer workers)"
-                if "timed out" in said.lower() or "timeout" in said.lower()
-                else "check --reuseit-grid-capabilities against the nodes' browsers"
-            )
-            raise BrokenRun(f"{where} started no browser: {said}; {why}") from None
-        except OSError as exc:
-            raise BrokenRun(
-                f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
-            ) from None
-        except (KeyError, TypeError, ValueError):
-            raise BrokenRun(
-                f"{where} answered the new session request with something else than a WebDriver session"
-            ) from None
+        retry_until = time.monotonic() + DEAD_NODE_RETRY_S
+        while True:
+            try:
+                value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
+                sid, caps = str(value["sessionId"]), value["capabilities"]
+                break
+            except urllib.error.HTTPError as exc:
+                said = grid_error(exc)
+                # A node that died is offered until the Grid's health check finds it down: ask again.
+                if "connection error" in said.lower() and time.monotonic() < retry_until:
+                    log.info("%s offered a node that does not answer (%s); asking again", where, said)
+                    time.sleep(PROBE_S)
+                    continue
+                raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
+            except OSError as exc:
+                raise BrokenRun(
+                    f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
+                ) from None
+            except (KeyError, TypeError, ValueError):
+                raise BrokenRun(
+                    f"{where} answered the new session request with something else than a WebDriver session"
+                ) from None
         cdp = str(caps.get("se:cdp") or "")
         if not cdp:
             _delete(http, sid)
@@ -251,7 +227,11 @@ class GridSession:
         # the path is the session's, the host the one the user gave.
         parts = urlsplit(grid)
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        relay = _Relay(parts.hostname or "127.0.0.1", port, parts.scheme == "https")
+        try:
+            relay = _Relay(parts.hostname or "127.0.0.1", port, parts.scheme == "https")
+        except (BrokenRun, OSError) as exc:
+            _delete(http, sid)
+            raise BrokenRun(f"{where}: {exc}") from None
         local = f"ws://127.0.0.1:{relay.port}{urlsplit(cdp).path}"
         session = cls(grid, sid, _node_of(http, sid), local, dict(http.headers), http, relay)
         _register()

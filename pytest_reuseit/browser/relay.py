@@ -1,0 +1,59 @@
+"""A TCP relay on 127.0.0.1 to a Selenium Grid, for Playwright's DevTools connection to a Grid
+session (browser/grid.py starts it as a process of its own, from this file's path).
+
+A process of its own: in the worker's process the relay's threads wait for the interpreter lock
+while Playwright's client holds it, on every DevTools message (measured: a run took 1.6x as long
+as over a direct connection). Killing the process closes every connection at once, which
+Playwright sees as the browser disconnecting: that is how a session whose node died is cut. It
+exits by itself when its parent goes (its stdin closes).
+
+    python relay.py HOST PORT [tls]     # prints the port it listens on, then relays
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import sys
+import threading
+
+
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while data := source.recv(65536):
+            sink.sendall(data)
+    except OSError:
+        pass
+    for s in (source, sink):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def serve(server: socket.socket, host: str, port: int, tls: bool) -> None:
+    while True:
+        client, _ = server.accept()
+        try:
+            upstream = socket.create_connection((host, port), timeout=10)
+            if tls:
+                upstream = ssl.create_default_context().wrap_socket(upstream, server_hostname=host)
+            upstream.settimeout(None)
+        except OSError as exc:
+            print(f"relay: cannot reach {host}:{port}: {exc}", file=sys.stderr, flush=True)
+            client.close()
+            continue
+        for a, b in ((client, upstream), (upstream, client)):
+            threading.Thread(target=pump, args=(a, b), daemon=True).start()
+
+
+def main() -> None:
+    host, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ["tls"]
+    server = socket.create_server(("127.0.0.1", 0))
+    print(server.getsockname()[1], flush=True)
+    threading.Thread(target=serve, args=(server, host, port, tls), daemon=True).start()
+    sys.stdin.read()  # until the parent closes it or goes away
+
+
+if __name__ == "__main__":
+    main()
