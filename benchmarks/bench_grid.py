@@ -15,6 +15,7 @@ both sides alike:
 
     python benchmarks/bench_grid.py                # 7 rounds, about 2 min
     python benchmarks/bench_grid.py --rounds 11 --examples
+    REUSEIT_GRID_JAVA_OPTS="" python benchmarks/bench_grid.py   # the JVMs with their default options
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from pytest_reuseit.browser.grid import parse_capabilities  # noqa: E402
 from pytest_reuseit.browser.session import DEFAULT_CHROMIUM, BrowserConfig, BrowserSession  # noqa: E402
 from pytest_reuseit.runtime import Runtime  # noqa: E402
 from pytest_reuseit.workflow.loader import load  # noqa: E402
-from tests.support.selenium_grid import SeleniumGrid, missing  # noqa: E402
+from tests.support.selenium_grid import SeleniumGrid, java_opts, missing  # noqa: E402
 
 BENCH = ROOT / "benchmarks" / "workflows" / "bench.reuseit.yaml"
 
@@ -134,6 +135,77 @@ def examples(grid: SeleniumGrid) -> None:
         )
 
 
+def report(title: str, wall: dict[str, list[float]], cpu: dict[str, list[float]]) -> None:
+    """Medians of each side, and the Grid's against each local side (wall and CPU)."""
+    print(title)
+    for name, values in wall.items():
+        print(f"  {name:12} {med(values)}; CPU of every process involved {statistics.median(cpu[name]):.2f} s")
+    for what, figures in (("wall", wall), ("CPU", cpu)):
+        g, full, shell = (statistics.median(figures[n]) for n in ("grid", "local full", "local shell"))
+        print(f"  grid / local full {g / full:.2f}x, grid / local shell {g / shell:.2f}x ({what})")
+
+
+def starts(sides: dict[str, BrowserConfig], pids: list[int], rounds: int) -> None:
+    wall: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    for _ in range(rounds):
+        for name, config in sides.items():
+            took, used = start_cost(config, pids)
+            wall[name].append(took)
+            cpu[name].append(used)
+    report(f"browser start (to a usable context and page), median of {rounds}", wall, cpu)
+
+
+def runs(
+    grid: SeleniumGrid, sides: dict[str, BrowserConfig], pids: list[int], rounds: int
+) -> tuple[str, dict[str, float]]:
+    """The benchmark workflow on each side, round by round; returns the node the Grid runs used
+    and each node's memory (MB) after the last run, its session still open."""
+    wall: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
+    parts: list[list[float]] = []  # a Grid run's CPU: this process' tree, the hub, each node
+    with tempfile.TemporaryDirectory() as tmp:
+        runtimes = {
+            name: Runtime(
+                default_settings(
+                    artifacts="never", trace="off", llm="off", screenshots="off",
+                    grid=grid.url if name == "grid" else "", browser_path=DEFAULT_CHROMIUM if name == "local full" else "",
+                ),
+                Path(tmp) / name.replace(" ", "-"),
+            )
+            for name in sides
+        }  # fmt: skip
+        try:
+            # One runtime (one Playwright driver) per side, in one thread: they take turns.
+            loaded = load(BENCH, builtin_names=runtimes["grid"].builtin_names())
+            for name, rt in runtimes.items():
+                result = rt.run(loaded, None, f"warm-{name}")
+                assert result.status == "passed", (name, result.message)
+            for i in range(rounds):
+                for name, rt in runtimes.items():
+                    before = [_cpu_s(p) for p in pids]
+                    result = rt.run(loaded, None, f"{name}-{i}")
+                    assert result.status == "passed", (name, result.message)
+                    used = [_cpu_s(p) - b for p, b in zip(pids, before, strict=True)]
+                    wall[name].append(result.duration)
+                    cpu[name].append(sum(used))
+                    if name == "grid":
+                        parts.append(used)
+            host = runtimes["grid"].session.host
+            open_mb = {uri: _pss_mb(p.pid) for uri, p in grid.nodes.items()}
+        finally:
+            for rt in runtimes.values():
+                rt.close()
+    report(f"a run of {BENCH.name} on a started browser (the run's own duration), median of {rounds}", wall, cpu)
+    shares = [statistics.median(column) for column in zip(*parts, strict=True)]
+    print(
+        f"  a Grid run's CPU: pytest's process tree (Playwright's driver, the relay) {shares[0]:.2f} s, "
+        f"hub {shares[1]:.2f} s, nodes (JVM, chromedriver, Chromium) {sum(shares[2:]):.2f} s"
+    )
+    print(f"  runs per hour per Grid slot (one after another): {3600 / statistics.median(wall['grid']):.0f}")
+    return host, open_mb
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -142,92 +214,32 @@ def main() -> None:
     why = missing()
     if why:
         sys.exit(f"no Selenium Grid here: {why}")
+    print(f"JVM options: {' '.join(java_opts()) or 'the defaults'}")
     started = time.perf_counter()
-    grid = SeleniumGrid()
-    print(
-        f"Selenium Grid up (hub + 2 nodes) in {time.perf_counter() - started:.1f} s; load average {os.getloadavg()[0]:.1f}"
-    )
-    caps = parse_capabilities("")
+    grid = SeleniumGrid(queue_s=300)  # the Grid's default queue time
+    up = time.perf_counter() - started
+    print(f"Selenium Grid up (hub + 2 nodes) in {up:.1f} s; load average {os.getloadavg()[0]:.1f}")
     sides = {
-        "grid": BrowserConfig(grid=grid.url, grid_capabilities=caps),
+        "grid": BrowserConfig(grid=grid.url, grid_capabilities=parse_capabilities("")),
         "local full": BrowserConfig(executable_path=DEFAULT_CHROMIUM),
         "local shell": BrowserConfig(),
     }
+    # CPU of everything a start or run makes work: this process with its Playwright driver,
+    # browsers and relay, and the Grid's hub and nodes (their browsers included). Idle parts add
+    # a little to every side alike.
+    pids = [os.getpid(), grid.hub.pid, *(p.pid for p in grid.nodes.values())]
     try:
         hub_mb = _pss_mb(grid.hub.pid)
         idle = {uri: _pss_mb(p.pid) for uri, p in grid.nodes.items()}
-        pids = [os.getpid(), grid.hub.pid, *(p.pid for p in grid.nodes.values())]
-        starts: dict[str, list[float]] = {name: [] for name in sides}
-        start_cpu: dict[str, list[float]] = {name: [] for name in sides}
-        for _ in range(args.rounds):
-            for name, config in sides.items():
-                wall, used = start_cost(config, pids)
-                starts[name].append(wall)
-                start_cpu[name].append(used)
-        print("browser start (to a usable context and page), median of", args.rounds)
-        for name, values in starts.items():
-            print(
-                f"  {name:12} {med(values)}; CPU of every process involved {statistics.median(start_cpu[name]):.2f} s"
-            )
-        g, full, shell = (statistics.median(starts[n]) for n in sides)
-        print(f"  grid / local full {g / full:.2f}x, grid / local shell {g / shell:.2f}x (wall)")
-        c = {n: statistics.median(start_cpu[n]) for n in sides}
-        print(
-            f"  grid / local full {c['grid'] / c['local full']:.2f}x, grid / local shell {c['grid'] / c['local shell']:.2f}x (CPU)"
-        )
-
-        runs: dict[str, list[float]] = {name: [] for name in sides}
-        cpu: dict[str, list[float]] = {name: [] for name in sides}
-        # CPU of everything a run makes work (pids): this process with its Playwright driver,
-        # browsers and relay, and the Grid's hub and nodes (their browsers included). Idle parts
-        # add a little to every side alike.
-        with tempfile.TemporaryDirectory() as tmp:
-            runtimes = {
-                name: Runtime(
-                    default_settings(
-                        artifacts="never", trace="off", llm="off", screenshots="off",
-                        grid=grid.url if name == "grid" else "", browser_path=DEFAULT_CHROMIUM if name == "local full" else "",
-                    ),
-                    Path(tmp) / name.replace(" ", "-"),
-                )
-                for name in sides
-            }  # fmt: skip
-            try:
-                # One runtime (one Playwright driver) per side, in one thread: they take turns.
-                first = next(iter(runtimes.values()))
-                loaded = load(BENCH, builtin_names=first.builtin_names())
-                for name, rt in runtimes.items():
-                    result = rt.run(loaded, None, f"warm-{name}")
-                    assert result.status == "passed", (name, result.message)
-                memory = {uri: _pss_mb(p.pid) for uri, p in grid.nodes.items()}
-                for i in range(args.rounds):
-                    for name, rt in runtimes.items():
-                        cpu0 = sum(_cpu_s(p) for p in pids)
-                        result = rt.run(loaded, None, f"{name}-{i}")
-                        assert result.status == "passed", (name, result.message)
-                        runs[name].append(result.duration)
-                        cpu[name].append(sum(_cpu_s(p) for p in pids) - cpu0)
-                after = {uri: _pss_mb(p.pid) for uri, p in grid.nodes.items()}
-                host = runtimes["grid"].session.host
-            finally:
-                for rt in runtimes.values():
-                    rt.close()
-        print(f"a run of {BENCH.name} on a started browser (the run's own duration), median of {args.rounds}")
-        for name, values in runs.items():
-            print(f"  {name:12} {med(values)}; CPU of every process involved {statistics.median(cpu[name]):.2f} s")
-        g, full, shell = (statistics.median(runs[n]) for n in sides)
-        print(f"  grid / local full {g / full:.2f}x, grid / local shell {g / shell:.2f}x (wall)")
-        c = {n: statistics.median(cpu[n]) for n in sides}
-        print(
-            f"  grid / local full {c['grid'] / c['local full']:.2f}x, grid / local shell {c['grid'] / c['local shell']:.2f}x (CPU)"
-        )
-        print(f"  runs per hour per Grid slot (one after another): {3600 / g:.0f}")
+        starts(sides, pids, args.rounds)
+        host, open_mb = runs(grid, sides, pids, args.rounds)
         print("memory (PSS of the process tree)")
         print(f"  hub: {hub_mb:.0f} MB")
-        for uri in grid.nodes:
+        for uri, proc in grid.nodes.items():
             used = " (the runs' node)" if uri == host else ""
             print(
-                f"  node {uri}{used}: idle {idle[uri]:.0f} MB, one session open {memory[uri]:.0f} MB, after {args.rounds} runs {after[uri]:.0f} MB"
+                f"  node {uri}{used}: idle {idle[uri]:.0f} MB; after the runs, a session open "
+                f"{open_mb[uri]:.0f} MB, closed {_pss_mb(proc.pid):.0f} MB"
             )
         if args.examples:
             examples(grid)

@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
 # The Grid's own queue time for a new session (--session-request-timeout): short, so the test of
-# a request no node can take waits seconds, not the default five minutes.
-QUEUE_S = 6
+# a request no node can take waits seconds, not the default five minutes; not so short that a
+# session a loaded machine starts slowly times out (7 s measured at a load of 16 on 2 cores).
+QUEUE_S = 20
 NODE_CONFIG = """\
 [node]
 detect-drivers = false
@@ -36,7 +37,14 @@ max-sessions = 2
 webdriver-executable = "{driver}"
 """
 # Small JVMs that start quickly: the Grid's work here is a few HTTP requests and DevTools frames.
+# ($REUSEIT_GRID_JAVA_OPTS replaces them: "" for the JVM's defaults, as benchmarks/bench_grid.py
+# measures both.)
 JAVA_OPTS = ("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto")
+
+
+def java_opts() -> list[str]:
+    env = os.environ.get("REUSEIT_GRID_JAVA_OPTS")
+    return env.split() if env is not None else list(JAVA_OPTS)
 
 
 def jar() -> Path | None:
@@ -73,7 +81,7 @@ def free_ports(n: int) -> list[int]:
 class SeleniumGrid:
     """Hub and two nodes, started on construction; ``url`` is the hub's address."""
 
-    def __init__(self, nodes: int = 2, timeout: float = 90) -> None:
+    def __init__(self, nodes: int = 2, timeout: float = 90, queue_s: int = QUEUE_S) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="reuseit-grid-")
         folder = Path(self._dir.name)
         config = folder / "node.toml"
@@ -84,7 +92,7 @@ class SeleniumGrid:
         self.hub = self._java(
             folder / "hub.log",
             "hub", "--host", "127.0.0.1", "--port", str(hub), *bus,
-            "--session-request-timeout", str(QUEUE_S), "--session-request-timeout-period", "1",
+            "--session-request-timeout", str(queue_s), "--session-request-timeout-period", "1",
             "--healthcheck-interval", "2",
         )  # fmt: skip
         # Each node in its own process group: killing the group is a machine going away (the node,
@@ -115,7 +123,7 @@ class SeleniumGrid:
         assert jar_path is not None
         with log.open("wb") as out:
             return subprocess.Popen(
-                ["java", *JAVA_OPTS, "-jar", str(jar_path), *args],
+                ["java", *java_opts(), "-jar", str(jar_path), *args],
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
