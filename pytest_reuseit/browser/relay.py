@@ -43,6 +43,10 @@ def serve(server: socket.socket, host: str, port: int, tls: bool) -> None:
             print(f"relay: cannot reach {host}:{port}: {exc}", file=sys.stderr, flush=True)
             client.close()
             continue
+        # DevTools messages are small and answered one by one: without TCP_NODELAY each write
+        # would wait for the last one's acknowledgement (Nagle's algorithm, up to 40 ms a message).
+        for s in (client, upstream):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         for a, b in ((client, upstream), (upstream, client)):
             threading.Thread(target=pump, args=(a, b), daemon=True).start()
 
