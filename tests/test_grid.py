@@ -136,24 +136,48 @@ def test_back_and_forward_on_a_browser_that_keeps_its_back_forward_cache(tmp_pat
     ]  # no step waited out a navigation timeout
 
 
-def test_ctrl_c_leaves_no_session_on_the_grid(grid: SeleniumGrid, tmp_path: Path) -> None:
+def test_ctrl_c_leaves_no_session_on_the_grid(grid: SeleniumGrid, tmp_path: Path, pages_url: str) -> None:
     slow = [{"action": "Wait for what never comes", "do": [{"wait": {"css": "#never", "state": "visible"}}]}]
     tmp_path.joinpath("slow.reuseit.yaml").write_text(
-        workflow(slow, start="data:text/html,<p>idle</p>", settings={"action_timeout": 60, "step_timeout": 90})
+        workflow(slow, start="{base_url}/recovery.html", settings={"action_timeout": 60, "step_timeout": 90})
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--reuseit-grid", grid.url, "-q", str(tmp_path)],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "--reuseit-grid", grid.url,
+         "--base-url", pages_url, "-q", str(tmp_path)],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
     try:
         assert len(grid.wait_sessions(1, timeout=60)) == 1
-        time.sleep(1)
+        time.sleep(3)  # the run waits for #never
+        assert proc.poll() is None
         os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in the terminal sends: the whole group
-        proc.wait(60)
+        out = proc.communicate(timeout=60)[0].decode()
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+    assert "KeyboardInterrupt" in out, out[-2000:]
+    assert grid.wait_sessions(0, timeout=10) == {}
+
+
+def test_a_run_stopped_at_its_first_failure_leaves_no_session_on_the_grid(
+    grid: SeleniumGrid, tmp_path: Path, pages_url: str
+) -> None:
+    wrong = [
+        {"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "B"}}}]}
+    ]
+    for i in range(4):
+        tmp_path.joinpath(f"wrong{i}.reuseit.yaml").write_text(
+            workflow(wrong, start="{base_url}/recovery.html", settings={"check_timeout": 0.5})
+        )
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "2", "-x", "--reuseit-grid", grid.url,
+         "--base-url", pages_url, "--reuseit-llm", "off", "-q", str(tmp_path)],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode in (1, 2), run.stdout[-2000:]  # xdist reports -x as an interruption (2)
+    assert "[wrong_element_or_value]" in run.stdout, run.stdout[-2000:]
+    assert "stopping after" in run.stdout, run.stdout[-2000:]
     assert grid.wait_sessions(0, timeout=10) == {}
 
 
