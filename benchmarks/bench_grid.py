@@ -116,14 +116,15 @@ def med(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} s (min {min(values):.2f}, max {max(values):.2f})"
 
 
-def examples(grid: SeleniumGrid) -> None:
-    """workflows/demo with -n 4, on the Grid and locally: the summary line and the wall time of each."""
+def examples(grid: SeleniumGrid, folder: str) -> None:
+    """The example workflows of ``folder`` with -n 4, on the Grid and locally: the summary line and
+    the wall time of each."""
     env = {**os.environ, "DEMO_PASSWORD": "demo-pass", "PYTHONPATH": str(ROOT)}
     for side, extra in (("grid", ["--reuseit-grid", grid.url]), ("local", [])):
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
             run = subprocess.run(
-                [sys.executable, "-m", "pytest", str(ROOT / "workflows" / "demo"), "-p", "no:cacheprovider", "-n", "4",
+                [sys.executable, "-m", "pytest", str(ROOT / "workflows" / folder), "-p", "no:cacheprovider", "-n", "4",
                  "--reuseit-llm", "off", "--rootdir", tmp, "--reuseit-output", f"{tmp}/out", "-q", *extra],
                 cwd=tmp, env=env, capture_output=True, text=True,
             )  # fmt: skip
@@ -209,7 +210,12 @@ def runs(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--examples", action="store_true", help="also workflows/demo with -n 4 on the Grid and locally")
+    parser.add_argument(
+        "--examples",
+        action="store_true",
+        help="also workflows/demo and workflows/apps with -n 4 on the Grid and locally",
+    )
+    parser.add_argument("--only-examples", action="store_true", help="the examples only")
     args = parser.parse_args()
     why = missing()
     if why:
@@ -229,6 +235,10 @@ def main() -> None:
     # a little to every side alike.
     pids = [os.getpid(), grid.hub.pid, *(p.pid for p in grid.nodes.values())]
     try:
+        if args.only_examples:
+            for folder in ("demo", "apps"):
+                examples(grid, folder)
+            return
         hub_mb = _pss_mb(grid.hub.pid)
         idle = {uri: _pss_mb(p.pid) for uri, p in grid.nodes.items()}
         starts(sides, pids, args.rounds)
@@ -242,7 +252,8 @@ def main() -> None:
                 f"{open_mb[uri]:.0f} MB, closed {_pss_mb(proc.pid):.0f} MB"
             )
         if args.examples:
-            examples(grid)
+            for folder in ("demo", "apps"):
+                examples(grid, folder)
     finally:
         grid.stop()
 

@@ -3,11 +3,12 @@ the session's Chrome DevTools address (``se:cdp``).
 
 The session is created over the W3C WebDriver HTTP API (so its lifetime and the Grid's answers
 are ours to read) and Playwright connects to its ``se:cdp`` address through a relay on 127.0.0.1
-(browser/relay.py, a process of its own). The relay is how a dead node is noticed: the Grid keeps the client's DevTools connection open
-when the node behind it dies, so every call would wait out its own timeout and some (a script, a
-context) have none. A watchdog asks the Grid about the session every :data:`PROBE_S` seconds;
-when the Grid answers that the session's node cannot be reached, the relay is cut and every
-Playwright call fails at once with "browser has been closed".
+(browser/relay.py, a process of its own). The relay is how a run learns that its node died: the
+Grid may keep the client's DevTools connection open when the node behind it dies, so every call
+would wait out its own timeout and some (a script, a context) have none. A watchdog asks the
+Grid about the session every :data:`PROBE_S` seconds; when the Grid answers that the session's
+node cannot be reached, the relay is cut and every Playwright call fails at once with "browser
+has been closed".
 
 The session is deleted when the browser session closes, and at exit (``atexit``, and SIGTERM
 where nobody else handles it) for a run that is interrupted. A process killed outright (SIGKILL,
