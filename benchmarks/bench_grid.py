@@ -132,7 +132,7 @@ def examples(grid: SeleniumGrid, folder: str) -> None:
         summary = re.findall(r"^=* ?(\d+ (?:passed|failed).*?) in [\d.]+s", run.stdout, re.M)
         line = next((ln for ln in run.stdout.splitlines() if "workflow runs)" in ln), "")
         print(
-            f"  examples -n 4 {side:5}: {took:.1f} s wall; {line.strip()} | {summary[-1] if summary else run.stdout[-300:]}"
+            f"  workflows/{folder} -n 4 {side:5}: {took:.1f} s wall; {line.strip()} | {summary[-1] if summary else run.stdout[-300:]}"
         )
 
 
