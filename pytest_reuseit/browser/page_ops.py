@@ -10,7 +10,7 @@ from ..workflow import ops as registry
 from ..workflow.op_args import PageUrl
 from .observe import navigation_s
 from .ops import OpContext, OpFailed
-from .pages import until_loaded
+from .pages import history_step
 
 
 @registry.handles("switch_page")
@@ -48,8 +48,7 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
 def _history(method: str, words: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
         before = ctx.page.url
-        response = getattr(ctx.page, method)(timeout=navigation_s(ctx.page) * 1000, wait_until="domcontentloaded")
-        until_loaded(ctx.page, ctx.action_timeout_ms)
+        response = history_step(ctx.page, method, navigation_s(ctx.page) * 1000, ctx.action_timeout_ms)
         # No response also means a same-document step (a #hash route of a single-page app): only
         # an unchanged URL says there was nowhere to go.
         if response is None and method != "reload" and ctx.page.url == before:

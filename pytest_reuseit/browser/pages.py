@@ -11,6 +11,7 @@ records downloads, so the report can list them.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 import weakref
@@ -306,3 +307,40 @@ def until_loaded(page: Page, timeout_ms: float) -> None:
         page.wait_for_load_state("load", timeout=min(timeout_ms, LOAD_WAIT_MS))
     except PlaywrightError:
         pass  # timed out or closed: the op itself finds out and says so
+
+
+# Set on the page before a history step: a page that comes back without it and without a network
+# response is a different document the browser kept (the back/forward cache).
+_MARK = "__reuseitHistoryStep"
+_STEPS = itertools.count(1)
+
+
+def history_step(page: Page, method: str, navigation_ms: float, action_ms: float) -> Any:
+    """``page.go_back`` / ``go_forward`` / ``reload``, waited for as :func:`until_loaded` does.
+
+    A browser reached over CDP keeps Chromium's back/forward cache (Playwright gives only the
+    browsers it launches --disable-back-forward-cache). A page restored from it fires no load
+    events, and Playwright's load states for it never come: waiting for them would time out as if
+    the site never answered, on that step and every later one. Such a page is loaded again, as a
+    browser without that cache loads it. Returns the navigation's response (None for a
+    same-document step, or when there was nowhere to go)."""
+    token = next(_STEPS)
+    try:
+        page.evaluate(f"window.{_MARK} = {token}")
+    except PlaywrightError:
+        pass  # no script runs here (a page still loading): nothing to compare with, no restore told apart
+    response = getattr(page, method)(timeout=navigation_ms, wait_until="commit")
+    if response is None and method != "reload" and _restored(page, token):
+        log.info("%s: the page came back from the browser's back/forward cache; loading it again", method)
+        response = page.reload(timeout=navigation_ms, wait_until="domcontentloaded")
+    else:
+        page.wait_for_load_state("domcontentloaded", timeout=navigation_ms)
+    until_loaded(page, action_ms)
+    return response
+
+
+def _restored(page: Page, token: int) -> bool:
+    try:
+        return bool(page.evaluate(f"document.readyState === 'complete' && window.{_MARK} !== {token}"))
+    except PlaywrightError:
+        return False

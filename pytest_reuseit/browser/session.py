@@ -3,7 +3,8 @@ context per workflow run, navigation fenced to the allowed domains.
 
 Remote browsers: ``connect`` is a Playwright browser server (``playwright launch-server`` /
 ``run-server``), ``cdp`` a Chromium's DevTools endpoint (``connect_over_cdp``: Browserless,
-Selenium Grid 4, ``--remote-debugging-port``). A CDP browser may be shared with other clients, so
+``--remote-debugging-port``), ``grid`` a Selenium Grid 4 that gives this process one session of
+its own (browser/grid.py). A CDP browser may be shared with other clients, so
 runs only ever use contexts they create themselves, never its default context; closing the session
 disconnects and leaves that browser running for its owner.
 """
@@ -24,6 +25,7 @@ from playwright.sync_api import Browser, BrowserContext, Playwright, Request, Ro
 from playwright.sync_api import Error as PlaywrightError
 
 from ..errors import BrokenRun
+from .grid import GridSession
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,8 @@ class BrowserConfig:
     headed: bool = False
     connect: str | None = None  # ws:// URL of a Playwright browser server
     cdp: str | None = None  # http:// or ws:// DevTools endpoint of a running Chromium
+    grid: str | None = None  # http(s):// address of a Selenium Grid 4 router or hub
+    grid_capabilities: dict[str, Any] = field(default_factory=dict)  # grid.parse_capabilities' answer
     slow_mo: float = 0
     args: tuple[str, ...] = DEFAULT_ARGS
 
@@ -160,6 +164,20 @@ class BrowserSession:
         self._pw: Playwright | None = None
         self._pw_thread = 0
         self._browser: Browser | None = None
+        self._grid: GridSession | None = None
+
+    @property
+    def host(self) -> str:
+        """The machine the browser runs on, when it is not this one: the Grid node's address."""
+        return self._grid.node if self._grid is not None else ""
+
+    def lost(self) -> str:
+        """Why the browser went away under the run, when its Grid node stopped answering."""
+        if self._grid is None:
+            return ""
+        if self._browser is not None and not self._browser.is_connected():
+            return self._grid.confirm()
+        return self._grid.lost
 
     @property
     def playwright(self) -> Playwright:
@@ -173,6 +191,7 @@ class BrowserSession:
             return self._browser
         if self._browser is not None:
             log.warning("the browser is gone (crashed or disconnected): starting a fresh one")
+        self._close_grid()
         self._browser = self._start()
         return self._browser
 
@@ -185,13 +204,20 @@ class BrowserSession:
                 return chromium.connect(cfg.connect, timeout=30_000)
             if cfg.cdp:
                 return chromium.connect_over_cdp(cfg.cdp, timeout=30_000)
+            if cfg.grid:
+                self._grid = GridSession.open(cfg.grid, cfg.grid_capabilities)
+                return chromium.connect_over_cdp(self._grid.cdp, timeout=30_000, headers=self._grid.headers)
             kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
             if exe:
                 kwargs["executable_path"] = exe
             return chromium.launch(**kwargs)
         except PlaywrightError as exc:
             where = cfg.connect or cfg.cdp or exe or "Playwright's Chromium"
-            if cfg.connect:
+            if self._grid is not None:
+                where = f"Selenium Grid session {self._grid.id} on node {self._grid.node}"
+                self._close_grid()
+                hint = "the Grid started the browser but its DevTools address does not answer"
+            elif cfg.connect:
                 hint = "is the browser server running and reachable?"
             elif cfg.cdp:
                 hint = "is the browser's DevTools endpoint (remote debugging) running and reachable?"
@@ -228,9 +254,15 @@ class BrowserSession:
             pass
         finally:
             self._browser = None
+            self._close_grid()
             if self._pw is not None:
                 self._pw = None
                 _release_driver(self._pw_thread)
+
+    def _close_grid(self) -> None:
+        if self._grid is not None:
+            self._grid.close()
+            self._grid = None
 
 
 def first_line(text: str) -> str:

@@ -227,6 +227,8 @@ class RunResult:
     final_title: str = ""
     # A failed run whose recovery the browser or the model cut short says so here (the verdict stays failed).
     infrastructure: str = ""
+    # The machine whose browser ran it, when not this one (a Selenium Grid node's address).
+    browser_host: str = ""
     started: float = 0.0  # wall clock, like every started/ended in the result
     ended: float = 0.0
     usage: ModelUsage = field(default_factory=ModelUsage)

@@ -435,6 +435,19 @@ def _changes(result: RunResult) -> None:
         _attach(shot.data, shot.label, kind)
 
 
+def _host(host: str) -> None:
+    """The ``host`` label names the machine whose browser ran the run (a Grid node) instead of this
+    one: the timeline then shows each node's runs on a line of their own. allure-pytest adds its
+    label (its listener's ``_host``) at the test's teardown, after the run: it is given the node."""
+    listener = _listener()
+    if not host or listener is None:
+        return
+    if isinstance(getattr(listener, "_host", None), str):
+        listener._host = host  # every run of this process has a node: the next one sets its own
+    else:
+        allure.dynamic.label("host", host)
+
+
 def after_run(result: RunResult, attach_max: float = 1.0) -> None:
     """Steps, attachments and analysis of the finished run. Files over ``attach_max`` MB are listed,
     not embedded: a 200 MB export would double in allure-results and again in the HTML report."""
@@ -445,6 +458,7 @@ def after_run(result: RunResult, attach_max: float = 1.0) -> None:
         for name, value in result.params.items():
             allure.dynamic.parameter(name, value, excluded=True)
         allure.dynamic.description_html(_description(result))
+        _host(result.browser_host)
         _usage(result)
         _top_steps(result)
         if result.label in ("recovered", "healed"):

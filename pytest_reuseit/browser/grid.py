@@ -1,0 +1,350 @@
+"""Browsers from a Selenium Grid 4 (``--reuseit-grid``): one Grid session per process, reached over
+the session's Chrome DevTools address (``se:cdp``).
+
+The session is created over the W3C WebDriver HTTP API (so its lifetime and the Grid's answers
+are ours to read) and Playwright connects to its ``se:cdp`` address through a relay on 127.0.0.1
+(browser/relay.py, a process of its own). The relay is how a run learns that its node died: the
+Grid may keep the client's DevTools connection open when the node behind it dies, so every call
+would wait out its own timeout and some (a script, a context) have none. A watchdog asks the
+Grid about the session every :data:`PROBE_S` seconds; when the Grid answers that the session's
+node cannot be reached, the relay is cut and every Playwright call fails at once with "browser
+has been closed".
+
+The session is deleted when the browser session closes, and at exit (``atexit``, and SIGTERM
+where nobody else handles it) for a run that is interrupted. A process killed outright (SIGKILL,
+a machine that dies) cannot: the watchdog's requests are then what stops, and the node's own
+``--session-timeout`` (300 s by default, counted from the last WebDriver command) ends the session.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import json
+import logging
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+from ..errors import BrokenRun, ReuseitError
+
+log = logging.getLogger(__name__)
+
+# What a browser launched here gets (session.DEFAULT_ARGS), plus what a node needs: headless, no
+# sandbox (nodes often run as root in containers), /tmp instead of a small /dev/shm. Without
+# --disable-back-forward-cache, back and forward restore pages from Chromium's cache and never
+# fire the load events Playwright waits for (Playwright gives its own browsers this flag).
+DEFAULT_ARGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-dev-shm-usage",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-partial-raster",
+    "--disable-back-forward-cache",
+)
+DEFAULT_CAPABILITIES: dict[str, Any] = {
+    "browserName": "chrome",
+    "goog:chromeOptions": {"args": list(DEFAULT_ARGS)},
+}
+BFCACHE_FLAG = "--disable-back-forward-cache"
+# How often the watchdog asks the Grid whether the session's node still answers, and how many
+# failed answers in a row mean it is gone (one may be a hiccup of the network).
+PROBE_S = 2.0
+PROBE_FAILURES = 2
+# A new session waits in the Grid's queue for a free slot up to the Grid's own limit
+# (--session-request-timeout, 300 s by default); the answer is awaited a little longer.
+CREATE_TIMEOUT_S = 360.0
+REQUEST_TIMEOUT_S = 10.0
+# How long a new session is asked for again while the Grid keeps offering a node that died.
+DEAD_NODE_RETRY_S = 60.0
+
+
+def parse_capabilities(text: str) -> dict[str, Any]:
+    """``--reuseit-grid-capabilities``: a JSON object of W3C capabilities (the ``alwaysMatch``
+    part); empty means :data:`DEFAULT_CAPABILITIES`. The back/forward cache flag is always added
+    to ``goog:chromeOptions`` args (see :data:`DEFAULT_ARGS`)."""
+    if not text.strip():
+        caps: Any = json.loads(json.dumps(DEFAULT_CAPABILITIES))
+    else:
+        try:
+            caps = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ReuseitError(
+                f"reuseit_grid_capabilities: not JSON ({exc.msg} at character {exc.pos}); "
+                'write an object such as {"browserName": "chrome", "goog:chromeOptions": {"args": ["--headless=new"]}}'
+            ) from None
+        if not isinstance(caps, dict):
+            raise ReuseitError("reuseit_grid_capabilities: expected a JSON object of capabilities")
+    options = caps.setdefault("goog:chromeOptions", {})
+    if not isinstance(options, dict) or not isinstance(options.setdefault("args", []), list):
+        raise ReuseitError('reuseit_grid_capabilities: "goog:chromeOptions" must be an object with an "args" list')
+    if BFCACHE_FLAG not in options["args"]:
+        options["args"].append(BFCACHE_FLAG)
+    return caps
+
+
+def check_url(url: str) -> str:
+    """The Grid's address without a trailing slash; one clear line when it is not http(s)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ReuseitError(f"reuseit_grid = {url!r}: expected the http(s) address of a Selenium Grid 4 router or hub")
+    return url.rstrip("/")
+
+
+def shown(url: str) -> str:
+    """The Grid's address as messages show it: without credentials."""
+    parts = urlsplit(url)
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{parts.hostname}{port}{parts.path}"
+
+
+class _Http:
+    """JSON over HTTP to the Grid, with its basic-auth credentials when the URL carries some."""
+
+    def __init__(self, grid: str) -> None:
+        parts = urlsplit(grid)
+        self.base = shown(grid).rstrip("/")
+        self.headers = {"Content-Type": "application/json; charset=utf-8"}
+        if parts.username:
+            token = base64.b64encode(f"{parts.username}:{parts.password or ''}".encode()).decode()
+            self.headers["Authorization"] = f"Basic {token}"
+
+    def call(self, method: str, path: str, body: Any = None, timeout: float = REQUEST_TIMEOUT_S) -> Any:
+        """The decoded JSON answer; urllib.error.HTTPError (read with :func:`grid_error`) or OSError."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=self.headers)
+        with urllib.request.urlopen(request, timeout=timeout) as answer:
+            return json.loads(answer.read() or b"null")
+
+
+def _why(said: str) -> str:
+    low = said.lower()
+    if "timed out" in low or "timeout" in low:
+        return "no free slot for these capabilities within the Grid's queue time (add nodes or slots, or run fewer workers)"
+    if "connection error" in low:
+        return "the node the Grid chose does not answer (the Grid has not marked it down yet)"
+    return "check --reuseit-grid-capabilities against the nodes' browsers"
+
+
+def grid_error(exc: BaseException) -> str:
+    """The Grid's own words for a failed request: the WebDriver error's first line."""
+    if isinstance(exc, urllib.error.HTTPError):
+        try:
+            value = json.loads(exc.read() or b"{}").get("value", {})
+            message = str(value.get("message") or value.get("error") or "").strip()
+        except (ValueError, AttributeError, OSError):
+            message = ""
+        line = message.splitlines()[0] if message else ""
+        return f"HTTP {exc.code}: {line.strip()}" if line else f"HTTP {exc.code}"
+    if isinstance(exc, urllib.error.URLError):
+        return str(exc.reason)
+    return str(exc) or type(exc).__name__
+
+
+class _Relay:
+    """The relay process (browser/relay.py) between Playwright and the Grid's address: :meth:`cut`
+    ends it, which Playwright sees as the browser disconnecting."""
+
+    def __init__(self, host: str, port: int, tls: bool) -> None:
+        args = [sys.executable, str(Path(__file__).with_name("relay.py")), host, str(port)]
+        self._proc = subprocess.Popen(
+            [*args, "tls"] if tls else args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        line = self._proc.stdout.readline() if self._proc.stdout is not None else ""
+        if not line.strip().isdigit():
+            self.cut()
+            raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
+        self.port = int(line)
+
+    def cut(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._proc.wait()
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            if pipe is not None:
+                pipe.close()
+
+
+@dataclass
+class GridSession:
+    """One session on the Grid: its id, the node that holds it, the local DevTools address."""
+
+    grid: str
+    id: str
+    node: str
+    cdp: str
+    headers: dict[str, str]
+    _http: _Http
+    _relay: _Relay
+    # Why the session is gone (its node stopped answering), once the watchdog found out.
+    lost: str = ""
+    _closed: threading.Event = field(default_factory=threading.Event)
+
+    @classmethod
+    def open(cls, grid: str, capabilities: dict[str, Any]) -> GridSession:
+        """A new session, or BrokenRun naming the Grid and what it answered."""
+        http = _Http(grid)
+        where = f"Selenium Grid {http.base}"
+        body = {"capabilities": {"alwaysMatch": {**capabilities, "se:cdpEnabled": True}}}
+        retry_until = time.monotonic() + DEAD_NODE_RETRY_S
+        while True:
+            try:
+                value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
+                sid, caps = str(value["sessionId"]), value["capabilities"]
+                break
+            except urllib.error.HTTPError as exc:
+                said = grid_error(exc)
+                # A node that died is offered until the Grid's health check finds it down: ask again.
+                if "connection error" in said.lower() and time.monotonic() < retry_until:
+                    log.info("%s offered a node that does not answer (%s); asking again", where, said)
+                    time.sleep(PROBE_S)
+                    continue
+                raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
+            except OSError as exc:
+                raise BrokenRun(
+                    f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
+                ) from None
+            except (KeyError, TypeError, ValueError):
+                raise BrokenRun(
+                    f"{where} answered the new session request with something else than a WebDriver session"
+                ) from None
+        cdp = str(caps.get("se:cdp") or "")
+        if not cdp:
+            _delete(http, sid)
+            raise BrokenRun(
+                f"{where} started a browser without a DevTools address (no se:cdp): the nodes need a "
+                "Chromium-based browser (browserName chrome or MicrosoftEdge)"
+            )
+        # The hub names its own address in se:cdp, which may be one only it can reach (a pod's):
+        # the path is the session's, the host the one the user gave.
+        parts = urlsplit(grid)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            relay = _Relay(parts.hostname or "127.0.0.1", port, parts.scheme == "https")
+        except (BrokenRun, OSError) as exc:
+            _delete(http, sid)
+            raise BrokenRun(f"{where}: {exc}") from None
+        local = f"ws://127.0.0.1:{relay.port}{urlsplit(cdp).path}"
+        session = cls(grid, sid, _node_of(http, sid), local, dict(http.headers), http, relay)
+        _register()
+        _OPEN.add(session)
+        threading.Thread(target=session._watch, name="reuseit-grid-watchdog", daemon=True).start()
+        log.info("grid session %s on node %s", sid, session.node)
+        return session
+
+    def _watch(self) -> None:
+        """Ask the Grid about the session until it closes; cut the relay when its node is gone.
+        The requests are WebDriver commands, so they also keep the session from the node's idle
+        timeout while this process lives."""
+        failures = 0
+        while not self._closed.wait(PROBE_S):
+            said = self._probe()
+            failures = failures + 1 if said else 0
+            if failures >= PROBE_FAILURES:
+                self._lose(said)
+                return
+
+    def _probe(self) -> str:
+        """'' when the Grid reaches the session's node, else what it said."""
+        try:
+            self._http.call("GET", f"/session/{quote(self.id)}/timeouts")
+            return ""
+        except (OSError, ValueError) as exc:
+            return grid_error(exc) or "no answer"
+
+    def _lose(self, said: str) -> None:
+        if self._closed.is_set() or self.lost:
+            return
+        self.lost = (
+            f"the Selenium Grid node {self.node} stopped answering for session {self.id} (the Grid said: {said})"
+        )
+        log.warning("%s", self.lost)
+        self._relay.cut()
+
+    def confirm(self) -> str:
+        """Why the session is gone, asked now: the browser's connection closed under a run before
+        the watchdog's next question (the Grid may close it when the node goes). '' when the
+        node still answers."""
+        if not self.lost and not self._closed.is_set():
+            said = self._probe()
+            if said:
+                self._lose(said)
+        return self.lost
+
+    def close(self) -> None:
+        """Delete the session on the Grid (once; a lost node's session is deleted as far as the Grid can)."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self._relay.cut()
+        _OPEN.discard(self)
+        _delete(self._http, self.id)
+
+    __hash__ = object.__hash__
+
+
+def _delete(http: _Http, sid: str) -> None:
+    try:
+        http.call("DELETE", f"/session/{quote(sid)}")
+    except (OSError, ValueError) as exc:
+        log.info("grid session %s not deleted: %s", sid, grid_error(exc))
+
+
+def _node_of(http: _Http, sid: str) -> str:
+    """The node holding session ``sid``, by its URI (the Grid's GraphQL, else its /status)."""
+    query = {"query": "{ session (id: " + json.dumps(sid) + ") { nodeUri } }"}
+    try:
+        uri = http.call("POST", "/graphql", query)["data"]["session"]["nodeUri"]
+        if uri:
+            return str(uri)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        for node in http.call("GET", "/status")["value"]["nodes"]:
+            for slot in node.get("slots", []):
+                if (slot.get("session") or {}).get("sessionId") == sid:
+                    return str(node.get("uri") or node.get("id"))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    return "(unknown node)"
+
+
+# Sessions not closed yet: deleted at exit whatever ended the process (but SIGKILL).
+_OPEN: set[GridSession] = set()
+
+
+def _close_all() -> None:
+    for session in list(_OPEN):
+        session.close()
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    sys.exit(128 + signum)  # unwinds: the session's own close and atexit run
+
+
+def _register() -> None:
+    """At the first session: delete what is open at exit, and let SIGTERM exit normally (its
+    default ends the process without atexit) where nobody else handles it."""
+    global _REGISTERED
+    if _REGISTERED:
+        return
+    _REGISTERED = True
+    atexit.register(_close_all)
+    if threading.current_thread() is threading.main_thread():
+        try:
+            if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+                signal.signal(signal.SIGTERM, _on_sigterm)
+        except (ValueError, OSError):  # not settable here
+            pass
+
+
+_REGISTERED = False
