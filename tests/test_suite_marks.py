@@ -40,10 +40,12 @@ def _marked_slow(fn: ast.FunctionDef, module_marks: list[str]) -> bool:
 def unmarked_spawning_tests(source: str) -> list[str]:
     tree = ast.parse(source)
     funcs = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    # `pytestmark = mark` or a list/tuple of marks: each mark on its own.
     module_marks = [
-        ast.unparse(n.value)
+        ast.unparse(mark)
         for n in tree.body
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in n.targets)
+        for mark in (n.value.elts if isinstance(n.value, (ast.List, ast.Tuple)) else [n.value])
     ]
     memo: dict[str, bool] = {}
 
@@ -88,3 +90,17 @@ def test_quick():
     assert 1
 """
     assert unmarked_spawning_tests(source) == ["test_uses_it"]
+
+
+def test_a_module_mark_list_holding_slow_marks_its_tests() -> None:
+    source = """
+import subprocess
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+def test_spawns():
+    subprocess.run(["true"])
+"""
+    assert unmarked_spawning_tests(source) == []
+    assert unmarked_spawning_tests(source.replace(", pytest.mark.slow", "")) == ["test_spawns"]
