@@ -79,11 +79,15 @@ _STATE_METHODS = {
     "disabled": "to_be_disabled",
     "checked": "to_be_checked",
     "unchecked": "not_to_be_checked",
+    "attached": "to_be_attached",
+    "detached": "not_to_be_attached",
+    "focused": "to_be_focused",
+    "editable": "to_be_editable",
 }
 
 
 def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
-    """visible, hidden, enabled, disabled, checked, unchecked."""
+    """visible, hidden, enabled, disabled, checked, unchecked, attached, detached, focused, editable."""
     assert isinstance(arg, Locator)
     loc = resolve(page, arg, render)
     name = describe(arg, render)
@@ -94,7 +98,7 @@ def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         count = loc.count()
         if count == 0:
             actual = "no element matches"
-        elif count > 1 and key not in ("hidden",):
+        elif count > 1 and key not in ("hidden", "detached"):
             actual = ambiguous(count)
         else:
             actual = f"not {key}"

@@ -22,7 +22,16 @@ from .selectors import to_loc
 from .values import TypedValues, slug
 
 # Ops whose argument is a bare locator; the others take a mapping of the locator and a value.
-_VALUE_KEY = {"fill": "value", "select": "option", "upload": "files", "press": "key"}
+_VALUE_KEY = {
+    "fill": "value",
+    "type": "value",
+    "select": "option",
+    "upload": "files",
+    "press": "key",
+    "dispatch": "event",
+}
+# Steps typed values come from (parameters, secrets, unique values).
+TYPED = ("fill", "type", "select")
 
 
 @dataclass
@@ -94,10 +103,14 @@ def _loc(selector: str) -> Any:
 def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
     """The op doing ``step`` with its element found by ``selector``."""
     kind = step.kind
-    if kind in ("back", "forward", "reload"):
+    if kind in ("back", "forward", "reload", "close_page"):
         return kind
     if kind == "goto":
         return {"goto": typed_value}
+    if kind == "eval":  # the test's own script, its braces kept braces
+        return {"eval": typed_value.replace("{", "{{").replace("}", "}}")}
+    if kind == "scroll":
+        return {"scroll": {"by": int(typed_value)}}
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
     loc = _loc(selector)
@@ -121,8 +134,23 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     kind = step.kind
     if kind == "goto":
         return f"Open {typed_value}"
-    if kind in ("back", "forward", "reload"):
-        return {"back": "Go back", "forward": "Go forward", "reload": "Reload the page"}[kind]
+    if kind in ("back", "forward", "reload", "close_page"):
+        return {
+            "back": "Go back",
+            "forward": "Go forward",
+            "reload": "Reload the page",
+            "close_page": "Close the page",
+        }[kind]
+    if kind == "eval":
+        return "Run a script in the page"
+    if kind == "scroll":
+        return f"Scroll by {typed_value} pixels"
+    if kind == "dispatch":
+        return f"Dispatch {step.value} on {what}"
+    if kind == "blur":
+        return f"Leave {what}"
+    if kind == "type":
+        return f"Type {typed_value} into {what}"
     if kind == "fill":
         return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
     if kind == "press":
@@ -131,7 +159,14 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Select {typed_value} in {what}"
     if kind == "upload":
         return f"Attach {typed_value} to {what}"
-    verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}
+    verb = {
+        "click": "Click",
+        "dblclick": "Double-click",
+        "check": "Check",
+        "uncheck": "Uncheck",
+        "hover": "Hover over",
+        "focus": "Focus",
+    }
     return f"{verb.get(kind, kind.capitalize())} {what}"
 
 
@@ -202,7 +237,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         for n in group:
             step, candidates, fact = steps[n], sels[n] if n < len(sels) else [], fcts[n] if n < len(fcts) else {}
             value = relative(step.value, *origins) if step.kind == "goto" else step.value
-            if step.kind in ("fill", "select"):
+            if step.kind in TYPED:
                 value = typed.typed(step.value, fact, candidates)
             ops.append((step, candidates, value))
             firsts.append(words(step, candidates[0] if candidates else None, value))
@@ -286,7 +321,7 @@ def _templated(op: Any, typed: TypedValues) -> Any:
 
 
 def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
-    if key in ("value", "option", "key", "files"):
+    if key in ("value", "option", "key", "files", "event"):
         return value
     if isinstance(value, dict):
         return {k: _loc_text(k, v, typed) for k, v in value.items()}

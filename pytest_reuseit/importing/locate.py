@@ -222,6 +222,10 @@ def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, 
         return check
     loc = to_loc(found)
     rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
+    if "nth" in arg:  # one of the elements the selector finds (toHaveClass([...]) item by item)
+        if "nth" in loc:
+            return check
+        rest["nth"] = arg["nth"]
     return {key: {**loc, **rest}}
 
 

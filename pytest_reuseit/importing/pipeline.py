@@ -79,7 +79,7 @@ class Summary:
             f"sources, {derived} derived ({dropped} dropped as unstable)"
         )
         if unexpressed:
-            line += f", {unexpressed} assertion{'' if unexpressed == 1 else 's'} not imported (comments in the files)"
+            line += f", {unexpressed} call{'' if unexpressed == 1 else 's'} or assertions not imported (comments in the files)"
         line += f", {len(names)} secret{'' if len(names) == 1 else 's'}"
         line += f" ({', '.join(names)})" if names else ""
         line += f", {uniques} unique value{'' if uniques == 1 else 's'}"

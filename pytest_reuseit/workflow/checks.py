@@ -96,6 +96,10 @@ class Expect(Strict):
     disabled: Loc | None = None
     checked: Loc | None = None
     unchecked: Loc | None = None
+    attached: Loc | None = Field(None, description="an element in the page's DOM, shown or not")
+    detached: Loc | None = Field(None, description="no element in the page's DOM")
+    focused: Loc | None = Field(None, description="the element that has the keyboard focus")
+    editable: Loc | None = Field(None, description="a field that takes typing: enabled and not read-only")
     text: LocText | None = None
     value: LocText | None = None
     count: LocCount | None = None
