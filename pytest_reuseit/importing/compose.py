@@ -210,11 +210,18 @@ def _written(value: Any, typed: TypedValues, origins: tuple[str, ...]) -> Any:
     return value
 
 
-def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], base_url: str) -> Composed:
+def compose(
+    demo: Demonstration,
+    selectors: list[list[str]],
+    facts: list[dict[str, str]],
+    base_url: str,
+    once: tuple[str, ...] = (),
+) -> Composed:
     """The workflow of ``demo``; ``selectors`` and ``facts`` per step (best first; what the
-    element is), as ``locate.py`` read them."""
+    element is), as ``locate.py`` read them; ``once``: typed values the site accepts once (the
+    import's runs found it), written with ``{unique}``."""
     origins = (origin_of(base_url), origin_of(demo.start_url))
-    typed = TypedValues()
+    typed = TypedValues(once=dict.fromkeys(once, ""))
     doc = CommentedMap()
     doc["name"] = demo.title
     doc["task"] = demo.title
