@@ -222,7 +222,9 @@ def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, 
         return check
     loc = to_loc(found)
     rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
-    if "nth" in arg:  # one of the elements the selector finds (toHaveClass([...]) item by item)
+    if "nth" in arg and "nth" not in to_loc(selector):
+        # One of the elements the whole selector finds (toHaveClass([...]) item by item); a
+        # selector's own nth is in the element the person's locator was found for.
         if "nth" in loc:
             return check
         rest["nth"] = arg["nth"]
