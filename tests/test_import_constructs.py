@@ -45,6 +45,7 @@ MAPPED = [
     '"attr": "class", "equals": "completed", "nth": 0}',
     '"attr": "class", "matches": "\\\\S", "nth": 1}',
     '"attr": "href", "equals": "#/"',
+    '"attr": "autofocus", "matches": "^"}',
     '"enabled": {',
     '"texts": {',
     '"contains": ["cheese", "cat"]}',
@@ -68,6 +69,7 @@ NOT_IMPORTED = [
     ".not.toEqual([feed the cat])",
     "# not imported: expect(#new-todo).to.have.property",
     "# not imported: expect(#todo-count).to.have.css",
+    "# not imported: expect(#new-todo).to.have.accessible.name",
     '# not imported: page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)',
     "# not imported: page.expectScreenshot(",
 ]

@@ -144,6 +144,15 @@ def _classes(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[s
     return {"all": checks}
 
 
+def _has_attribute(
+    expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]
+) -> dict[str, Any] | None:
+    """``toHaveAttribute(name)``: the element has it, whatever its value (``^`` matches any; an
+    empty pattern would be sent to Playwright as no pattern)."""
+    name = str(params.get("expressionArg") or "")
+    return {"attribute": {**loc, "attr": name, "matches": "^"}} if name else None
+
+
 def _attribute(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
     m = _one_text(texts)
     if m is None:
@@ -172,4 +181,5 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.contain.class": _attribute,
     "to.have.id": _attribute,
     "to.have.attribute.value": _attribute,
+    "to.have.attribute": _has_attribute,
 }

@@ -82,6 +82,8 @@ test('web-first matchers of the list and its filters', async ({ page }) => {
   await expect(page.locator('#todo-count')).toHaveCSS('display', 'block');
   await expect(page.locator('#todo-list li label')).toContainText(['cheese', 'cat']);
   await expect(page.locator('#new-todo')).toHaveId('new-todo');
+  await expect(page.locator('#new-todo')).toHaveAttribute('autofocus');
+  await expect(page.locator('#new-todo')).toHaveAccessibleName('What needs to be done?');
   await expect(page).toHaveTitle('VanillaJS • TodoMVC');
   await expect(page).toHaveURL(/vanillajs/);
 });
