@@ -70,6 +70,7 @@ NOT_IMPORTED = [
     "# not imported: expect(#new-todo).to.have.property",
     "# not imported: expect(#todo-count).to.have.css",
     "# not imported: expect(#new-todo).to.have.accessible.name",
+    '# not imported: locator(#todo-list li label >> nth=0).click({"button": "right"}) (another mouse button,',
     '# not imported: page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)',
     "# not imported: page.expectScreenshot(",
 ]

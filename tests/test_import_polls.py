@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from pytest_reuseit.importing.calls import not_imported, other_step, unimportant
+from pytest_reuseit.importing.calls import not_imported, other_step, unimportant, unusual_pointer
 from pytest_reuseit.importing.polls import NO_VALUE, js_literal, plain_value, poll_check
 
 
@@ -113,3 +113,9 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
         'page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)'
     )
     assert "\n" not in not_imported("BrowserContext", "route", {"url": "a\nb"})
+    assert unusual_pointer({"button": "right"}) and unusual_pointer({"modifiers": ["Shift"]})
+    assert unusual_pointer({"position": {"x": 1, "y": 2}}) and not unusual_pointer({"button": "left", "strict": True})
+    assert not_imported("Frame", "click", {"selector": "#a", "button": "middle", "strict": True}) == (
+        'locator(#a).click({"button": "middle"}) (another mouse button, modifier keys or a point in the element: '
+        "the format clicks its middle, left button)"
+    )

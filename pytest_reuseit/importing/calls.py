@@ -92,6 +92,8 @@ _RUNNER = {
 }
 _ANY = {"waitForEventInfo"}  # the bookkeeping of page.waitForEvent / waitForNavigation
 
+_POINTER = "another mouse button, modifier keys or a point in the element: the format clicks its middle, left button"
+
 # Why a call the format has no form for is not imported (the rest: "the format has no such step").
 _WHY = {
     "mouseClick": "a click at coordinates: the format clicks elements",
@@ -107,11 +109,21 @@ _WHY = {
     "evaluateExpression": "a page script given an argument from the test",
     "setViewportSize": "the window resized during the test",
     "dragAndDrop": "a drag and drop",
+    "click": _POINTER,
+    "dblclick": _POINTER,
+    "tap": _POINTER,
+    "hover": _POINTER,
     "selectText": "a text selection",
     "route": "a network route: the workflow runs against the site itself",
     "setNetworkInterceptionPatterns": "a network route: the workflow runs against the site itself",
     "fetch": "a request the test sent itself, not the page",
 }
+
+
+def unusual_pointer(params: dict[str, Any]) -> bool:
+    """Whether a click or hover says more than "this element" (the right button, Shift held, a
+    point in it): as a plain click it would be another action."""
+    return params.get("button") not in (None, "left") or bool(params.get("modifiers")) or bool(params.get("position"))
 
 
 def unimportant(cls: str, method: str) -> bool:

@@ -282,6 +282,8 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
     kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
     if kind is None:
         return calls.other_step(cls, method, params)
+    if kind in ("click", "hover") and calls.unusual_pointer(params):
+        return None  # said as not imported: a plain click would be another action
     step = DemoStep(kind)
     if "selector" in params:
         step.target = Target([str(params["selector"])])

@@ -103,6 +103,7 @@ test('keyboard and mouse calls of the page', async ({ page }) => {
   await page.locator('#new-todo').focus();
   await page.locator('#new-todo').clear();
   await expect(page.locator('#new-todo')).toBeEmpty();
+  await page.locator('#todo-list li label').first().click({ button: 'right' });
   await page.mouse.click(5, 5);
   await expect(page.locator('#todo-count')).toHaveScreenshot('count.png', { maxDiffPixels: 1000 });
 });
