@@ -49,6 +49,8 @@ class Composed:
     dropped: int = 0
     # Per step of the file: the demonstration steps its ops came from (for derivation).
     groups: list[list[DemoStep]] = field(default_factory=list)
+    # What the import's runs found of a value the site accepts once, per value (pipeline.py).
+    once_found: dict[str, str] = field(default_factory=dict)
 
     @property
     def step_count(self) -> int:

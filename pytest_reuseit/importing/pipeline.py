@@ -221,6 +221,10 @@ class _Derived:
     failed_step: int = 0  # 1-based, of the first run that failed
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
 def _typed_before(composed: Composed, failed_step: int) -> list[str]:
     """The values typed in the workflow (not secrets, not already unique) up to its failing step,
     the last typed first: the one a site refusing a duplicate refused is the one just submitted."""
@@ -324,6 +328,10 @@ class Importer:
             retry = self._derive_runs(source, tried, target, origin)
             runs += len(retry.statuses)
             if not retry.failure:
+                passed = len(retry.statuses)
+                retry.composed.once_found[value] = (
+                    f"run 1 passed, {_one_line(outcome.failure)}; then {passed} of {passed} passed"
+                )
                 return retry.composed, "", runs
         return outcome.composed, outcome.failure, runs
 
@@ -384,7 +392,8 @@ class Importer:
         if c.typed.uniques:
             parts.append(f"{len(c.typed.uniques)} unique value{'' if len(c.typed.uniques) == 1 else 's'}")
         for value, written in c.typed.once.items():
-            parts.append(f"{value!r} accepted once by the site: written {written!r}")
+            found = c.once_found.get(value, "")
+            parts.append(f"{value!r} accepted once by the site: written {written!r}" + (f" ({found})" if found else ""))
         if runs:
             parts.append(f"{runs} runs")
         return f"wrote {path}: {', '.join(parts)}"
