@@ -46,6 +46,8 @@ MAPPED = [
     '"attr": "class", "matches": "\\\\S", "nth": 1}',
     '"attr": "href", "equals": "#/"',
     '"attr": "autofocus", "matches": "^"}',
+    '"style": {',
+    '"property": "display", "equals": "block"}}',
     '"enabled": {',
     '"texts": {',
     '"contains": ["cheese", "cat"]}',
@@ -68,7 +70,6 @@ NOT_IMPORTED = [
     "# not imported: expect.poll(() => JSON.parse(localStorage['todos-vanillajs']).todos.map(t => t.title))"
     ".not.toEqual([feed the cat])",
     "# not imported: expect(#new-todo).to.have.property",
-    "# not imported: expect(#todo-count).to.have.css",
     "# not imported: expect(#new-todo).to.have.accessible.name",
     '# not imported: locator(#todo-list li label >> nth=0).click({"button": "right"}) (another mouse button,',
     '# not imported: page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)',

@@ -119,3 +119,28 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
         'locator(#a).click({"button": "middle"}) (another mouse button, modifier keys or a point in the element: '
         "the format clicks its middle, left button)"
     )
+
+
+@pytest.mark.browser
+def test_the_new_state_and_style_checks_hold_and_fail_for_the_right_reason(page: Page) -> None:
+    from pytest_reuseit.browser.assertions import check_expect
+    from pytest_reuseit.workflow.checks import Expect
+
+    page.set_content(
+        '<input id="a" autofocus><input id="b" readonly><p id="c" style="display: block">x</p>'
+        '<p id="d" style="display: none">y</p>'
+    )
+    page.locator("#a").focus()
+
+    def judge(check: dict[str, Any]) -> tuple[bool, str]:
+        (verdict,) = check_expect(page, Expect.model_validate(check), lambda s: s, 300)
+        return verdict.ok, verdict.actual
+
+    assert judge({"focused": {"css": "#a"}})[0] and judge({"not": {"focused": {"css": "#b"}}})[0]
+    assert judge({"focused": {"css": "#b"}}) == (False, "not focused")
+    assert judge({"editable": {"css": "#a"}})[0] and judge({"editable": {"css": "#b"}}) == (False, "not editable")
+    assert judge({"attached": {"css": "#d"}})[0] and judge({"detached": {"css": "#e"}})[0]
+    assert judge({"detached": {"css": "#d"}}) == (False, "not detached")
+    assert judge({"style": {"css": "#c", "property": "display", "equals": "block"}})[0]
+    assert judge({"style": {"css": "#d", "property": "display", "equals": "block"}}) == (False, "'none'")
+    assert judge({"style": {"css": "#e", "property": "display", "equals": "block"}}) == (False, "no element matches")

@@ -144,6 +144,12 @@ def _classes(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[s
     return {"all": checks}
 
 
+def _css(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    m = _one_text(texts)
+    name = str(params.get("expressionArg") or "")
+    return {"style": {**loc, "property": name, **m}} if m and name else None
+
+
 def _has_attribute(
     expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]
 ) -> dict[str, Any] | None:
@@ -182,4 +188,5 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.have.id": _attribute,
     "to.have.attribute.value": _attribute,
     "to.have.attribute": _has_attribute,
+    "to.have.css": _css,
 }
