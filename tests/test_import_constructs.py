@@ -36,6 +36,9 @@ MAPPED = [
     '"blur": {',
     '"focus": {',
     '"type": {',
+    # the page's wheel, a script the test ran in the page (its braces kept braces)
+    '{"scroll": {"by": 100}}',
+    '{"eval": "(() => {{\\n    window.scrollTo(0, 0);\\n  }})()"}',
     # the web-first matchers
     '"focused": {',
     '"editable": {',

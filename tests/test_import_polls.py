@@ -113,6 +113,12 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
         'page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)'
     )
     assert "\n" not in not_imported("BrowserContext", "route", {"url": "a\nb"})
+    script = {"expression": "() => { go(); }", "isFunction": True, "arg": {"value": {"v": "undefined"}}}
+    ran = other_step("Frame", "evaluateExpression", script)
+    assert ran is not None and (ran.kind, ran.value) == ("eval", "(() => { go(); })()")
+    given = {**script, "arg": {"value": {"n": 3}, "handles": []}}  # an argument from the test: not replayed
+    assert other_step("Frame", "evaluateExpression", given) is None
+    assert "a page script given an argument" in not_imported("Frame", "evaluateExpression", given)
     assert unusual_pointer({"button": "right"}) and unusual_pointer({"modifiers": ["Shift"]})
     assert unusual_pointer({"position": {"x": 1, "y": 2}}) and not unusual_pointer({"button": "left", "strict": True})
     assert not_imported("Frame", "click", {"selector": "#a", "button": "middle", "strict": True}) == (

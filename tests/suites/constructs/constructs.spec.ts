@@ -104,6 +104,8 @@ test('keyboard and mouse calls of the page', async ({ page }) => {
   await page.locator('#new-todo').clear();
   await expect(page.locator('#new-todo')).toBeEmpty();
   await page.locator('#todo-list li label').first().click({ button: 'right' });
+  await page.mouse.wheel(0, 100);
+  await page.evaluate(() => { window.scrollTo(0, 0); });
   await page.mouse.click(5, 5);
   await expect(page.locator('#todo-count')).toHaveScreenshot('count.png', { maxDiffPixels: 1000 });
 });
