@@ -120,10 +120,43 @@ def test_playwright_expects_become_dom_checks_with_their_not_variants() -> None:
     ) == {"attribute": {"selector": "li", "attr": "class", "equals": "completed"}}
 
 
+def test_states_class_lists_and_attribute_presence_become_dom_checks() -> None:
+    assert _expect({"selector": "#e", "expression": "to.be.attached", "isNot": True}) == {
+        "detached": {"selector": "#e"}
+    }
+    assert _expect({"selector": "#e", "expression": "to.be.focused", "isNot": True}) == {
+        "not": {"focused": {"selector": "#e"}}
+    }
+    assert _expect({"selector": "#e", "expression": "to.be.readonly", "isNot": False}) == {
+        "not": {"editable": {"selector": "#e"}}
+    }
+    assert _expect({"selector": "#e", "expression": "to.have.attribute", "expressionArg": "disabled"}) == {
+        "attribute": {"selector": "#e", "attr": "disabled", "matches": "^"}
+    }
+    classes = [{"string": "completed"}, {"string": ""}]
+    params = {"selector": "li", "expression": "to.have.class.array", "expectedText": classes}
+    assert from_playwright(params)[0] == [
+        {"count": {"selector": "li", "equals": 2}},
+        {"attribute": {"selector": "li", "nth": 0, "attr": "class", "equals": "completed"}},
+        {"not": {"attribute": {"selector": "li", "nth": 1, "attr": "class", "matches": "\\S"}}},
+    ]
+    # Its not. is "one of them differs": not a list of checks that all hold.
+    assert from_playwright({**params, "isNot": True})[0] is None
+    # A selector with its own nth has no item i of it.
+    assert from_playwright({**params, "selector": "li >> nth=1"})[0] is None
+    indeterminate = {"value": {"o": [{"k": "indeterminate", "v": {"b": True}}]}, "handles": []}
+    check, words = from_playwright({"selector": "#c", "expression": "to.be.checked", "expectedValue": indeterminate})
+    assert check is None and "indeterminate" in words
+
+
 def test_an_assertion_the_format_cannot_say_is_named_not_dropped() -> None:
-    check, words = from_playwright({"selector": "#c", "expression": "to.have.css", "expressionArg": "color"})
+    check, words = from_playwright({"selector": "#c", "expression": "to.have.property", "expressionArg": "value"})
     assert check is None
-    assert words == "expect(#c).to.have.css"
+    assert words == "expect(#c).to.have.property"
+    css = {"selector": "#c", "expression": "to.have.css", "expressionArg": "color"}
+    assert from_playwright({**css, "expectedText": [{"string": "rgb(255, 0, 0)"}]})[0] == {
+        "style": {"selector": "#c", "property": "color", "equals": "rgb(255, 0, 0)"}
+    }
 
 
 @pytest.fixture

@@ -332,7 +332,7 @@ def test_a_recording_with_a_select_a_popup_an_iframe_and_mouse_buttons_ends_in_i
     done = _reuseit("import", str(rec), "-o", str(out), "--runs", "1")
     assert done.returncode == 0, done.stdout + done.stderr
     # One run to find each element (the change steps run as replay runs them), one to derive.
-    assert "4 steps or assertions not imported (comments in the files)" in done.stdout, done.stdout
+    assert "4 calls, steps or assertions not imported (comments in the files)" in done.stdout, done.stdout
     assert "0 unique values; 2 runs" in done.stdout, done.stdout
     (written,) = out.glob("*.reuseit.yaml")
     text = written.read_text()

@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.checks import DownloadExpect, Expect, LocAttribute, LocCount, LocText, LocTexts, TextMatch
+from ..workflow.checks import DownloadExpect, Expect, LocAttribute, LocCount, LocCss, LocText, LocTexts, TextMatch
 from ..workflow.locators import Locator
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .observe import close_if_unresponsive
@@ -79,11 +79,15 @@ _STATE_METHODS = {
     "disabled": "to_be_disabled",
     "checked": "to_be_checked",
     "unchecked": "not_to_be_checked",
+    "attached": "to_be_attached",
+    "detached": "not_to_be_attached",
+    "focused": "to_be_focused",
+    "editable": "to_be_editable",
 }
 
 
 def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
-    """visible, hidden, enabled, disabled, checked, unchecked."""
+    """visible, hidden, enabled, disabled, checked, unchecked, attached, detached, focused, editable."""
     assert isinstance(arg, Locator)
     loc = resolve(page, arg, render)
     name = describe(arg, render)
@@ -94,7 +98,7 @@ def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         count = loc.count()
         if count == 0:
             actual = "no element matches"
-        elif count > 1 and key not in ("hidden",):
+        elif count > 1 and key not in ("hidden", "detached"):
             actual = ambiguous(count)
         else:
             actual = f"not {key}"
@@ -162,6 +166,22 @@ def _attribute(page: Page, key: str, arg: Any, render: Callable[[str], str], t: 
         if count > 1:
             return DomVerdict(False, wanted, ambiguous(count))
         return DomVerdict(False, wanted, _safe(lambda: loc.first.get_attribute(arg.attr, timeout=200)))
+
+
+def _css(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    assert isinstance(arg, LocCss)
+    loc = resolve(page, arg, render)
+    pattern, words = _pattern(arg, render)
+    wanted = f"style {arg.property} of {describe(arg, render)} to {words}"
+    try:
+        expect(loc).to_have_css(arg.property, pattern, timeout=t)
+        return DomVerdict(True, wanted, "as expected")
+    except AssertionError:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        script = "(el, name) => getComputedStyle(el).getPropertyValue(name)"
+        return DomVerdict(False, wanted, _safe(lambda: loc.first.evaluate(script, arg.property, timeout=200)))
 
 
 def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
@@ -296,6 +316,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,
+    "style": _css,
     "empty": _empty,
     "not": _not,
     "url": _url_or_title,

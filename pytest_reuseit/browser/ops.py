@@ -30,6 +30,7 @@ from ..errors import BrokenRun, ReuseitError
 from ..workflow import ops as registry
 from ..workflow.locators import Locator
 from ..workflow.op_args import (
+    DispatchArgs,
     Extract,
     FillArgs,
     PressArgs,
@@ -313,8 +314,16 @@ def _element_op(method: str) -> registry.Handler:
     return handler
 
 
-for _name in ("click", "dblclick", "hover", "focus"):
+for _name in ("click", "dblclick", "hover", "focus", "blur"):
     registry.attach(_name, _element_op(_name))
+
+
+@registry.handles("dispatch")
+def _dispatch(ctx: OpContext, arg: DispatchArgs) -> None:
+    # Playwright's dispatchEvent: the event made with the init its type needs (a FocusEvent for
+    # blur, a MouseEvent for click), sent to the element whatever its state; the page's handlers
+    # run as for a real one (an edit ended by a blur is saved).
+    resolve(ctx.page, arg, ctx.render).dispatch_event(arg.event, timeout=ctx.action_timeout_ms)
 
 
 def _tick(checked: bool) -> registry.Handler:

@@ -22,7 +22,17 @@ from .selectors import to_loc
 from .values import TypedValues, slug
 
 # Ops whose argument is a bare locator; the others take a mapping of the locator and a value.
-_VALUE_KEY = {"fill": "value", "change": "value", "select": "option", "upload": "files", "press": "key"}
+_VALUE_KEY = {
+    "fill": "value",
+    "change": "value",
+    "type": "value",
+    "select": "option",
+    "upload": "files",
+    "press": "key",
+    "dispatch": "event",
+}
+# Steps typed values come from (parameters, secrets, unique values).
+TYPED = ("fill", "type", "select", "change")
 
 
 @dataclass
@@ -40,6 +50,8 @@ class Composed:
     dropped: int = 0
     # Per step of the file: the demonstration steps its ops came from (for derivation).
     groups: list[list[DemoStep]] = field(default_factory=list)
+    # What the import's runs found of a value the site accepts once, per value (pipeline.py).
+    once_found: dict[str, str] = field(default_factory=dict)
 
     @property
     def step_count(self) -> int:
@@ -118,12 +130,14 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         return kind
     if kind == "goto":
         return {"goto": typed_value}
-    if kind == "eval":
-        return {"eval": step.value}
+    if kind == "eval":  # the source's own script, its braces kept braces
+        return {"eval": typed_value.replace("{", "{{").replace("}", "}}")}
     if kind == "switch":
         if typed_value == "main" or typed_value.isdigit():
             return {"switch_page": "main" if typed_value == "main" else int(typed_value)}
         return {"switch_page": {"url": {"equals": typed_value}}}
+    if kind == "scroll" and selector is None:  # the mouse wheel over the page: by pixels
+        return {"scroll": {"by": int(typed_value)}}
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
     loc = _loc(selector)
@@ -170,6 +184,16 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Open {typed_value}"
     if kind in ("back", "forward", "reload"):
         return {"back": "Go back", "forward": "Go forward", "reload": "Reload the page"}[kind]
+    if kind == "eval":
+        return "Run a script in the page"
+    if kind == "scroll" and not selector:
+        return f"Scroll by {typed_value} pixels"
+    if kind == "dispatch":
+        return f"Dispatch {step.value} on {what}"
+    if kind == "blur":
+        return f"Leave {what}"
+    if kind == "type":
+        return f"Type {typed_value} into {what}"
     if kind in ("fill", "change"):
         return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
     if kind == "press":
@@ -182,7 +206,14 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Scroll {what} to {step.value}"
     if step.button:
         return f"{'Double-click' if kind == 'dblclick' else 'Click'} {what} with the {step.button} mouse button"
-    verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}
+    verb = {
+        "click": "Click",
+        "dblclick": "Double-click",
+        "check": "Check",
+        "uncheck": "Uncheck",
+        "hover": "Hover over",
+        "focus": "Focus",
+    }
     return f"{verb.get(kind, kind.capitalize())} {what}"
 
 
@@ -227,11 +258,18 @@ def _written(value: Any, typed: TypedValues, origins: tuple[str, ...]) -> Any:
     return value
 
 
-def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], base_url: str) -> Composed:
+def compose(
+    demo: Demonstration,
+    selectors: list[list[str]],
+    facts: list[dict[str, str]],
+    base_url: str,
+    once: tuple[str, ...] = (),
+) -> Composed:
     """The workflow of ``demo``; ``selectors`` and ``facts`` per step (best first; what the
-    element is), as ``locate.py`` read them."""
+    element is), as ``locate.py`` read them; ``once``: typed values the site accepts once (the
+    import's runs found it), written with ``{unique}``."""
     origins = (origin_of(base_url), origin_of(demo.start_url))
-    typed = TypedValues()
+    typed = TypedValues(once=dict.fromkeys(once, ""))
     doc = CommentedMap()
     doc["name"] = demo.title
     doc["task"] = demo.title
@@ -317,7 +355,7 @@ def _as_written(
         step = replace(step, kind=change_kind(fact))
     if step.kind in ("goto", "switch"):
         return step, relative(step.value, *origins)
-    if step.kind in ("fill", "select", "change"):
+    if step.kind in TYPED:
         return step, typed.typed(step.value, fact, candidates)
     return step, step.value
 
@@ -361,7 +399,7 @@ def _templated(op: Any, typed: TypedValues) -> Any:
 
 
 def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
-    if key in ("value", "option", "key", "files"):
+    if key in ("value", "option", "key", "files", "event"):
         return value
     if isinstance(value, dict):
         return {k: _loc_text(k, v, typed) for k, v in value.items()}

@@ -15,7 +15,8 @@ from typing import Any
 
 from .selectors import to_loc
 
-# expression -> (key, key under not.): the state assertions.
+# expression -> (key, key under not.): the state assertions. Playwright sends an option's false
+# (toBeVisible({visible: false}), toBeEditable({editable: false})) as the other expression.
 _STATES = {
     "to.be.visible": ("visible", "hidden"),
     "to.be.hidden": ("hidden", "visible"),
@@ -23,7 +24,11 @@ _STATES = {
     "to.be.unchecked": ("unchecked", "checked"),
     "to.be.enabled": ("enabled", "disabled"),
     "to.be.disabled": ("disabled", "enabled"),
+    "to.be.attached": ("attached", "detached"),
+    "to.be.detached": ("detached", "attached"),
 }
+# States without a key of their own for the other way: not. of the state.
+_ONE_WAY = {"to.be.focused": "focused", "to.be.editable": "editable"}
 
 
 def _match(expected: dict[str, Any]) -> dict[str, str] | None:
@@ -42,20 +47,21 @@ def _match(expected: dict[str, Any]) -> dict[str, str] | None:
     return {"contains": text} if expected.get("matchSubstring") else {"equals": text}
 
 
-def _checked_value(params: dict[str, Any]) -> bool:
-    """``to_be_checked(checked=False)``: the wanted state travels in expectedValue."""
+def _option(params: dict[str, Any], name: str) -> bool | None:
+    """An option of a state assertion (``toBeChecked({checked: false})``), from expectedValue."""
     value = params.get("expectedValue")
     if isinstance(value, dict):
         inner = value.get("value", value)
         if isinstance(inner, dict) and "o" in inner:  # serialized {checked: false}
             for entry in inner["o"]:
-                if entry.get("k") == "checked":
-                    return bool(entry.get("v", {}).get("b", True))
-    return True
+                if entry.get("k") == name and "b" in (entry.get("v") or {}):
+                    return bool(entry["v"]["b"])
+    return None
 
 
-def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
-    """(the ``expect`` mapping or None, the assertion in words for comments and summaries)."""
+def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | list[dict[str, Any]] | None, str]:
+    """(the ``expect`` mapping, or a list of them that hold together, or None; the assertion in
+    words for comments and summaries)."""
     expression = str(params.get("expression") or "")
     is_not = bool(params.get("isNot"))
     selector = str(params.get("selector") or "")
@@ -63,14 +69,24 @@ def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     loc: dict[str, Any] = to_loc(selector) if selector else {}
     if expression in _STATES:
         key, negated = _STATES[expression]
-        if expression == "to.be.checked" and not _checked_value(params):
+        if expression == "to.be.checked" and _option(params, "indeterminate"):
+            return None, words + " (indeterminate: the format has no such state)"
+        if expression == "to.be.checked" and _option(params, "checked") is False:
             key, negated = negated, key
         return {negated if is_not else key: loc}, words
+    if expression in _ONE_WAY:
+        state = {_ONE_WAY[expression]: loc}
+        return ({"not": state} if is_not else state), words
+    if expression == "to.be.readonly":  # toBeEditable({editable: false})
+        state = {"editable": loc}
+        return (state if is_not else {"not": state}), words
     convert = _CONVERTERS.get(expression)
     texts = [t for t in params.get("expectedText") or [] if isinstance(t, dict)]
     check = convert(expression, loc, texts, params) if convert is not None else None
     if check is None:
         return None, words
+    if "all" in check:  # several checks: their not. is "one of them fails", which the format cannot say
+        return (None if is_not else list(check["all"])), words
     return ({"not": check} if is_not else check), words
 
 
@@ -108,6 +124,41 @@ def _empty(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str
     return {"empty": loc}
 
 
+def _classes(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    """``toHaveClass([...])``: as many elements as classes, each one's class attribute as given
+    (an empty one: no class at all, or only spaces); ``toContainClass([...])``: each holds it."""
+    if not texts or "nth" in loc or len(texts) > 50:
+        return None
+    checks: list[dict[str, Any]] = [{"count": {**loc, "equals": len(texts)}}]
+    for i, expected in enumerate(texts):
+        m = _match(expected)
+        if m is None:
+            return None
+        one = {**loc, "nth": i, "attr": "class"}
+        if expression == "to.contain.class.array" and "equals" in m:
+            m = {"matches": rf"(^|\s){re.escape(m['equals'])}(\s|$)"}
+        if m.get("equals") == "":
+            checks.append({"not": {"attribute": {**one, "matches": r"\S"}}})
+        else:
+            checks.append({"attribute": {**one, **m}})
+    return {"all": checks}
+
+
+def _css(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    m = _one_text(texts)
+    name = str(params.get("expressionArg") or "")
+    return {"style": {**loc, "property": name, **m}} if m and name else None
+
+
+def _has_attribute(
+    expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]
+) -> dict[str, Any] | None:
+    """``toHaveAttribute(name)``: the element has it, whatever its value (``^`` matches any; an
+    empty pattern would be sent to Playwright as no pattern)."""
+    name = str(params.get("expressionArg") or "")
+    return {"attribute": {**loc, "attr": name, "matches": "^"}} if name else None
+
+
 def _attribute(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
     m = _one_text(texts)
     if m is None:
@@ -131,7 +182,11 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.have.title": _page,
     "to.be.empty": _empty,
     "to.have.class": _attribute,
+    "to.have.class.array": _classes,
+    "to.contain.class.array": _classes,
     "to.contain.class": _attribute,
     "to.have.id": _attribute,
     "to.have.attribute.value": _attribute,
+    "to.have.attribute": _has_attribute,
+    "to.have.css": _css,
 }

@@ -203,7 +203,7 @@ def person_selectors(found: str | None, source: list[str]) -> list[str]:
 
 # The keys of a check whose value is an element's locator.
 _ELEMENT_KEYS = {"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count"}
-_ELEMENT_KEYS |= {"texts", "attribute", "empty"}
+_ELEMENT_KEYS |= {"texts", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
 
 
 def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:
@@ -222,6 +222,12 @@ def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, 
         return check
     loc = to_loc(found)
     rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
+    if "nth" in arg and "nth" not in to_loc(selector):
+        # One of the elements the whole selector finds (toHaveClass([...]) item by item); a
+        # selector's own nth is in the element the person's locator was found for.
+        if "nth" in loc:
+            return check
+        rest["nth"] = arg["nth"]
     return {key: {**loc, **rest}}
 
 

@@ -24,7 +24,7 @@ from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow, parse
 from ..workflow.placeholders import new_unique
 from . import chrome, codegen, trace
-from .compose import Composed, compose, file_name, site_origin
+from .compose import TYPED, Composed, compose, file_name, site_origin
 from .demo import Demonstration, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
@@ -73,16 +73,19 @@ class Summary:
         dropped = sum(c.dropped for c in done)
         unexpressed = sum(len(c.unexpressed) for c in done)
         names = sorted({n for c in done for n in c.typed.secrets})
-        uniques = sum(len(c.typed.uniques) for c in done)
+        uniques = sum(len(c.typed.uniques) + len(c.typed.once) for c in done)
+        once = sum(len(c.typed.once) for c in done)
         line = (
             f"imported {len(done)} workflow{'' if len(done) == 1 else 's'}: {steps} steps, {source} checks from the "
             f"sources, {derived} derived ({dropped} dropped as unstable)"
         )
         if unexpressed:
-            line += f", {unexpressed} step{'' if unexpressed == 1 else 's'} or assertion{'' if unexpressed == 1 else 's'} not imported (comments in the files)"
+            line += f", {unexpressed} call{'' if unexpressed == 1 else 's'}, step{'' if unexpressed == 1 else 's'} or assertion{'' if unexpressed == 1 else 's'} not imported (comments in the files)"
         line += f", {len(names)} secret{'' if len(names) == 1 else 's'}"
         line += f" ({', '.join(names)})" if names else ""
         line += f", {uniques} unique value{'' if uniques == 1 else 's'}"
+        if once:
+            line += f" ({once} accepted once by the site, found by the runs)"
         runs = sum(r.runs for r in self.results)
         if runs:
             line += f"; {runs} runs of the new workflows against the site"
@@ -205,6 +208,36 @@ def _first_failure(result: RunResult) -> str:
     return (result.message or result.status).splitlines()[0]
 
 
+# How many typed values are tried as {unique}, one at a time, when a workflow passes once and
+# then fails: each try costs --runs more runs.
+MAX_ONCE_TRIES = 3
+
+
+@dataclass
+class _Derived:
+    composed: Composed
+    statuses: list[bool] = field(default_factory=list)  # per run: passed
+    failure: str = ""
+    failed_step: int = 0  # 1-based, of the first run that failed
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:300]
+
+
+def _typed_before(composed: Composed, failed_step: int) -> list[str]:
+    """The values typed in the workflow (not secrets, not already unique) up to its failing step,
+    the last typed first: the one a site refusing a duplicate refused is the one just submitted."""
+    values: list[str] = []
+    for i, group in enumerate(composed.groups, 1):
+        if failed_step and i > failed_step:
+            break
+        for step in group:
+            if step.kind in TYPED and step.value in composed.typed.params.values() and step.value not in values:
+                values.append(step.value)
+    return values[::-1]
+
+
 class Importer:
     def __init__(self, options: ImportOptions, browser: Callable[[], Browser], run: RunFn, say: Say = print) -> None:
         self.opt = options
@@ -257,19 +290,8 @@ class Importer:
             composed = compose(demo, selectors, facts, self.opt.base_url)
         failure = ""
         if self.opt.derive:
-            loaded = self._loaded(source, composed, target)  # the same workflow for every derivation run
-            deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
-            for n in range(self.opt.runs):
-                unique = new_unique()
-                deriver.start_run(unique)
-                result = self._run(composed, loaded, deriver, origin, unique)
-                runs += 1
-                if n == 0:
-                    self._site_up(source, result)
-                if result.status not in ("passed", "recovered", "healed") and not failure:
-                    failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
-            kept, composed.dropped = deriver.kept()
-            composed.derived = add_derived(composed, kept)
+            composed, failure, derived_runs = self._derive(source, demo, composed, selectors, facts, target, origin)
+            runs += derived_runs
         self._loaded(source, composed, target)  # the file as written, checked as the runner reads it
         text = composed.text()
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -280,6 +302,57 @@ class Importer:
                 str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs
             )
         return Imported(str(source), "written", line, target, composed, runs)
+
+    def _derive(
+        self,
+        source: Path,
+        demo: Demonstration,
+        composed: Composed,
+        selectors: list[list[str]],
+        facts: list[dict[str, str]],
+        target: Path,
+        origin: str,
+    ) -> tuple[Composed, str, int]:
+        """Run the workflow ``runs`` times and keep the checks that held in each; when it passed
+        its first run and failed a later one, try again with each value it typed (the one typed
+        last before the failing step first) as ``{unique}``: a value the site accepts once (a
+        name it refuses the second time) is kept so when that passes every run.
+        (the workflow, why it did not pass or "", the runs made)"""
+        outcome = self._derive_runs(source, composed, target, origin)
+        runs = len(outcome.statuses)
+        if not outcome.failure or not outcome.statuses[0] or all(not ok for ok in outcome.statuses):
+            return outcome.composed, outcome.failure, runs
+        once = list(composed.typed.once)
+        for value in _typed_before(composed, outcome.failed_step)[:MAX_ONCE_TRIES]:
+            tried = compose(demo, selectors, facts, self.opt.base_url, once=(*once, value))
+            retry = self._derive_runs(source, tried, target, origin)
+            runs += len(retry.statuses)
+            if not retry.failure:
+                passed = len(retry.statuses)
+                retry.composed.once_found[value] = (
+                    f"run 1 passed, {_one_line(outcome.failure)}; then {passed} of {passed} passed"
+                )
+                return retry.composed, "", runs
+        return outcome.composed, outcome.failure, runs
+
+    def _derive_runs(self, source: Path, composed: Composed, target: Path, origin: str) -> _Derived:
+        loaded = self._loaded(source, composed, target)  # the same workflow for every derivation run
+        deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
+        out = _Derived(composed)
+        for n in range(self.opt.runs):
+            unique = new_unique()
+            deriver.start_run(unique)
+            result = self._run(composed, loaded, deriver, origin, unique)
+            if n == 0:
+                self._site_up(source, result)
+            ok = result.status in ("passed", "recovered", "healed")
+            out.statuses.append(ok)
+            if not ok and not out.failure:
+                out.failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
+                out.failed_step = next((s.index for s in result.steps if s.status in ("failed", "broken")), 0)
+        kept, composed.dropped = deriver.kept()
+        composed.derived = add_derived(composed, kept)
+        return out
 
     def _targets(self, demo: Demonstration) -> tuple[list[list[str]], list[dict[str, str]], bool]:
         if any(s.page_html for s in demo.steps):
@@ -318,6 +391,9 @@ class Importer:
             parts.append(f"secrets to set: {', '.join(sorted(c.typed.secrets))}")
         if c.typed.uniques:
             parts.append(f"{len(c.typed.uniques)} unique value{'' if len(c.typed.uniques) == 1 else 's'}")
+        for value, written in c.typed.once.items():
+            found = c.once_found.get(value, "")
+            parts.append(f"{value!r} accepted once by the site: written {written!r}" + (f" ({found})" if found else ""))
         if runs:
             parts.append(f"{runs} runs")
         return f"wrote {path}: {', '.join(parts)}"

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from . import calls
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .expects import from_playwright
+from .polls import poll_check
 from .snapshots import FrameSnapshots
 
 OLDEST_VERSION = 6
@@ -39,7 +41,7 @@ _ACTIONS = {
     "dblclick": "dblclick",
     "tap": "click",
     "fill": "fill",
-    "type": "fill",
+    "type": "type",  # pressSequentially: key by key, as the page sees keys
     "press": "press",
     "check": "check",
     "uncheck": "uncheck",
@@ -201,6 +203,10 @@ def _first_line(text: str) -> str:
 def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> None:
     browser_steps: set[str] = set()
     polls = _polls(test)
+    last_eval = _last_evaluations(events.calls, polls)
+    # The runner's own calls (the page fixture's newPage): made inside a fixture step of the test.
+    fixtures = {str(e.get("callId")) for e in test if e.get("type") == "before" and e.get("method") == "fixture"}
+    parent = {str(e.get("callId")): str(e.get("parentId")) for e in test if e.get("type") == "before"}
     pages = 0
     for call in events.calls:
         if call.get("type") == "event":
@@ -208,7 +214,7 @@ def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> 
             if pages > 1 and demo.steps:  # the first is the test's own page
                 demo.steps[-1].new_page = True
             continue
-        cls, method = call.get("class"), str(call.get("method") or "")
+        cls, method = str(call.get("class") or ""), str(call.get("method") or "")
         params = call.get("params") or {}
         step_id = str(call.get("stepId") or call.get("callId"))
         browser_steps.add(step_id)
@@ -216,10 +222,11 @@ def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> 
             check, words = from_playwright(params)
             shown = events.page_before(call)
             page = (str(params["selector"]), *shown) if shown and params.get("selector") else None
-            demo.add_check(check, words, page)
+            for one in check if isinstance(check, list) else [check]:
+                demo.add_check(one, words, page)
         elif cls == "Frame" and method == "evaluateExpression" and step_id in polls:
-            after = events.afters.get(str(call.get("callId"))) or {}
-            demo.add_check(*_poll_check(params, after, polls[step_id]))
+            if last_eval.get(polls[step_id].id) == step_id:  # the evaluation that satisfied the matcher
+                _add_poll(demo, call, events, polls[step_id])
         else:
             step = _action_step(cls, method, params, events.base_url)
             if step is not None:
@@ -227,23 +234,59 @@ def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> 
                 if shown is not None:
                     step.page_html, step.page_url = shown
                 demo.steps.append(step)
-    for e in test:  # the test's own assertions the browser never saw (expect(value).toBe(...))
-        if (
-            e.get("type") == "before"
-            and e.get("method") == "expect"
-            and str(e.get("callId")) not in browser_steps
-            and e.get("parentId") not in polls
-            and str(e.get("callId")) not in polls
-        ):
-            words = " ".join(str(x) for x in (e.get("title"), e.get("subtitle")) if x)
-            demo.add_check(None, f"{words} (an assertion on a value the test computed, not on the page)")
+            elif not calls.unimportant(cls, method) and parent.get(step_id) not in fixtures:
+                demo.add_check(None, calls.not_imported(cls, method, params))
+    _test_assertions(demo, test, browser_steps, polls, last_eval)
 
 
-def _action_step(cls: Any, method: str, params: dict[str, Any], base_url: str) -> DemoStep | None:
-    """The step a browser call is when it is a user's action; None for waits, reads, evaluations."""
+def _add_poll(demo: Demonstration, call: dict[str, Any], events: _Events, poll: _Poll) -> None:
+    params = call.get("params") or {}
+    after = events.afters.get(str(call.get("callId"))) or {}
+    js, words = poll_check(
+        str(params.get("expression") or ""),
+        bool(params.get("isFunction")),
+        (after.get("result") or {}).get("value"),
+        poll.title,
+        poll.expected,
+    )
+    demo.add_check({"js": js} if js else None, words)
+
+
+def _test_assertions(
+    demo: Demonstration,
+    test: list[dict[str, Any]],
+    browser_steps: set[str],
+    polls: dict[str, _Poll],
+    last_eval: dict[str, str],
+) -> None:
+    """The test's own assertions the browser never saw (``expect(value).toBe(...)``), and polls of
+    something else than a page script: counted as not imported."""
+    for e in test:
+        cid = str(e.get("callId"))
+        if e.get("type") != "before" or e.get("method") != "expect" or cid in browser_steps:
+            continue
+        if cid in polls and polls[cid].id == cid and cid not in last_eval:
+            demo.add_check(None, f"{_words(e)} (a poll of a value the test computed, not of a page script)")
+        elif e.get("parentId") not in polls and cid not in polls:
+            demo.add_check(None, f"{_words(e)} (an assertion on a value the test computed, not on the page)")
+
+
+def _words(e: dict[str, Any]) -> str:
+    words = " ".join(str(x) for x in (e.get("title"), e.get("subtitle")) if x)
+    expected = (e.get("params") or {}).get("expected")
+    return f"{words} {expected}" if expected is not None else words
+
+
+def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -> DemoStep | None:
+    """The step a browser call is when it is a user's action; None for any other call."""
     kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
     if kind is None:
-        return None
+        return calls.other_step(cls, method, params)
+    # A click's right or middle button is the op's own (button:); anything else more than "this element" is said.
+    if kind in ("click", "hover") and calls.unusual_pointer(
+        params, buttons=("left", "right", "middle") if kind == "click" else ("left",)
+    ):
+        return None  # said as not imported: a plain click would be another action
     step = DemoStep(kind)
     if "selector" in params:
         step.target = Target([str(params["selector"])])
@@ -253,7 +296,7 @@ def _action_step(cls: Any, method: str, params: dict[str, Any], base_url: str) -
         step.kind = "dblclick"
     if method in ("click", "dblclick") and params.get("button") in ("right", "middle"):
         step.button = str(params["button"])  # a context menu, a middle click: kept (the op's button)
-    elif kind == "fill":
+    elif kind in ("fill", "type"):
         step.value = str(params.get("value") if "value" in params else params.get("text") or "")
     elif kind == "press":
         step.value = str(params.get("key") or "")
@@ -269,49 +312,35 @@ def _files(params: dict[str, Any]) -> str:
     return ", ".join(local) or ", ".join(str(p.get("name")) for p in params.get("payloads") or [])
 
 
-def _polls(test: list[dict[str, Any]]) -> dict[str, str]:
-    """Evaluations inside an ``expect.poll`` step: their step id -> the value expected."""
-    polls: dict[str, str] = {}
-    poll_ids = {
-        str(e.get("callId")): str((e.get("params") or {}).get("expected", ""))
-        for e in test
-        if e.get("type") == "before" and e.get("method") == "expect" and "poll" in str(e.get("title") or "")
-    }
+@dataclass(frozen=True)
+class _Poll:
+    id: str  # the poll step's id
+    title: str  # 'Expect "poll not toEqual"'
+    expected: str  # the expected value as the record words it
+
+
+def _polls(test: list[dict[str, Any]]) -> dict[str, _Poll]:
+    """``expect.poll`` steps and the calls inside them: step id -> the poll."""
+    polls: dict[str, _Poll] = {}
     for e in test:
-        if e.get("type") == "before" and str(e.get("parentId")) in poll_ids and e.get("method") == "pw:api":
-            polls[str(e.get("callId"))] = poll_ids[str(e.get("parentId"))]
-    polls.update(poll_ids)
+        if e.get("type") == "before" and e.get("method") == "expect" and "poll" in str(e.get("title") or ""):
+            cid = str(e.get("callId"))
+            expected = (e.get("params") or {}).get("expected")
+            polls[cid] = _Poll(cid, str(e.get("title") or ""), "" if expected is None else str(expected))
+    for e in test:
+        if e.get("type") == "before" and str(e.get("parentId")) in polls and e.get("method") == "pw:api":
+            polls[str(e.get("callId"))] = polls[str(e.get("parentId"))]
     return polls
 
 
-def _poll_check(params: dict[str, Any], after: dict[str, Any], expected: str) -> tuple[dict[str, Any] | None, str]:
-    """``expect.poll(() => page.evaluate(fn)).toBe(x)`` as a ``js`` check: the script's value, as
-    the last (passing) evaluation returned it, compared as JSON."""
-    expression = str(params.get("expression") or "")
-    words = f"expect.poll({expression}).toBe({expected})"
-    value = _plain_value((after.get("result") or {}).get("value"))
-    if value is _NO_VALUE or not expression:
-        return None, words
-    call = f"({expression})()" if params.get("isFunction") else f"({expression})"
-    wanted = json.dumps(json.dumps(value))
-    return {"js": f"Promise.resolve({call}).then((v) => JSON.stringify(v) === {wanted})"}, words
-
-
-_NO_VALUE = object()
-
-
-def _plain_value(v: Any) -> Any:
-    """A value as Playwright serializes it (``{"n": 1}``, ``{"s": "x"}``...), when it is plain."""
-    if not isinstance(v, dict):
-        return _NO_VALUE
-    if "n" in v or "s" in v or "b" in v:
-        return next(v[k] for k in ("n", "s", "b") if k in v)
-    if v.get("v") == "null":
-        return None
-    if "a" in v:
-        items = [_plain_value(x) for x in v["a"]]
-        return _NO_VALUE if any(x is _NO_VALUE for x in items) else items
-    return _NO_VALUE
+def _last_evaluations(calls_: list[dict[str, Any]], polls: dict[str, _Poll]) -> dict[str, str]:
+    """Per poll, the step id of its last page script evaluation (a poll repeats it until it holds)."""
+    last: dict[str, str] = {}
+    for call in calls_:
+        step_id = str(call.get("stepId") or call.get("callId"))
+        if call.get("class") == "Frame" and call.get("method") == "evaluateExpression" and step_id in polls:
+            last[polls[step_id].id] = step_id
+    return last
 
 
 def _option(params: dict[str, Any]) -> str:

@@ -6,6 +6,11 @@ no file, summary or log. A value with a run of clock digits or a random suffix i
 (``Book 1764201234567``, ``user-3f9a1c2b``) had that part made unique by the test, so it becomes
 ``{unique}`` (new in each run): the workflow then passes twice in a row against a site that keeps
 its rows. Anything else typed becomes a parameter named after its field.
+
+Digits are only a hint: a value the site accepts once (a name it refuses the second time, with no
+clock in it) is found by the import's own runs (``pipeline.py``: the workflow passed its first run
+and failed a later one after typing the same value); it is then written with :func:`once_written`
+and kept so when that passes every run.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ class TypedValues:
     params: dict[str, str] = field(default_factory=dict)
     secrets: dict[str, str] = field(default_factory=dict)  # NAME -> the value typed (never written)
     uniques: dict[str, str] = field(default_factory=dict)  # the unique part -> the value it was in
+    # Values the site accepted once (found by the runs) -> as written, with {unique} in them.
+    once: dict[str, str] = field(default_factory=dict)
 
     def typed(self, value: str, facts: dict[str, str], selectors: list[str]) -> str:
         """What the file says is typed: ``{secret.NAME}``, ``... {unique}`` or ``{param}``."""
@@ -77,6 +84,9 @@ class TypedValues:
             name = _free(name, self.secrets)
             self.secrets[name] = value
             return f"{{secret.{name}}}"
+        if value in self.once:
+            self.once[value] = once_written(value)
+            return self.once[value]
         unique = unique_part(value, facts)
         text = value.replace("{", "{{").replace("}", "}}")
         if unique is not None:
@@ -96,6 +106,10 @@ class TypedValues:
         by a parameter is looked for by it; a unique part as ``{unique}``); its own braces doubled,
         so that they stay braces."""
         out = text.replace("{", "{{").replace("}", "}}")
+        for value, written in sorted(self.once.items(), key=lambda kv: -len(kv[0])):
+            if written:  # typed earlier in this workflow: shown on the page as it was typed
+                shown = re.escape(value.replace("{", "{{").replace("}", "}}"))
+                out = re.sub(rf"(?<![\w-]){shown}(?![\w-])", written.replace("\\", "\\\\"), out)
         for unique in sorted(self.uniques, key=len, reverse=True):
             out = out.replace(unique, "{unique}")
         for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
@@ -105,6 +119,21 @@ class TypedValues:
 
     def holds_secret(self, text: str) -> bool:
         return any(v and v in text for v in self.secrets.values())
+
+
+# A run of digits standing alone in a value ("reading-48213", "order 20931"): the part a test
+# made new each run, when the value has one.
+_DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z])\d{3,}(?![0-9A-Za-z])")
+
+
+def once_written(value: str) -> str:
+    """A value the site accepts once, written so that each run types a new one: its run of digits
+    as ``{unique}`` (``reading-{unique}``), else the value and ``{unique}`` (``Acme {unique}``)."""
+    text = value.replace("{", "{{").replace("}", "}}")
+    runs = _DIGIT_RUN.findall(text)
+    if len(runs) == 1:
+        return _DIGIT_RUN.sub("{unique}", text)
+    return f"{text} {{unique}}"
 
 
 def distinctive(value: str) -> bool:

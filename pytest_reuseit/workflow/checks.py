@@ -75,6 +75,13 @@ class LocAttribute(Locator, TextMatch):
     attr: str = Field(description="the attribute's name, e.g. class")
 
 
+class LocCss(Locator, TextMatch):
+    """A computed style of an element (``property``: display, color...) compared with equals /
+    contains / matches, as the browser computes it (``rgb(255, 0, 0)``, not ``red``)."""
+
+    property: str = Field(min_length=1, description="the CSS property's name, e.g. display")
+
+
 class LocCount(Locator):
     equals: CountBound | None = None
     min: CountBound | None = None
@@ -96,11 +103,16 @@ class Expect(Strict):
     disabled: Loc | None = None
     checked: Loc | None = None
     unchecked: Loc | None = None
+    attached: Loc | None = Field(None, description="an element in the page's DOM, shown or not")
+    detached: Loc | None = Field(None, description="no element in the page's DOM")
+    focused: Loc | None = Field(None, description="the element that has the keyboard focus")
+    editable: Loc | None = Field(None, description="a field that takes typing: enabled and not read-only")
     text: LocText | None = None
     value: LocText | None = None
     count: LocCount | None = None
     texts: LocTexts | None = Field(None, description="the texts of all matching elements, in order")
     attribute: LocAttribute | None = Field(None, description="an attribute of the element (attr: class, href...)")
+    style: LocCss | None = Field(None, description="a computed style of the element (property: display, color...)")
     empty: Loc | None = Field(None, description="an element with no text, or a field with no value")
     url: TextMatch | None = None
     title: TextMatch | None = None

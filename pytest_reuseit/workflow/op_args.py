@@ -24,6 +24,14 @@ class PressArgs(Locator):
     key: str
 
 
+class DispatchArgs(Locator):
+    event: str = Field(
+        min_length=1,
+        pattern=r"^[A-Za-z][A-Za-z0-9_:.-]*$",
+        description="the DOM event's type (blur, change, input, click...), as Playwright's dispatchEvent takes it",
+    )
+
+
 class WaitArgs(Locator):
     state: Literal["visible", "hidden", "attached", "detached"] = "visible"
 

@@ -35,6 +35,7 @@ from pydantic_core import PydanticCustomError
 from .locators import Loc, Locator, describe_value
 from .op_args import (
     DialogAnswer,
+    DispatchArgs,
     Extract,
     FillArgs,
     PressArgs,
@@ -323,6 +324,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("check", Loc, "Tick a checkbox or radio button.", {}),
     ("uncheck", Loc, "Untick a checkbox.", {}),
     ("focus", Loc, "Give an element the keyboard focus.", {}),
+    ("blur", Loc, "Take the keyboard focus away from an element (ends an edit that saves on blur).", {}),
+    (
+        "dispatch",
+        DispatchArgs,
+        "Dispatch a DOM `event` (blur, change, input...) on an element, as Playwright's dispatchEvent does.",
+        {},
+    ),
     ("fill", FillArgs, "Replace the value of a form field with `value`.", {}),
     ("type", FillArgs, "Type `value` into a field key by key (for fields that react to each key).", {}),
     (
