@@ -37,6 +37,7 @@ MAPPED = [
     '"focus": {',
     '"type": {',
     # the page's wheel, a script the test ran in the page (its braces kept braces)
+    '"button": "right"}',  # a right click keeps its button
     '{"scroll": {"by": 100}}',
     '{"eval": "(() => {{\\n    window.scrollTo(0, 0);\\n  }})()"}',
     # the web-first matchers
@@ -74,7 +75,6 @@ NOT_IMPORTED = [
     ".not.toEqual([feed the cat])",
     "# not imported: expect(#new-todo).to.have.property",
     "# not imported: expect(#new-todo).to.have.accessible.name",
-    '# not imported: locator(#todo-list li label >> nth=0).click({"button": "right"}) (another mouse button,',
     '# not imported: page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)',
     "# not imported: page.expectScreenshot(",
 ]

@@ -170,6 +170,32 @@ def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
     return op
 
 
+# An action in words, by its kind: {what} is the element, {value} the value as written, {key} the
+# source's own value (a key, an event, a position). A click with another button says so below.
+_WORDS = {
+    "close_page": "Close the page",
+    "goto": "Open {value}",
+    "back": "Go back",
+    "forward": "Go forward",
+    "reload": "Reload the page",
+    "eval": "Run a script in the page",
+    "dispatch": "Dispatch {key} on {what}",
+    "blur": "Leave {what}",
+    "type": "Type {value} into {what}",
+    "fill": "Fill {what} with {value}",
+    "change": "Fill {what} with {value}",
+    "select": "Select {value} in {what}",
+    "upload": "Attach {value} to {what}",
+    "scroll": "Scroll {what} to {key}",
+    "click": "Click {what}",
+    "dblclick": "Double-click {what}",
+    "check": "Check {what}",
+    "uncheck": "Uncheck {what}",
+    "hover": "Hover over {what}",
+    "focus": "Focus {what}",
+}
+
+
 def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     """The step's action in words, as a person says it."""
     what = _element_words(selector)
@@ -178,43 +204,16 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return step.words
     if kind == "switch":
         return "Switch to the main page" if typed_value == "main" else f"Switch to the page {typed_value}"
-    if kind == "close_page":
-        return "Close the page"
-    if kind == "goto":
-        return f"Open {typed_value}"
-    if kind in ("back", "forward", "reload"):
-        return {"back": "Go back", "forward": "Go forward", "reload": "Reload the page"}[kind]
-    if kind == "eval":
-        return "Run a script in the page"
     if kind == "scroll" and not selector:
         return f"Scroll by {typed_value} pixels"
-    if kind == "dispatch":
-        return f"Dispatch {step.value} on {what}"
-    if kind == "blur":
-        return f"Leave {what}"
-    if kind == "type":
-        return f"Type {typed_value} into {what}"
-    if kind in ("fill", "change"):
-        return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
+    if kind in ("fill", "change") and not typed_value:
+        return f"Clear {what}"
     if kind == "press":
         return f"Press {step.value}" + (f" in {what}" if selector else "")
-    if kind == "select":
-        return f"Select {typed_value} in {what}"
-    if kind == "upload":
-        return f"Attach {typed_value} to {what}"
-    if kind == "scroll":
-        return f"Scroll {what} to {step.value}"
-    if step.button:
-        return f"{'Double-click' if kind == 'dblclick' else 'Click'} {what} with the {step.button} mouse button"
-    verb = {
-        "click": "Click",
-        "dblclick": "Double-click",
-        "check": "Check",
-        "uncheck": "Uncheck",
-        "hover": "Hover over",
-        "focus": "Focus",
-    }
-    return f"{verb.get(kind, kind.capitalize())} {what}"
+    if step.button and kind in ("click", "dblclick"):
+        return f"{_WORDS[kind].format(what=what)} with the {step.button} mouse button"
+    template = _WORDS.get(kind, kind.capitalize() + " {what}")
+    return template.format(what=what, value=typed_value, key=step.value)
 
 
 def _element_words(selector: str | None) -> str:
