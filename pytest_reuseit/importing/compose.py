@@ -9,14 +9,14 @@ unique value (``values.py``). Derived checks are added by ``derive.py`` with a c
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from ..workflow.writer import Written, literal, one_line, render
 from .demo import Demonstration, DemoStep
 from .selectors import to_loc
 from .values import TypedValues, slug
@@ -45,13 +45,19 @@ class Composed:
     def step_count(self) -> int:
         return len(self.groups)
 
+    def written(self, path: Path) -> Written:
+        """The file's text, by the one writer's rules, as if it were the file at ``path`` (files
+        it uploads are looked up beside it); WorkflowWriteError if it would not be as meant."""
+        return render(
+            self.doc, str(path), secrets=self.typed.secrets, folder=str(path.parent), builtin_names=BUILTIN_NAMES
+        )
+
     def text(self) -> str:
-        yaml = YAML()
-        yaml.width = 120
-        yaml.indent(mapping=2, sequence=4, offset=2)
-        buf = io.StringIO()
-        yaml.dump(self.doc, buf)
-        return buf.getvalue()
+        return self.written(Path(f"{slug(self.title)}.reuseit.yaml")).text
+
+
+# The placeholders the import's own runs and ``pytest --base-url`` give every imported file.
+BUILTIN_NAMES = ("base_url", "unique")
 
 
 def flow(value: Any) -> Any:
@@ -83,7 +89,7 @@ def relative(url: str, *origins: str) -> str:
     for origin in origins:
         if origin and (url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))):
             return "{base_url}" + url[len(origin) :]
-    return url.replace("{", "{{").replace("}", "}}")
+    return literal(url)
 
 
 def _loc(selector: str) -> Any:
@@ -126,11 +132,11 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     if kind == "fill":
         return f"Fill {what} with {typed_value}" if typed_value else f"Clear {what}"
     if kind == "press":
-        return f"Press {step.value}" + (f" in {what}" if selector else "")
+        return f"Press {literal(step.value)}" + (f" in {what}" if selector else "")
     if kind == "select":
         return f"Select {typed_value} in {what}"
     if kind == "upload":
-        return f"Attach {typed_value} to {what}"
+        return f"Attach {literal(typed_value)} to {what}"
     verb = {"click": "Click", "dblclick": "Double-click", "check": "Check", "uncheck": "Uncheck", "hover": "Hover over"}
     return f"{verb.get(kind, kind.capitalize())} {what}"
 
@@ -138,7 +144,7 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
 def _element_words(selector: str | None) -> str:
     if not selector:
         return "the page"
-    return _loc_words(to_loc(selector), selector)
+    return literal(_loc_words(to_loc(selector), selector))
 
 
 def _loc_words(loc: dict[str, Any], selector: str) -> str:
@@ -181,8 +187,8 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     origins = (origin_of(base_url), origin_of(demo.start_url))
     typed = TypedValues()
     doc = CommentedMap()
-    doc["name"] = demo.title
-    doc["task"] = demo.title
+    doc["name"] = literal(demo.title)
+    doc["task"] = literal(demo.title)
     steps = list(demo.steps)
     sels, fcts = list(selectors), list(facts)
     start = relative(demo.start_url, *origins)
@@ -208,7 +214,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
             firsts.append(words(step, candidates[0] if candidates else None, value))
         item = CommentedMap()
         if len(ops) == 2 and ops[1][0].kind == "press":  # typed, then submitted in the same field
-            firsts[1] = f"press {ops[1][0].value}"
+            firsts[1] = f"press {literal(ops[1][0].value)}"
         item["action"] = " and ".join([firsts[0], *(w[0].lower() + w[1:] for w in firsts[1:])])
         if pending_pre:
             item["pre"] = CommentedSeq(pending_pre)
@@ -235,7 +241,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         composed.unexpressed.extend(notes)
         seq.append(item)
         if notes:
-            text = "\n".join(f"not imported: {note}" for note in notes)
+            text = "\n".join(f"not imported: {one_line(note)}" for note in notes)
             seq.yaml_set_comment_before_after_key(len(seq) - 1, before=text, indent=2)
         composed.groups.append([steps[n] for n in group])
     doc["steps"] = seq
@@ -243,7 +249,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         doc.insert(3, "params", CommentedMap(typed.params))
     composed.source_checks = demo.checks_count()
     doc.yaml_set_start_comment(
-        f"Imported by `reuseit import` from {demo.source}.\n"
+        f"Imported by `reuseit import` from {one_line(demo.source)}.\n"
         "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
     )
     return composed
@@ -280,14 +286,20 @@ def _templated(op: Any, typed: TypedValues) -> Any:
     for key, value in op.items():
         if isinstance(value, dict):
             out[key] = {k: _loc_text(k, v, typed) for k, v in value.items()}
+        elif isinstance(value, str) and key != "goto":  # a bare selector, or a key pressed: text
+            out[key] = literal(value) if key == "press" else typed.in_text(value)
         else:
             out[key] = value
     return out
 
 
 def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
-    if key in ("value", "option", "key", "files"):
+    if key in ("value", "option"):  # written already, as typed.typed() said
         return value
+    if key == "key":
+        return literal(value) if isinstance(value, str) else value
+    if key == "files":
+        return [literal(v) for v in value] if isinstance(value, list) else value
     if isinstance(value, dict):
         return {k: _loc_text(k, v, typed) for k, v in value.items()}
     return typed.in_text(value) if isinstance(value, str) else value

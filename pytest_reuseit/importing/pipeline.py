@@ -21,8 +21,9 @@ from playwright.sync_api import Browser
 
 from ..engine.result import RunResult
 from ..errors import WorkflowFormatError
-from ..workflow.loader import LoadedWorkflow, parse
+from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
+from ..workflow.writer import Written, one_line, write
 from . import chrome, codegen, trace
 from .compose import Composed, compose, file_name, site_origin
 from .demo import Demonstration, UnreadableInput
@@ -191,12 +192,6 @@ def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, st
     return check
 
 
-def _load(composed: Composed, path: Path) -> LoadedWorkflow:
-    """The composed workflow as the runner loads it, as if it were the file at ``path`` (files it
-    uploads are looked up beside it)."""
-    return parse(composed.text(), str(path), str(path.parent), builtin_names=("base_url", "unique"))
-
-
 def _first_failure(result: RunResult) -> str:
     for step in result.steps:
         if step.status in ("failed", "broken"):
@@ -270,10 +265,8 @@ class Importer:
                     failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
             kept, composed.dropped = deriver.kept()
             composed.derived = add_derived(composed, kept)
-        self._loaded(source, composed, target)  # the file as written, checked as the runner reads it
-        text = composed.text()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        written = self._written(source, composed, target)  # the file as written, checked as the runner reads it
+        write(target, written)
         line = self._line(target, composed, runs)
         if failure:
             return Imported(
@@ -287,12 +280,17 @@ class Importer:
         selectors = [list(s.target.selectors) if s.target else [] for s in demo.steps]
         return selectors, [{} for _ in demo.steps], all(s.target is None for s in demo.steps)
 
+    @classmethod
+    def _loaded(cls, source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
+        return cls._written(source, composed, target).loaded
+
     @staticmethod
-    def _loaded(source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
+    def _written(source: Path, composed: Composed, target: Path) -> Written:
         try:
-            return _load(composed, target)
+            return composed.written(target)
         except WorkflowFormatError as exc:  # a bug of ours: say it, write nothing
-            raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
+            why = " ".join(one_line(p) for p in exc.problems[:2])
+            raise UnreadableInput(f"{source}: the workflow made from it would not be what it says: {why}") from None
 
     def _run(self, composed: Composed, loaded: LoadedWorkflow, probe: Any, origin: str, unique: str = "") -> RunResult:
         # The secrets the demonstration typed, in this process's environment for the import's own

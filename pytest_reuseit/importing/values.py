@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..workflow.writer import literal
+
 _SECRET_WORDS = re.compile(r"pass(word|wd|phrase)?|secret|token|api[-_ ]?key|\bkey\b|credential|pin\b", re.I)
 # Digits a clock or a counter gave (6 or more), or a hex/base36 run with letters and digits mixed
 # (8 or more), or a UUID: the parts of a value a test makes unique.
@@ -54,7 +56,7 @@ def unique_part(value: str) -> str | None:
 class TypedValues:
     """Every value typed in one demonstration, as it is written in the file."""
 
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)  # as written: literals, braces doubled
     secrets: dict[str, str] = field(default_factory=dict)  # NAME -> the value typed (never written)
     uniques: dict[str, str] = field(default_factory=dict)  # the unique part -> the value it was in
 
@@ -72,24 +74,26 @@ class TypedValues:
             self.secrets[name] = value
             return f"{{secret.{name}}}"
         unique = unique_part(value)
-        text = value.replace("{", "{{").replace("}", "}}")
+        # Typed text stays text: a param's value is itself read for placeholders, so a recording
+        # that typed "{env.HOME}" must type those characters, not this machine's home folder.
+        text = literal(value)
         if unique is not None:
             self.uniques[unique] = value
             return text.replace(unique, "{unique}")
         base = facts.get("label") or facts.get("name") or facts.get("id") or "value"
         name = slug(base)
         for known, typed in self.params.items():
-            if typed == value:
+            if typed == text:
                 return f"{{{known}}}"
         name = _free(name, self.params)
-        self.params[name] = value
+        self.params[name] = text
         return f"{{{name}}}"
 
     def in_text(self, text: str) -> str:
         """A check's text with the values typed earlier written as they were typed (a todo named
         by a parameter is looked for by it; a unique part as ``{unique}``); its own braces doubled,
         so that they stay braces."""
-        out = text.replace("{", "{{").replace("}", "}}")
+        out = literal(text)
         for unique in sorted(self.uniques, key=len, reverse=True):
             out = out.replace(unique, "{unique}")
         for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
