@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import from_puppeteer, to_loc
 
@@ -28,17 +29,20 @@ def looks_like(data: Any) -> bool:
 
 
 def read(path: Path) -> Demonstration:
+    text = limits.read_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        data = limits.loads(text, str(path))
+    except ValueError as exc:
         raise UnreadableInput(f"{path}: not JSON ({exc.__class__.__name__}): not a Chrome recording") from None
     if not looks_like(data):
         raise UnreadableInput(f"{path}: JSON without a title and a list of steps: not a Chrome DevTools recording")
+    limits.check_count(path, data["steps"], limits.MAX_STEPS, "steps in one recording")
     demo = Demonstration(title=str(data.get("title") or path.stem), source=str(path))
     for n, step in enumerate(data["steps"]):
         if not isinstance(step, dict) or step.get("type") not in _KNOWN:
             kind = step.get("type") if isinstance(step, dict) else type(step).__name__
             raise UnreadableInput(f"{path}: steps[{n}] has the type {kind!r}, which this release does not know")
+        limits.check_count(path, step.get("selectors"), limits.MAX_SELECTORS, f"selectors in steps[{n}]")
         _one(demo, step, f"{path}: steps[{n}]")
     if not demo.steps:
         raise UnreadableInput(f"{path}: a recording with no step to import")

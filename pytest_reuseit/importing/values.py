@@ -96,8 +96,10 @@ class TypedValues:
         out = literal(text)
         for unique in sorted(self.uniques, key=len, reverse=True):
             out = out.replace(unique, "{unique}")
+        # Only the values the text holds are matched as words (a plain substring test first): a
+        # test of hundreds of fields is written in linear time, not one pattern per value per text.
         for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
-            if distinctive(value):
+            if value in out and distinctive(value):
                 out = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", f"{{{name}}}", out)
         return out
 
