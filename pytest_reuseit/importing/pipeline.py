@@ -29,7 +29,7 @@ from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
 from . import chrome, codegen, limits, trace
-from .compose import Composed, compose, file_name, site_origin
+from .compose import Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
@@ -188,6 +188,15 @@ def read_source(path: Path) -> Demonstration:
     )
 
 
+def visited_origins(demo: Demonstration, base_url: str) -> tuple[str, ...]:
+    """The origins the import's own runs of ``demo`` may open: ``--base-url``'s, and those the
+    source itself visited (its pages, and in a trace the files those pages loaded). A page that
+    asks for anything else breaks the run, naming it: a hostile source reaches no other address."""
+    urls = [base_url, demo.start_url, *(s.value for s in demo.steps if s.kind == "goto")]
+    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources)
+    return tuple(o for o in dict.fromkeys(map(origin_of, urls)) if o)
+
+
 def _targets_from_snapshots(
     demo: Demonstration, browser: Browser
 ) -> tuple[list[list[str]], list[dict[str, str]], bool]:
@@ -259,6 +268,7 @@ class Importer:
         self.browser = browser
         self.run = run
         self.say = say
+        self._origins: tuple[str, ...] = ()  # the origins the runs of the source being imported may open
 
     def import_all(self, sources: list[Path]) -> Summary:
         summary = Summary()
@@ -296,6 +306,7 @@ class Importer:
 
     def _import(self, source: Path, demo: Demonstration, target: Path) -> Imported:
         origin = site_origin(demo, self.opt.base_url)
+        self._origins = visited_origins(demo, self.opt.base_url)
         selectors, facts, complete = self._targets(demo)
         runs = 0
         composed = compose(demo, selectors, facts, self.opt.base_url)
@@ -358,15 +369,14 @@ class Importer:
         # The secrets the demonstration typed, in this process's environment for the import's own
         # runs only (the file reads them from there as {secret.NAME}); as they were afterwards.
         with mock.patch.dict(os.environ, composed.typed.secrets):
-            return self.run(loaded, probe, unique or new_unique(), origin)
+            return self.run(loaded, probe, unique or new_unique(), origin, self._origins)
 
     @staticmethod
     def _site_up(source: Path, result: RunResult) -> None:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
-            raise UnreadableInput(
-                f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says"
-            )
+            what = "the site breaks the import's run" if why.startswith("requested") else "the site cannot be reached"
+            raise UnreadableInput(f"{source}: {what} to derive checks ({why}); --no-derive writes what the source says")
 
     def _line(self, path: Path, c: Composed, runs: int) -> str:
         parts = [f"{c.step_count} steps", f"{c.source_checks} checks from the source"]
