@@ -18,6 +18,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -231,16 +232,18 @@ def test_a_password_typed_then_asserted_is_a_secret_in_the_check_and_nowhere_els
         {"name": "assertValue", "selector": field, "value": password, "signals": []},
         {"name": "assertText", "selector": "#echo", "text": f"you typed {password}", "substring": True, "signals": []},
         {"name": "navigate", "url": f"{SITE}/welcome?pw={password}", "signals": []},
+        {"name": "navigate", "url": f"{SITE}/again?pw={quote(password, safe='')}", "signals": []},
     ]
     rec = tmp_path / "login.jsonl"
     rec.write_text("\n".join(json.dumps(x) for x in lines))
     text, said, loaded = _written(tmp_path, rec, capsys)
     assert password not in text + said and "hunter2" not in text + said
+    assert quote(password, safe="") not in text
     assert "{secret.PASSWORD}" in said or "PASSWORD" in said
     checks = [c for s in loaded.workflow.steps for c in s.post]
     written = json.dumps([c.model_dump(exclude_none=True) for c in checks])
     assert written.count("{secret.PASSWORD}") == 2, written
-    assert "welcome?pw={secret.PASSWORD}" in text
+    assert "welcome?pw={secret.PASSWORD}" in text and "again?pw={secret.PASSWORD}" in text
 
 
 def test_braces_in_a_title_a_name_and_a_selector_make_a_valid_file_that_means_them(
@@ -252,6 +255,7 @@ def test_braces_in_a_title_a_name_and_a_selector_make_a_valid_file_that_means_th
             {"type": "click", "selectors": [["aria/Save {draft}"], ["#a{b}"]]},
             {"type": "click", "selectors": [["div[data-x='{y}'] > .z"]]},
             {"type": "keyDown", "key": "}"},
+            {"type": "navigate", "url": f"{SITE}/items/{{id}}?q={{x}}"},
             title="Edit {id} and {{more}}",
         )
     )
@@ -259,11 +263,12 @@ def test_braces_in_a_title_a_name_and_a_selector_make_a_valid_file_that_means_th
     wf = loaded.workflow
     values = Values({})
     assert values.render(wf.name) == "Edit {id} and {{more}}"
-    first, second, third = wf.steps
+    first, second, third, fourth = wf.steps
     assert values.render(str(first.do[0].click.text)) == "Save {draft}"
     assert values.render(str(first.fallback[0].do[0].click.selector)) == "#a{b}"
     assert values.render(str(second.do[0].click.selector)) == "div[data-x='{y}'] > .z"
     assert values.render(str(third.do[0].press)) == "}"
+    assert Values({}, builtins={"base_url": SITE}).render(str(fourth.do[0].goto)) == f"{SITE}/items/{{id}}?q={{x}}"
 
 
 # ----------------------------------------------------------------------------- the writer itself

@@ -88,7 +88,7 @@ def relative(url: str, *origins: str) -> str:
     given, the address the source ran against); others as they are."""
     for origin in origins:
         if origin and (url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))):
-            return "{base_url}" + url[len(origin) :]
+            return "{base_url}" + literal(url[len(origin) :])
     return literal(url)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedBase
@@ -73,13 +74,16 @@ def _comment_lines(text: str) -> str:
     return "".join(_escaped(c) if c in LINE_BREAKS or not _printable(c) else c for c in text)
 
 
+def _forms(value: str) -> list[str]:
+    """How a secret's value can stand in a file: as a literal, as it is, URL-encoded."""
+    return list(dict.fromkeys(f for f in (literal(value), value, quote(value, safe=""), quote_plus(value)) if f))
+
+
 def _hidden(text: str, secrets: Mapping[str, str]) -> str:
-    """``text`` with each secret's value, as a literal, written ``{secret.NAME}`` (longest first)."""
+    """``text`` with each secret's value, in each of its forms, written ``{secret.NAME}`` (longest first)."""
     for name, value in sorted(secrets.items(), key=lambda kv: -len(kv[1])):
-        if value:
-            text = text.replace(literal(value), f"{{secret.{name}}}")
-            if literal(value) != value:
-                text = text.replace(value, f"{{secret.{name}}}")
+        for form in _forms(value) if value else ():
+            text = text.replace(form, f"{{secret.{name}}}")
     return text
 
 
@@ -212,7 +216,7 @@ def check(
     problems = [
         f"{path}: the text would hold the value of the secret {name} (written {{secret.{name}}} instead)"
         for name, value in (secrets or {}).items()
-        if value and value in text
+        if value and any(form in text for form in _forms(value))
     ]
     try:
         text.encode("utf-8")
