@@ -22,6 +22,7 @@ from typing import Any
 from unittest import mock
 
 from playwright.sync_api import Browser
+from playwright.sync_api import Error as PlaywrightError
 
 from ..engine.result import RunResult
 from ..errors import WorkflowFormatError
@@ -49,6 +50,7 @@ _UNFORESEEN = (
     zipfile.BadZipFile,
     zlib.error,
     struct.error,
+    PlaywrightError,  # a trace's page that the browser would not show
 )
 
 
