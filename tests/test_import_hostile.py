@@ -24,6 +24,8 @@ import pytest
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.importing import limits
+from pytest_reuseit.synthesis.compile import op_for
+from pytest_reuseit.synthesis.explore import RecordedAction
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import Values
 from pytest_reuseit.workflow.writer import WorkflowWriteError, check, one_line
@@ -290,6 +292,24 @@ def test_the_writer_refuses_a_text_that_reads_back_as_other_steps_or_holds_a_sec
         check(two, meant, "w.yaml")
     with pytest.raises(WorkflowWriteError, match="would hold the value of the secret PW"):
         check(one, meant, "w.yaml", secrets={"PW": "action: a"})
+
+
+def test_the_synthesizer_writes_what_the_agent_typed_pressed_and_answered_as_text() -> None:
+    def act(n: int, action: str, value: str, locator: str = 'role=textbox[name="Q"]') -> RecordedAction:
+        return RecordedAction(n, action, "e1", value, locator, True, "", "", "", "", "")
+
+    ops = [
+        op_for(act(1, "fill", "{env.HOME} {a}"), {"a": "{a}"}),
+        op_for(act(2, "press", "}"), {}),
+        op_for(act(3, "upload", "{x}.txt"), {}),
+    ]
+    assert ops == [
+        {"fill": {"selector": 'role=textbox[name="Q"]', "value": "{{env.HOME}} {a}"}},
+        {"press": {"selector": 'role=textbox[name="Q"]', "key": "}}"}},
+        {"upload": {"selector": 'role=textbox[name="Q"]', "files": "{{x}}.txt"}},
+    ]
+    values = Values({"a": "{{a}}"})
+    assert values.render(ops[0]["fill"]["value"]) == "{env.HOME} {a}"
 
 
 # ----------------------------------------------------------------------------- cost, in a process of its own
