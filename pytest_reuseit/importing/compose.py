@@ -88,8 +88,16 @@ def relative(url: str, *origins: str) -> str:
     given, the address the source ran against); others as they are."""
     for origin in origins:
         if origin and (url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))):
-            return "{base_url}" + literal(url[len(origin) :])
+            return "{base_url}" + url[len(origin) :]
     return literal(url)
+
+
+def site_url(url: str, *origins: str) -> str:
+    """A URL as a step writes it: :func:`relative`, its path after ``{base_url}`` a literal too."""
+    rel = relative(url, *origins)
+    if rel.startswith("{base_url}"):
+        return "{base_url}" + literal(rel[len("{base_url}") :])
+    return rel
 
 
 def _loc(selector: str) -> Any:
@@ -191,7 +199,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
     doc["task"] = literal(demo.title)
     steps = list(demo.steps)
     sels, fcts = list(selectors), list(facts)
-    start = relative(demo.start_url, *origins)
+    start = site_url(demo.start_url, *origins)
     doc["start_url"] = start
     composed = Composed(demo.title, demo.source, doc, typed, origins)
     pending_pre: list[Any] = []
@@ -207,7 +215,7 @@ def compose(demo: Demonstration, selectors: list[list[str]], facts: list[dict[st
         ops, firsts = [], []
         for n in group:
             step, candidates, fact = steps[n], sels[n] if n < len(sels) else [], fcts[n] if n < len(fcts) else {}
-            value = relative(step.value, *origins) if step.kind == "goto" else step.value
+            value = site_url(step.value, *origins) if step.kind == "goto" else step.value
             if step.kind in ("fill", "select"):
                 value = typed.typed(step.value, fact, candidates)
             ops.append((step, candidates, value))
