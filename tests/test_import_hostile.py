@@ -160,6 +160,15 @@ def test_a_folder_given_as_a_source_file_and_a_link_loop_are_one_line(
     assert err == f"reuseit import: no trace, recording or codegen file in {tmp_path / 'x.json'}\n"
 
 
+def test_an_output_folder_that_is_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = tmp_path / "rec.json"
+    rec.write_bytes(_recording(_click()))
+    (tmp_path / "out").write_text("a file")
+    assert _import(tmp_path / "out", str(rec)) == 2
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line == f"cannot import {rec}: File exists: {tmp_path / 'out'}"
+
+
 def test_in_a_folder_the_bad_sources_get_their_line_and_the_good_ones_are_imported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

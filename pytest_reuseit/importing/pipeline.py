@@ -287,9 +287,9 @@ class Importer:
             return self._import_one(source)
         except UnreadableInput as exc:
             return Imported(str(source), "unreadable", f"cannot import {one_line(str(exc))}")
-        except OSError as exc:
-            why = one_line(exc.strerror or exc.__class__.__name__)
-            return Imported(str(source), "unreadable", f"cannot import {source}: cannot read it ({why})")
+        except OSError as exc:  # the source unreadable, or the output folder unwritable
+            why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
+            return Imported(str(source), "unreadable", f"cannot import {source}: {why}")
         except _UNFORESEEN as exc:
             why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
             return Imported(str(source), "unreadable", f"cannot import {source}: this release cannot read it ({why})")
