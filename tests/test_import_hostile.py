@@ -93,7 +93,11 @@ def _write(content: bytes) -> Callable[[Path], None]:
 
 # input -> (file name, how it is made, the line's words after "cannot import PATH: ")
 REFUSED: dict[str, tuple[str, Callable[[Path], None], str]] = {
-    "zip bomb": ("bomb.zip", _bomb, "its member 0-trace.trace is 72 MB uncompressed, over the limit of 64 MB"),
+    "zip bomb": (
+        "bomb.zip",
+        _bomb,
+        "its member 0-trace.trace is 72 MB uncompressed, over the limit of 64 MB",
+    ),
     "zip of 60000 members": ("many.zip", _many_members, "a zip of 60000 or more members, over the limit of 20000"),
     "truncated zip": ("cut.zip", _damaged, "not a zip file (BadZipFile): not a Playwright trace"),
     "damaged zip member": ("bad.zip", _bad_member, "this release cannot read it (BadZipFile: "),
@@ -102,7 +106,7 @@ REFUSED: dict[str, tuple[str, Callable[[Path], None], str]] = {
         _write(b'{"title": "x", "steps": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
         "JSON nested deeper than 256 levels, the limit",
     ),
-    "recording over 10 MB": ("big.json", _too_large, "10 MB, over the limit of 10 MB for a recording"),
+    "recording over 10 MB": ("big.json", _too_large, "10,485,761 bytes, over the limit of 10 MB for a recording"),
     "501 steps": ("long.json", _write(_recording(*[_click()] * 501)), "502 steps in one recording, over the limit"),
     "33 selectors in a step": (
         "sels.json",

@@ -44,7 +44,8 @@ PEEK_BYTES = 64 * 1024
 
 
 def _size(n: int) -> str:
-    return f"{n / MB:.0f} MB" if n >= MB else f"{n} bytes"
+    """A size as a line says it: whole megabytes as such, other sizes to the byte."""
+    return f"{n // MB} MB" if n >= MB and n % MB == 0 else f"{n / MB:.0f} MB" if n >= 100 * MB else f"{n:,} bytes"
 
 
 def read_bytes(path: Path, limit: int = MAX_RECORDING_BYTES) -> bytes:
