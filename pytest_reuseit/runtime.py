@@ -271,17 +271,20 @@ class Runtime:
         placeholders: Placeholders = (),
         on_start: Callable[[Page], None] | None = None,
         probe: Probe | None = None,
+        origins: tuple[str, ...] = (),
     ) -> RunResult:
         """Run one variation in a fresh browser context; keep artifacts as the settings say.
 
         ``placeholders`` come before the runtime's own; ``on_start`` gets the page before
         ``start_url`` is opened (the plugin's ``pytest_reuseit_run_start`` hook); ``probe`` watches
-        the run from inside (mutation testing).
+        the run from inside (mutation testing). ``origins`` fences the run tighter than its
+        workflow's hosts (the import's own runs): a request to any other origin is aborted and
+        breaks the run, naming it.
         """
         thread = self._browser_thread()
         if thread is not None:
-            return thread.submit(self._run, loaded, variation, run_id, placeholders, on_start, probe).result()
-        return self._run(loaded, variation, run_id, placeholders, on_start, probe)
+            return thread.submit(self._run, loaded, variation, run_id, placeholders, on_start, probe, origins).result()
+        return self._run(loaded, variation, run_id, placeholders, on_start, probe, origins)
 
     def _run(
         self,
@@ -291,8 +294,9 @@ class Runtime:
         placeholders: Placeholders,
         on_start: Callable[[Page], None] | None,
         probe: Probe | None = None,
+        origins: tuple[str, ...] = (),
     ) -> RunResult:
-        return self._run_keeping(loaded, variation, run_id, placeholders, on_start, probe=probe)[0]
+        return self._run_keeping(loaded, variation, run_id, placeholders, on_start, probe=probe, origins=origins)[0]
 
     def _values(self, loaded: LoadedWorkflow, variation: str | None, placeholders: Placeholders) -> Values:
         wf = loaded.workflow
@@ -357,6 +361,7 @@ class Runtime:
         *,
         keep_state: bool = False,
         probe: Probe | None = None,
+        origins: tuple[str, ...] = (),
     ) -> tuple[RunResult, dict[str, Any] | None]:
         """One run; with ``keep_state`` also the context's storage state when it passed."""
         s = self.settings
@@ -376,7 +381,7 @@ class Runtime:
             if s.artifacts != "never":  # broken: kept under "on-failure" and "always" alike
                 artifacts.write(result, folder)
             return result, None
-        fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders))
+        fence = NavigationFence(self.allowed_domains(loaded, variation, placeholders), origins=origins)
         texts = LongTexts()
         context = self.session.new_context(options.kwargs, fence)
         trace = RunTrace(context, s.trace)
@@ -407,6 +412,8 @@ class Runtime:
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
             self._where_it_ran(result)
+            if fence.origins and fence.blocked:
+                _outside_origins(result, fence)
             bad = result.status in ("failed", "broken")
             if trace.recording:
                 # "--reuseit-artifacts never" means nothing is written, the trace included.
@@ -480,3 +487,14 @@ class Runtime:
         if self._session is not None:
             self._session.close()
             self._session = None
+
+
+def _outside_origins(result: RunResult, fence: NavigationFence) -> None:
+    """A run fenced to ``origins`` that asked for another: broken (no verdict on a site that
+    reached elsewhere), naming what it asked for."""
+    others = ", ".join(dict.fromkeys(fence.blocked[:3]))
+    result.status = "broken"
+    result.message = (
+        f"requested {others}, outside the origins this run may open ({', '.join(fence.origins)}); "
+        f"the request was aborted. {result.message or ''}"
+    ).strip()

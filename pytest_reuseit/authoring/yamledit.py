@@ -41,8 +41,9 @@ from ruamel.yaml.tokens import CommentToken
 
 from ..errors import ReuseitError, WorkflowFormatError
 from ..sites import LocalSites
-from ..workflow.loader import LoadedWorkflow, parse
+from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import LOCATOR_KINDS
+from ..workflow.writer import render
 
 #: Keys of a locator mapping (the kind and its refinements); an op's other keys (value, option,
 #: key, state) are its arguments and are kept when the locator is replaced.
@@ -165,12 +166,11 @@ class WorkflowDoc:
 
     def validated(self) -> tuple[str, LoadedWorkflow]:
         """The edited text and the workflow it loads as; YamlEditError if it does not validate."""
-        text = self.dump()
-        try:
-            loaded = parse(text, self.path, builtin_names=LocalSites.NAMES)
+        try:  # through the one writer: comments one line each, read back as meant, validated
+            written = render(self.data, self.path, yaml=self.yaml, builtin_names=LocalSites.NAMES, newline=self.newline)
         except WorkflowFormatError as exc:
             raise YamlEditError(self.path, ["the edited workflow does not validate:", *exc.problems]) from None
-        return text, loaded
+        return written.text, written.loaded
 
     def diff(self, new_text: str | None = None) -> str:
         """Unified diff from the file as loaded to ``new_text`` (default: the document now)."""

@@ -94,12 +94,32 @@ def web_address(url: str) -> bool:
     return urlsplit(url).scheme.lower() in ("http", "https") or url.strip().lower() == "about:blank"
 
 
+def origin_of(url: str) -> str:
+    """``scheme://host:port`` of a URL (lower case), or "" for one without a host."""
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.hostname:
+        return ""
+    default = {"http": 80, "https": 443, "ws": 80, "wss": 443}.get(parts.scheme.lower())
+    try:
+        port = parts.port or default
+    except ValueError:
+        return ""
+    return f"{parts.scheme.lower()}://{parts.hostname.lower()}:{port}"
+
+
 @dataclass
 class NavigationFence:
-    """Aborts navigations to hosts outside ``allowed`` and remembers them for the report."""
+    """Aborts navigations to hosts outside ``allowed`` and remembers them for the report.
+
+    With ``origins`` (the import's own runs: the origins its source visited), every request, not
+    only a navigation, to any other origin (scheme, host and port) is aborted and remembered."""
 
     allowed: tuple[str, ...]
     blocked: list[str] = field(default_factory=list)
+    origins: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.origins = tuple(o for o in dict.fromkeys(map(origin_of, self.origins)) if o)
 
     def pattern(self) -> str | re.Pattern[str]:
         """The URLs the fence needs to look at: those of network schemes on other hosts than the
@@ -107,6 +127,8 @@ class NavigationFence:
         driver, so requests to the allowed hosts never make a round trip to Python (a glob or a
         function would send every request there: measured 5-9% of a deterministic run). Broader
         than :func:`host_allowed` where unsure (odd hosts are looked at, and decided, in Python)."""
+        if self.origins:  # every request is looked at: an origin is more than a host
+            return "**/*"
         # re.escape's escapes (\., \-) read the same in JavaScript (no "u" flag).
         hosts = [re.escape(d.lower().strip(".")) for d in self.allowed if d.strip(".")]
         if not hosts:
@@ -117,7 +139,11 @@ class NavigationFence:
         )
 
     def blocks(self, request: Request | AsyncRequest) -> bool:
-        """The fence's rule: a navigation to a host outside ``allowed`` (the sync and async APIs' requests)."""
+        """The fence's rule: a navigation to a host outside ``allowed`` (the sync and async APIs'
+        requests); with ``origins``, any request of a network scheme to another origin."""
+        if self.origins:
+            scheme = urlsplit(request.url).scheme.lower()
+            return scheme in ("http", "https", "ws", "wss") and origin_of(request.url) not in self.origins
         return request.is_navigation_request() and not host_allowed(request.url, self.allowed)
 
     def __call__(self, route: Route) -> None:

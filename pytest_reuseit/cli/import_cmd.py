@@ -88,9 +88,9 @@ def _options(args: argparse.Namespace, file: bool = False) -> ImportOptions | No
 def _import(sources: list[Path], opt: ImportOptions, score: bool) -> int:
     runtime = _runtime()
 
-    def run(loaded: LoadedWorkflow, probe: Any, unique: str, origin: str) -> RunResult:
+    def run(loaded: LoadedWorkflow, probe: Any, unique: str, origin: str, origins: tuple[str, ...]) -> RunResult:
         extra = {"unique": unique, **({"base_url": origin} if origin else {})}
-        return runtime.run(loaded, None, f"import-{unique}", placeholders=(extra,), probe=probe)
+        return runtime.run(loaded, None, f"import-{unique}", placeholders=(extra,), probe=probe, origins=origins)
 
     try:
         summary = Importer(opt, runtime.session.browser, run, say=lambda line: print(line, flush=True)).import_all(

@@ -22,6 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .chrome_schema import check_recording
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import from_puppeteer, to_loc
@@ -39,13 +40,17 @@ def looks_like(data: Any) -> bool:
 
 
 def read(path: Path) -> Demonstration:
+    text = limits.read_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        data = limits.loads(text, str(path))
+    except ValueError as exc:
         raise UnreadableInput(f"{path}: not JSON ({exc.__class__.__name__}): not a Chrome recording") from None
     if not looks_like(data):
         raise UnreadableInput(f"{path}: JSON without a title and a list of steps: not a Chrome DevTools recording")
+    limits.check_count(path, data["steps"], limits.MAX_STEPS, "steps in one recording")
     check_recording(data, str(path))
+    for n, step in enumerate(data["steps"]):
+        limits.check_count(path, step.get("selectors"), limits.MAX_SELECTORS, f"selectors in steps[{n}]")
     demo = Demonstration(title=str(data["title"] or path.stem), source=str(path))
     reader = _Reader(demo, data.get("timeout"))
     for n, step in enumerate(data["steps"]):

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from . import limits
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .selectors import to_loc
 
@@ -58,26 +59,23 @@ class _Pages:
 
 def looks_like(path: Path) -> bool:
     """A ``.jsonl`` file whose first line is one of the recorder's actions."""
-    try:
-        with path.open(encoding="utf-8") as f:
-            lines = [json.loads(f.readline() or "null") for _ in range(2)]
-    except (OSError, ValueError):
+    try:  # its first lines, from at most the file's first 64 KB
+        lines = [json.loads(line) for line in limits.peek(path).splitlines()[:2]]
+    except (ValueError, RecursionError):
         return False
     return any(isinstance(x, dict) and "name" in x and "signals" in x for x in lines)
 
 
 def read(path: Path) -> Demonstration:
     demo = Demonstration(title=path.stem.replace("_", " ").replace("-", " "), source=str(path))
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UnreadableInput(f"{path}: cannot read it ({exc.__class__.__name__})") from None
+    lines = limits.read_text(path).splitlines()
+    limits.check_count(path, lines, limits.MAX_STEPS * 2, "lines in one codegen file")
     pages = _Pages()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            action = json.loads(line)
+            action = limits.loads(line, f"{path}:{n}")
         except ValueError:
             raise UnreadableInput(
                 f"{path}:{n}: not JSON: not a file playwright codegen wrote (--target jsonl)"

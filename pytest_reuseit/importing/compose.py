@@ -9,14 +9,14 @@ unique value (``values.py``). Derived checks are added by ``derive.py`` with a c
 
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
+from ..workflow.writer import Written, literal, one_line, render
 from .demo import Demonstration, DemoStep
 from .selectors import to_loc
 from .values import TypedValues, slug
@@ -57,13 +57,19 @@ class Composed:
     def step_count(self) -> int:
         return len(self.groups)
 
+    def written(self, path: Path) -> Written:
+        """The file's text, by the one writer's rules, as if it were the file at ``path`` (files
+        it uploads are looked up beside it); WorkflowWriteError if it would not be as meant."""
+        return render(
+            self.doc, str(path), secrets=self.typed.secrets, folder=str(path.parent), builtin_names=BUILTIN_NAMES
+        )
+
     def text(self) -> str:
-        yaml = YAML()
-        yaml.width = 120
-        yaml.indent(mapping=2, sequence=4, offset=2)
-        buf = io.StringIO()
-        yaml.dump(self.doc, buf)
-        return buf.getvalue()
+        return self.written(Path(f"{slug(self.title)}.reuseit.yaml")).text
+
+
+# The placeholders the import's own runs and ``pytest --base-url`` give every imported file.
+BUILTIN_NAMES = ("base_url", "unique")
 
 
 def flow(value: Any) -> Any:
@@ -95,7 +101,15 @@ def relative(url: str, *origins: str) -> str:
     for origin in origins:
         if origin and (url == origin or url.startswith((origin + "/", origin + "?", origin + "#"))):
             return "{base_url}" + url[len(origin) :]
-    return url.replace("{", "{{").replace("}", "}}")
+    return literal(url)
+
+
+def site_url(url: str, *origins: str) -> str:
+    """A URL as a step writes it: :func:`relative`, its path after ``{base_url}`` a literal too."""
+    rel = relative(url, *origins)
+    if rel.startswith("{base_url}"):
+        return "{base_url}" + literal(rel[len("{base_url}") :])
+    return rel
 
 
 def _loc(selector: str) -> Any:
@@ -131,7 +145,7 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
     if kind == "goto":
         return {"goto": typed_value}
     if kind == "eval":  # the source's own script, its braces kept braces
-        return {"eval": typed_value.replace("{", "{{").replace("}", "}}")}
+        return {"eval": literal(typed_value)}
     if kind == "switch":
         if typed_value == "main" or typed_value.isdigit():
             return {"switch_page": "main" if typed_value == "main" else int(typed_value)}
@@ -209,17 +223,18 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     if kind in ("fill", "change") and not typed_value:
         return f"Clear {what}"
     if kind == "press":
-        return f"Press {step.value}" + (f" in {what}" if selector else "")
+        return f"Press {literal(step.value)}" + (f" in {what}" if selector else "")
     if step.button and kind in ("click", "dblclick"):
         return f"{_WORDS[kind].format(what=what)} with the {step.button} mouse button"
     template = _WORDS.get(kind, kind.capitalize() + " {what}")
-    return template.format(what=what, value=typed_value, key=step.value)
+    value = literal(typed_value) if kind == "upload" else typed_value  # file names: the others are written already
+    return template.format(what=what, value=value, key=literal(step.value))
 
 
 def _element_words(selector: str | None) -> str:
     if not selector:
         return "the page"
-    return _loc_words(to_loc(selector), selector)
+    return literal(_loc_words(to_loc(selector), selector))
 
 
 def _loc_words(loc: dict[str, Any], selector: str) -> str:
@@ -270,11 +285,11 @@ def compose(
     origins = (origin_of(base_url), origin_of(demo.start_url))
     typed = TypedValues(once=dict.fromkeys(once, ""))
     doc = CommentedMap()
-    doc["name"] = demo.title
-    doc["task"] = demo.title
+    doc["name"] = literal(demo.title)
+    doc["task"] = literal(demo.title)
     steps = list(demo.steps)
     sels, fcts = list(selectors), list(facts)
-    start = relative(demo.start_url, *origins)
+    start = site_url(demo.start_url, *origins)
     doc["start_url"] = start
     composed = Composed(demo.title, demo.source, doc, typed, origins)
     pending_pre: list[Any] = []
@@ -295,7 +310,7 @@ def compose(
             firsts.append(words(step, candidates[0] if candidates else None, value))
         item = CommentedMap()
         if len(ops) == 2 and ops[1][0].kind == "press":  # typed, then submitted in the same field
-            firsts[1] = f"press {ops[1][0].value}"
+            firsts[1] = f"press {literal(ops[1][0].value)}"
         item["action"] = " and ".join([firsts[0], *(w[0].lower() + w[1:] for w in firsts[1:])])
         if pending_pre:
             item["pre"] = CommentedSeq(pending_pre)
@@ -322,7 +337,7 @@ def compose(
         composed.unexpressed.extend(notes)
         seq.append(item)
         if notes:
-            text = "\n".join(f"not imported: {note}" for note in notes)
+            text = "\n".join(f"not imported: {one_line(note)}" for note in notes)
             seq.yaml_set_comment_before_after_key(len(seq) - 1, before=text, indent=2)
         composed.groups.append([steps[n] for n in group])
     doc["steps"] = seq
@@ -331,7 +346,7 @@ def compose(
     _run_options(doc, demo)
     composed.source_checks = demo.checks_count()
     doc.yaml_set_start_comment(
-        f"Imported by `reuseit import` from {demo.source}.\n"
+        f"Imported by `reuseit import` from {one_line(demo.source)}.\n"
         "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
     )
     return composed
@@ -353,7 +368,7 @@ def _as_written(
     if step.kind == "change":
         step = replace(step, kind=change_kind(fact))
     if step.kind in ("goto", "switch"):
-        return step, relative(step.value, *origins)
+        return step, site_url(step.value, *origins)
     if step.kind in TYPED:
         return step, typed.typed(step.value, fact, candidates)
     return step, step.value
@@ -392,14 +407,21 @@ def _templated(op: Any, typed: TypedValues) -> Any:
     for key, value in op.items():
         if isinstance(value, dict) and key != "switch_page":  # a page's URL is written already
             out[key] = {k: _loc_text(k, v, typed) for k, v in value.items()}
+        elif isinstance(value, str) and key not in ("goto", "eval"):  # a bare selector, or a key pressed: text
+            out[key] = literal(value) if key == "press" else typed.in_text(value)
         else:
             out[key] = value
     return out
 
 
 def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
-    if key in ("value", "option", "key", "files", "event"):
+    if key in ("value", "option"):  # written already, as typed.typed() said
         return value
+    if key in ("key", "event"):
+        return literal(value) if isinstance(value, str) else value
+        return value
+    if key == "files":
+        return [literal(v) for v in value] if isinstance(value, list) else value
     if isinstance(value, dict):
         return {k: _loc_text(k, v, typed) for k, v in value.items()}
     return typed.in_text(value) if isinstance(value, str) else value

@@ -42,8 +42,9 @@ from .values import distinctive
 
 log = logging.getLogger(__name__)
 
-# (the workflow, the probe, the value {unique} takes in this run, the site's origin) -> its result
-RunFn = Callable[[LoadedWorkflow, Any, str, str], RunResult]
+# (the workflow, the probe, the value {unique} takes in this run, the site's origin, the origins
+# the run may open: the source's and --base-url's) -> its result
+RunFn = Callable[[LoadedWorkflow, Any, str, str, tuple[str, ...]], RunResult]
 # Candidates per step: enough to say what the step did, few enough to read and to run.
 MAX_PER_STEP = 4
 # The key of the start page's candidates (pre checks of step 1), and how many: its headings.

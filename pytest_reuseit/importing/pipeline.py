@@ -11,25 +11,47 @@ from __future__ import annotations
 
 import json
 import os
+import struct
+import zipfile
+import zlib
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 from playwright.sync_api import Browser
+from playwright.sync_api import Error as PlaywrightError
 
 from ..engine.result import RunResult
 from ..errors import WorkflowFormatError
-from ..workflow.loader import LoadedWorkflow, parse
+from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
-from . import chrome, codegen, trace
-from .compose import TYPED, Composed, compose, file_name, site_origin
+from ..workflow.writer import Written, one_line, write
+from . import chrome, codegen, limits, trace
+from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
 
 Say = Callable[[str], None]
+# What a reader raises on a source made in a way nobody foresaw (a field of the wrong type, a
+# damaged zip member, an encrypted one, a compression method zipfile lacks): one line, not a traceback.
+_UNFORESEEN = (
+    ValueError,
+    TypeError,
+    LookupError,
+    AttributeError,
+    RuntimeError,  # RecursionError, and zipfile's "File is encrypted"
+    NotImplementedError,
+    ArithmeticError,
+    EOFError,
+    zipfile.BadZipFile,
+    zlib.error,
+    struct.error,
+    PlaywrightError,  # a trace's page that the browser would not show
+)
 
 
 @dataclass(frozen=True)
@@ -96,24 +118,56 @@ class Summary:
 
 
 def find_sources(paths: list[str]) -> list[Path]:
-    """The files to import: those given, and in folders every trace, recording and codegen file."""
+    """The files to import: those given, and in folders every trace, recording and codegen file
+    (and every file that looks like one but is damaged: it gets its line, the others are read)."""
     out: list[Path] = []
     for p in map(Path, paths):
-        out.extend(sorted(f for f in p.rglob("*") if _importable(f)) if p.is_dir() else [p])
+        out.extend(sorted(f for f in _files_in(p) if _importable(f)) if p.is_dir() else [p])
     return out
 
 
+def _files_in(folder: Path) -> list[Path]:
+    """Every file under ``folder``, links to folders not followed (a link loop ends nowhere)."""
+    found: list[Path] = []
+    for root, _, files in os.walk(folder, onerror=lambda _: None, followlinks=False):
+        found.extend(Path(root, f) for f in files)
+        if len(found) > 100_000:
+            break
+    return found
+
+
 def _importable(f: Path) -> bool:
-    """Whether a file found in a folder is one of the sources (by what it holds, not its name alone)."""
-    looks = {".zip": trace.is_trace, ".jsonl": codegen.looks_like, ".json": _is_recording}.get(f.suffix)
-    return looks is not None and looks(f)
+    """Whether a file found in a folder is one of the sources, by what its start holds (not its
+    name alone): a zip (a trace, or a damaged zip), a recording's JSON, a codegen file."""
+    if f.suffix == ".zip":
+        with suppress(OSError), f.open("rb") as fh:
+            return fh.read(2) == b"PK" and (not zipfile.is_zipfile(f) or _is_trace(f))
+        return False
+    if f.suffix == ".jsonl":
+        return codegen.looks_like(f)
+    if f.suffix == ".json":
+        return _is_recording(f)
+    return False
+
+
+def _is_trace(path: Path) -> bool:
+    try:
+        limits.check_zip_directory(path)
+    except UnreadableInput:
+        return True  # a zip too large to be read: its line says so
+    return trace.is_trace(path)
 
 
 def _is_recording(path: Path) -> bool:
-    try:
-        return chrome.looks_like(json.loads(path.read_text(encoding="utf-8")))
-    except (OSError, ValueError, UnicodeDecodeError):
+    """A Chrome recording: a JSON object with its steps (from the file's start: a recording too
+    large or damaged to be read gets its line)."""
+    start = limits.peek(path).lstrip()
+    if not start.startswith("{") or '"steps"' not in start:
         return False
+    try:
+        return chrome.looks_like(json.loads(limits.read_text(path)))
+    except (UnreadableInput, ValueError, RecursionError):
+        return True
 
 
 def read_source(path: Path) -> Demonstration:
@@ -128,6 +182,8 @@ def read_source(path: Path) -> Demonstration:
         return trace.read(path)
     if path.suffix == ".zip":
         raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
+    if not head:
+        raise UnreadableInput(f"{path}: an empty file")
     if path.suffix == ".jsonl" or codegen.looks_like(path):
         return codegen.read(path)
     if path.suffix == ".json":
@@ -135,6 +191,15 @@ def read_source(path: Path) -> Demonstration:
     raise UnreadableInput(
         f"{path}: not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file (.jsonl)"
     )
+
+
+def visited_origins(demo: Demonstration, base_url: str) -> tuple[str, ...]:
+    """The origins the import's own runs of ``demo`` may open: ``--base-url``'s, and those the
+    source itself visited (its pages, and in a trace the files those pages loaded). A page that
+    asks for anything else breaks the run, naming it: a hostile source reaches no other address."""
+    urls = [base_url, demo.start_url, *(s.value for s in demo.steps if s.kind == "goto")]
+    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources)
+    return tuple(o for o in dict.fromkeys(map(origin_of, urls)) if o)
 
 
 def _targets_from_snapshots(
@@ -194,12 +259,6 @@ def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, st
     return check
 
 
-def _load(composed: Composed, path: Path) -> LoadedWorkflow:
-    """The composed workflow as the runner loads it, as if it were the file at ``path`` (files it
-    uploads are looked up beside it)."""
-    return parse(composed.text(), str(path), str(path.parent), builtin_names=("base_url", "unique"))
-
-
 def _first_failure(result: RunResult) -> str:
     for step in result.steps:
         if step.status in ("failed", "broken"):
@@ -244,6 +303,7 @@ class Importer:
         self.browser = browser
         self.run = run
         self.say = say
+        self._origins: tuple[str, ...] = ()  # the origins the runs of the source being imported may open
 
     def import_all(self, sources: list[Path]) -> Summary:
         summary = Summary()
@@ -254,10 +314,22 @@ class Importer:
         return summary
 
     def import_one(self, source: Path) -> Imported:
+        """What becomes of one source; whatever it holds, one line (never a traceback): a source
+        that breaks a reader in a way nobody foresaw is refused like any unreadable one."""
         try:
-            demo = read_source(source)
+            return self._import_one(source)
         except UnreadableInput as exc:
-            return Imported(str(source), "unreadable", f"cannot import {exc}")
+            return Imported(str(source), "unreadable", f"cannot import {one_line(str(exc))}")
+        except OSError as exc:  # the source unreadable, or the output folder unwritable
+            why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
+            return Imported(str(source), "unreadable", f"cannot import {source}: {why}")
+        except _UNFORESEEN as exc:
+            why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
+            return Imported(str(source), "unreadable", f"cannot import {source}: this release cannot read it ({why})")
+
+    def _import_one(self, source: Path) -> Imported:
+        demo = read_source(source)
+        limits.check_demonstration(source, demo)
         if demo.failed:
             return Imported(str(source), "skipped", f"skipped {source}: {demo.failed} (a failure is no demonstration)")
         if not demo.start_url:
@@ -265,13 +337,11 @@ class Importer:
         target = self.opt.output / (self.opt.file_name or file_name(demo.title))
         if target.exists() and not self.opt.force:
             return Imported(str(source), "exists", f"not imported {source}: {target} exists (--force replaces it)")
-        try:
-            return self._import(source, demo, target)
-        except UnreadableInput as exc:
-            return Imported(str(source), "unreadable", f"cannot import {exc}")
+        return self._import(source, demo, target)
 
     def _import(self, source: Path, demo: Demonstration, target: Path) -> Imported:
         origin = site_origin(demo, self.opt.base_url)
+        self._origins = visited_origins(demo, self.opt.base_url)
         selectors, facts, complete = self._targets(demo)
         runs = 0
         composed = compose(demo, selectors, facts, self.opt.base_url)
@@ -292,10 +362,8 @@ class Importer:
         if self.opt.derive:
             composed, failure, derived_runs = self._derive(source, demo, composed, selectors, facts, target, origin)
             runs += derived_runs
-        self._loaded(source, composed, target)  # the file as written, checked as the runner reads it
-        text = composed.text()
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        written = self._written(source, composed, target)  # the file as written, checked as the runner reads it
+        write(target, written)
         line = self._line(target, composed, runs)
         if failure:
             return Imported(
@@ -360,26 +428,30 @@ class Importer:
         selectors = [list(s.target.selectors) if s.target else [] for s in demo.steps]
         return selectors, [{} for _ in demo.steps], all(s.target is None for s in demo.steps)
 
+    @classmethod
+    def _loaded(cls, source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
+        return cls._written(source, composed, target).loaded
+
     @staticmethod
-    def _loaded(source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
+    def _written(source: Path, composed: Composed, target: Path) -> Written:
         try:
-            return _load(composed, target)
+            return composed.written(target)
         except WorkflowFormatError as exc:  # a bug of ours: say it, write nothing
-            raise UnreadableInput(f"{source}: the workflow made from it does not validate: {exc}") from None
+            why = " ".join(one_line(p) for p in exc.problems[:2])
+            raise UnreadableInput(f"{source}: the workflow made from it cannot be written: {why}") from None
 
     def _run(self, composed: Composed, loaded: LoadedWorkflow, probe: Any, origin: str, unique: str = "") -> RunResult:
         # The secrets the demonstration typed, in this process's environment for the import's own
         # runs only (the file reads them from there as {secret.NAME}); as they were afterwards.
         with mock.patch.dict(os.environ, composed.typed.secrets):
-            return self.run(loaded, probe, unique or new_unique(), origin)
+            return self.run(loaded, probe, unique or new_unique(), origin, self._origins)
 
     @staticmethod
     def _site_up(source: Path, result: RunResult) -> None:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
-            raise UnreadableInput(
-                f"{source}: the site cannot be reached to derive checks ({why}); --no-derive writes what the source says"
-            )
+            what = "the site breaks the import's run" if why.startswith("requested") else "the site cannot be reached"
+            raise UnreadableInput(f"{source}: {what} to derive checks ({why}); --no-derive writes what the source says")
 
     def _line(self, path: Path, c: Composed, runs: int) -> str:
         parts = [f"{c.step_count} steps", f"{c.source_checks} checks from the source"]

@@ -16,7 +16,7 @@ A newer version is refused by name: its events may mean something else.
 
 from __future__ import annotations
 
-import json
+import io
 import re
 import zipfile
 from collections.abc import Iterator
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from . import calls
+from . import calls, limits
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
 from .expects import from_playwright
 from .polls import poll_check
@@ -61,15 +61,17 @@ def is_trace(path: Path) -> bool:
 
 
 def _events(z: zipfile.ZipFile, name: str) -> Iterator[dict[str, Any]]:
-    for n, line in enumerate(z.read(name).decode("utf-8", errors="replace").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            raise UnreadableInput(f"{name} line {n} is not JSON: not a trace Playwright wrote") from None
-        if isinstance(event, dict):
-            yield event
+    # Line by line from the member (its size checked against the limits from the directory).
+    with z.open(name) as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n") as text:
+        for n, line in enumerate(text, 1):
+            if not line.strip():
+                continue
+            try:
+                event = limits.loads(line, f"{name} line {n}")
+            except ValueError:
+                raise UnreadableInput(f"{name} line {n} is not JSON: not a trace Playwright wrote") from None
+            if isinstance(event, dict):
+                yield event
 
 
 @dataclass
@@ -113,6 +115,7 @@ class _Events:
 
 def read(path: Path) -> Demonstration:
     """The demonstration one ``trace.zip`` holds."""
+    limits.check_zip_directory(path)
     try:
         z = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as exc:
@@ -122,16 +125,18 @@ def read(path: Path) -> Demonstration:
         browser = sorted(n for n in names if n.endswith(".trace") and n != "test.trace")
         if not browser:
             raise UnreadableInput(f"{path}: a zip with no .trace inside: not a Playwright trace")
+        limits.check_trace_members(path, z, [n for n in names if n.endswith((".trace", ".network"))])
         test = list(_events(z, "test.trace")) if "test.trace" in names else []
         events = _Events(path)
         for name in browser:
             for e in _events(z, name):
                 events.add(e)
         resources: dict[str, tuple[str, bytes]] = {}
+        kept = [0]  # bytes of resources kept so far
         for name in (n for n in names if n.endswith(".network")):
             for e in _events(z, name):
                 if e.get("type") == "resource-snapshot":
-                    _keep_resource(z, e.get("snapshot") or {}, resources)
+                    _keep_resource(z, e.get("snapshot") or {}, resources, kept)
         demo = Demonstration(title=_title(events.title, path), source=str(path), resources=resources)
         demo.failed = _failure(test, events.calls, events.afters)
         if not demo.failed:
@@ -166,7 +171,9 @@ def _check_version(path: Path, event: dict[str, Any]) -> None:
         )
 
 
-def _keep_resource(z: zipfile.ZipFile, snap: dict[str, Any], out: dict[str, tuple[str, bytes]]) -> None:
+def _keep_resource(
+    z: zipfile.ZipFile, snap: dict[str, Any], out: dict[str, tuple[str, bytes]], kept: list[int]
+) -> None:
     """A page's own files (CSS, images), so its snapshot shows as it did: hidden stays hidden."""
     response = snap.get("response") or {}
     content = response.get("content") or {}
@@ -175,9 +182,12 @@ def _keep_resource(z: zipfile.ZipFile, snap: dict[str, Any], out: dict[str, tupl
     if not member or not url or url in out:
         return
     try:
-        out[url] = (str(content.get("mimeType") or "application/octet-stream"), z.read(member))
+        data = limits.read_member(z, member, limits.MAX_RESOURCE_BYTES)
     except KeyError:
-        pass
+        return
+    if data is not None and kept[0] + len(data) <= limits.MAX_ALL_RESOURCES_BYTES:  # else shown without it
+        kept[0] += len(data)
+        out[url] = (str(content.get("mimeType") or "application/octet-stream"), data)
 
 
 def _failure(test: list[dict[str, Any]], calls: list[dict[str, Any]], afters: dict[str, dict[str, Any]]) -> str:

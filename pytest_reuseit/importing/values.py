@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..workflow.writer import literal
+
 _SECRET_WORDS = re.compile(r"pass(word|wd|phrase)?|secret|token|api[-_ ]?key|\bkey\b|credential|pin\b", re.I)
 # The parts of a value a test makes unique: a UUID, clock digits (a time in seconds or
 # milliseconds since 1970, as Date.now() or time.time() give them), or a random hex suffix with
@@ -65,7 +67,7 @@ def unique_part(value: str, facts: dict[str, str] | None = None) -> str | None:
 class TypedValues:
     """Every value typed in one demonstration, as it is written in the file."""
 
-    params: dict[str, str] = field(default_factory=dict)
+    params: dict[str, str] = field(default_factory=dict)  # as written: literals, braces doubled
     secrets: dict[str, str] = field(default_factory=dict)  # NAME -> the value typed (never written)
     uniques: dict[str, str] = field(default_factory=dict)  # the unique part -> the value it was in
     # Values the site accepted once (found by the runs) -> as written, with {unique} in them.
@@ -88,32 +90,36 @@ class TypedValues:
             self.once[value] = once_written(value)
             return self.once[value]
         unique = unique_part(value, facts)
-        text = value.replace("{", "{{").replace("}", "}}")
+        # Typed text stays text: a param's value is itself read for placeholders, so a recording
+        # that typed "{env.HOME}" must type those characters, not this machine's home folder.
+        text = literal(value)
         if unique is not None:
             self.uniques[unique] = value
             return text.replace(unique, "{unique}")
         base = facts.get("label") or facts.get("name") or facts.get("id") or "value"
         name = slug(base)
         for known, typed in self.params.items():
-            if typed == value:
+            if typed == text:
                 return f"{{{known}}}"
         name = _free(name, self.params)
-        self.params[name] = value
+        self.params[name] = text
         return f"{{{name}}}"
 
     def in_text(self, text: str) -> str:
         """A check's text with the values typed earlier written as they were typed (a todo named
         by a parameter is looked for by it; a unique part as ``{unique}``); its own braces doubled,
         so that they stay braces."""
-        out = text.replace("{", "{{").replace("}", "}}")
+        out = literal(text)
         for value, written in sorted(self.once.items(), key=lambda kv: -len(kv[0])):
             if written:  # typed earlier in this workflow: shown on the page as it was typed
-                shown = re.escape(value.replace("{", "{{").replace("}", "}}"))
+                shown = re.escape(literal(value))
                 out = re.sub(rf"(?<![\w-]){shown}(?![\w-])", written.replace("\\", "\\\\"), out)
         for unique in sorted(self.uniques, key=len, reverse=True):
             out = out.replace(unique, "{unique}")
+        # Only the values the text holds are matched as words (a plain substring test first): a
+        # test of hundreds of fields is written in linear time, not one pattern per value per text.
         for name, value in sorted(self.params.items(), key=lambda kv: -len(kv[1])):
-            if distinctive(value):
+            if value in out and distinctive(value):
                 out = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", f"{{{name}}}", out)
         return out
 

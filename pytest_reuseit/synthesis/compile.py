@@ -1,7 +1,8 @@
 """Compile: where the successful runs agree on the concrete actions of a step, emit ``do:`` ops.
 
 An agent action becomes an op when its locator is stable (a role/name selector, not a
-per-snapshot ``aria-ref``). Parameter values in typed text and in locator names are replaced by
+per-snapshot ``aria-ref``). What the agent typed, pressed or answered is written as a literal
+(braces doubled: the one writer's rule, ``workflow/writer.py``). Parameter values in typed text and in locator names are replaced by
 ``{name}``, so runs of different variations that did "the same thing" compare equal and the op
 replays for every variation without a model while the site has not changed.
 """
@@ -12,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..workflow.writer import literal
 from .explore import RecordedAction, RunRecord
 
 _EVIDENCE = re.compile(r"^\s*(?P<run>[A-Za-z0-9_.-]+)\s*:\s*(?P<nums>[\d,\s]+)\s*$")
@@ -36,10 +38,10 @@ def parse_evidence(items: list[str]) -> list[Evidence]:
 
 def templated(text: str, params: dict[str, str]) -> str:
     """``text`` with parameter values written as ``{name}`` (longest values first)."""
-    out = text.replace("{", "{{").replace("}", "}}")
+    out = literal(text)
     for name, value in sorted(params.items(), key=lambda kv: -len(kv[1])):
         if value and len(value) >= 2:
-            out = out.replace(value, "{" + name + "}")
+            out = out.replace(literal(value), "{" + name + "}")
     return out
 
 
@@ -64,8 +66,8 @@ def _op_for(action: RecordedAction, params: dict[str, str]) -> Any:
         return {"select": {"selector": templated(loc, params), "option": templated(action.value, params)}}
     if action.action == "press":
         if stable:
-            return {"press": {"selector": templated(loc, params), "key": action.value}}
-        return {"press": action.value} if not action.element else None
+            return {"press": {"selector": templated(loc, params), "key": literal(action.value)}}
+        return {"press": literal(action.value)} if not action.element else None
     if action.action == "scroll":
         try:
             return {"scroll": {"by": int(float(action.value or 600))}}
@@ -91,7 +93,7 @@ def _page_op(action: RecordedAction, params: dict[str, str], stable: bool) -> An
             return {"switch_page": value}
         return {"switch_page": int(value)} if value.isdigit() else {"switch_page": {"url": templated(value, params)}}
     if action.action == "upload" and stable:
-        return {"upload": {"selector": templated(action.locator, params), "files": action.value}}
+        return {"upload": {"selector": templated(action.locator, params), "files": literal(action.value)}}
     return None
 
 
@@ -99,7 +101,7 @@ def _dialog_answer(value: str) -> Any:
     accept, _, text = value.partition(":")
     if accept.strip().lower() != "accept":
         return "dismiss"
-    return {"accept": True, "text": text.strip()} if text.strip() else "accept"
+    return {"accept": True, "text": literal(text.strip())} if text.strip() else "accept"
 
 
 def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[list[dict[str, Any]] | None, list[str]]:

@@ -11,7 +11,6 @@ is stored under ``.reuseit/runs/<id>/`` so a second call resumes instead of star
 from __future__ import annotations
 
 import hashlib
-import io
 import logging
 import re
 import time
@@ -22,7 +21,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from ..browser.observe import data_url
@@ -40,7 +38,7 @@ from ..llm.schemas import (
     WorkflowStructure,
 )
 from ..sites import LocalSites
-from ..workflow.loader import parse
+from ..workflow.writer import Written, default_yaml, one_line, render, write
 from . import prompts
 from .compile import compile_step, parse_evidence
 from .explore import RunRecord, TaskInstance, explore
@@ -273,11 +271,11 @@ class Synthesizer:
             )
         n_compiled = sum(1 for ops, _ in compiled if ops)
         self.say(f"6/7 compiled: {n_compiled} of {len(structure.steps)} steps replay without a model")
-        text = self.write_yaml(variations, instances, guarded, compiled, len(records))
         path = opt.output or Path(f"{self.dir.name}.reuseit.yaml")
-        parse(text, str(path), builtin_names=LocalSites.NAMES)  # never write a file the loader would reject
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        # Through the one writer: never a file the loader would reject or read as other steps.
+        written = self.write_yaml(variations, instances, guarded, compiled, len(records), path)
+        text = written.text
+        write(path, written)
         self.say(f"7/7 wrote {path}")
         return SynthesisResult(
             path=path,
@@ -321,7 +319,8 @@ class Synthesizer:
         guarded: GuardedWorkflow,
         compiled: list[tuple[list[dict[str, Any]] | None, list[str]]],
         n_runs: int,
-    ) -> str:
+        path: Path,
+    ) -> Written:
         opt = self.opt
         original = instances[0].params
         doc = CommentedMap()
@@ -345,18 +344,17 @@ class Synthesizer:
             item, notes = self._step_item(step, ops, from_runs)
             steps.append(item)
             if notes:
-                steps.yaml_set_comment_before_after_key(len(steps) - 1, before="\n".join(notes), indent=2)
+                steps.yaml_set_comment_before_after_key(
+                    len(steps) - 1, before="\n".join(map(one_line, notes)), indent=2
+                )
         doc["steps"] = steps
         doc.yaml_set_start_comment(
             f"Synthesized by `reuseit synthesize` from {n_runs} exploration runs "
-            f"in {self.dir}.\nReview the checks and fallbacks, then run it with pytest."
+            f"in {one_line(str(self.dir))}.\nReview the checks and fallbacks, then run it with pytest."
         )
-        yaml = YAML()
+        yaml = default_yaml()
         yaml.width = 110
-        yaml.indent(mapping=2, sequence=4, offset=2)
-        buf = io.StringIO()
-        yaml.dump(doc, buf)
-        return buf.getvalue()
+        return render(doc, str(path), yaml=yaml, builtin_names=LocalSites.NAMES)
 
 
 def learnt_rules(result_steps: list[Any], synthesis: str) -> list[tuple[str, str]]:
