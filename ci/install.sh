@@ -74,6 +74,10 @@ echo "== installing pytest-reuseit[$EXTRAS] into $VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 "$VENV/bin/python" -m pip install -q -e ".[$EXTRAS]" 2>&1 | grep -v "^WARNING: Location" || true
 "$VENV/bin/python" -c "import pytest_reuseit, playwright"
+# Compiled once, as a regular (non-editable) install does: where the environment sets
+# PYTHONDONTWRITEBYTECODE, every pytest worker and every session or run it starts would compile the
+# package again (the quick lane: 31 s -> 28 s on 2 cores).
+"$VENV/bin/python" -m compileall -q pytest_reuseit >/dev/null || true
 case ",$EXTRAS," in *,examples,*) "$VENV/bin/python" -c "import miniwob" ;; esac
 
 # npm packages, one install (a second `npm install --no-save` would prune the first's), unmodified

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,6 +22,11 @@ from tests.support.fixtures import fake_llm, fake_llm_env  # noqa: F401 - fixtur
 from tests.support.machine_time import MachineTime, WorkerCpu
 from tests.support.quick_lane import QuickLane, is_quick_lane, limit_from_env
 from tests.support.serve import Served
+
+# Where the environment sets PYTHONDONTWRITEBYTECODE, every worker would rewrite and compile each
+# test module again, run after run (about 4 CPU seconds a process): pytest's rewritten modules are
+# cached under tests/__pycache__ (ignored by git) all the same.
+sys.dont_write_bytecode = False
 
 # Real suites of other tools (Playwright Test, pytest-playwright), run by the import tests in
 # processes of their own: not tests of this project.

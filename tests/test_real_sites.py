@@ -239,7 +239,8 @@ def test_new_page_that_opens_nothing_fails_with_that_message(page, fence, pages_
 
 
 def test_switch_to_a_page_that_is_not_open_fails_and_lists_the_open_ones(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
-    steps = [{"action": "Go to the help", "do": [{"switch_page": {"url": "popup-info"}}]}]
+    # A page named by its URL is waited for (it may still be opening) up to the action timeout: 0.5 s.
+    steps = [{"action": "Go to the help", "do": [{"switch_page": {"url": "popup-info"}}], "action_timeout": 0.5}]
     result = run(page, fence, pages_url, workflow(steps, "popup.html"))
     assert result.status == "failed"
     assert "no open page matches url containing 'popup-info' (open pages: 0: " in result.message
