@@ -15,8 +15,7 @@ import logging
 import re
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -41,11 +40,15 @@ from ..workflow.op_args import (
     WaitArgs,
 )
 from ..workflow.ops import Op, describe_op
+
+# The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
+from . import page_ops  # noqa: F401
 from .change import CannotChange, change
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
-from .pages import DialogPolicy, DownloadRecord, Pages, until_loaded
+from .op_context import OpContext, OpFailed
+from .pages import DialogPolicy, DownloadRecord, until_loaded
 from .scripts import STUCK, closed_unresponsive, ms_left, run_once, run_script, wait_for_next_document
 from .session import first_line, web_address
 
@@ -58,43 +61,6 @@ _GONE = re.compile(
 # Any network error but our own block (and a navigation that another one replaced) means the
 # site could not be reached: that is infrastructure, not a verdict on the site.
 _UNREACHABLE = re.compile(r"net::ERR_(?!BLOCKED_BY_CLIENT|ABORTED)[A-Z_]+")
-
-
-class OpFailed(ReuseitError):
-    """The page did not let an op happen. ``kind``: not_found | ambiguous | script | blocked | http |
-    no_page | no_download | no_state | page_closed | stuck | no_answer."""
-
-    def __init__(self, op: str, reason: str, kind: str) -> None:
-        super().__init__(f"{op}: {reason}")
-        self.op = op
-        self.reason = reason
-        self.kind = kind
-
-
-@dataclass
-class OpContext:
-    """What an op's handler gets: the run's pages (``page`` is the current one), placeholder
-    filling, the timeout, where extracted values go, and the folders files are read from and
-    saved to."""
-
-    render: Callable[[str], str]
-    reveal: Callable[[str], str]  # fills secrets too: used only for typed values
-    action_timeout_ms: float
-    extracted: dict[str, str]
-    blocked: list[str]
-    query: Callable[[str], str] | None = None  # model-read extraction (needs a model)
-    pages: Pages | None = None
-    folder: str = "."  # the workflow file's folder: upload paths are relative to it
-    output_dir: str = ""  # the run's output folder: downloads are saved under it
-    op: Op | None = None  # the op being performed (its modifiers, e.g. ``into``)
-    # Called with a value read from an element a secret was typed into: that value is secret too.
-    taint: Callable[[str], None] | None = None
-
-    @property
-    def page(self) -> Page:
-        """The current page."""
-        assert self.pages is not None, "OpContext.pages is set by the runner"
-        return self.pages.page
 
 
 # Elements that received a secret carry this (a JS property: invisible to the page's DOM and CSS).
@@ -593,7 +559,3 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ctx.query is None:
         raise BrokenRun(f"extract {ex.into}: 'query' needs a model; enable one (--reuseit-llm) or use text/js")
     return ctx.query(ctx.render(ex.query))
-
-
-# The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
-from . import page_ops  # noqa: E402,F401

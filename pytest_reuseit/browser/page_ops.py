@@ -9,7 +9,7 @@ from typing import Any
 from ..workflow import ops as registry
 from ..workflow.op_args import PageUrl
 from .observe import navigation_s
-from .ops import OpContext, OpFailed
+from .op_context import OpContext, OpFailed
 from .pages import history_step
 
 
