@@ -11,7 +11,7 @@ from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
-import openai  # noqa: F401 - see below
+import openai
 import pytest
 from playwright.sync_api import BrowserContext, Page
 
@@ -34,7 +34,10 @@ collect_ignore_glob = ["suites/*"]
 
 # openai is imported here although the plugin imports it only when a model is asked: pytester's
 # in-process runs drop every module first imported during a test, so a lazy import there would
-# import openai afresh (and with new exception classes) in each test.
+# import openai afresh (and with new exception classes) in each test. Its HTTP stack imports its
+# transport only when a client is made: one client made here imports it now, or a connection
+# error raised by a transport first imported in such a test escapes openai's own errors.
+openai.OpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1").close()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -180,8 +180,9 @@ def _css(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float)
         count = _element_count(loc)
         if count != 1:
             return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        # The one element is there: reading what it shows gets a second (200 ms ran out on a loaded machine).
         script = "(el, name) => getComputedStyle(el).getPropertyValue(name)"
-        return DomVerdict(False, wanted, _safe(lambda: loc.first.evaluate(script, arg.property, timeout=200)))
+        return DomVerdict(False, wanted, _safe(lambda: loc.first.evaluate(script, arg.property, timeout=1000)))
 
 
 def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
