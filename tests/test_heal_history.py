@@ -23,11 +23,10 @@ import pytest
 
 from pytest_reuseit import cli
 from pytest_reuseit.workflow.loader import load
-from tests.support.heal_shop import WORKFLOWS, Deploy, handler
-from tests.support.morning import Morning
+from tests.support.heal_shop import WORKFLOWS
+from tests.support.morning import Morning, shop_morning
 from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_variant
-from tests.support.webhook import Hook
 
 pytestmark = pytest.mark.slow
 
@@ -37,14 +36,8 @@ ADDS = ["workflows/add-mug.reuseit.yaml", "workflows/add-tea.reuseit.yaml"]
 
 @pytest.fixture
 def morning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Morning]:
-    for name in list(os.environ):
-        if name.startswith(("OPENAI_", "REUSEIT_")):
-            monkeypatch.delenv(name)  # no model, and the history where the project keeps it
-    monkeypatch.setenv("SHOP_PASSWORD", PASSWORD)
-    deploy, hook = Deploy(), Hook()
-    with Served(handler(deploy)) as site:
-        yield Morning(pytester, site, deploy, hook, WORKFLOWS)
-    hook.httpd.shutdown()
+    with shop_morning(pytester, monkeypatch, PASSWORD, WORKFLOWS) as morning:
+        yield morning
 
 
 def _cause(data: dict[str, Any], word: str) -> dict[str, Any]:

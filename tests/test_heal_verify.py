@@ -10,16 +10,12 @@ model is configured anywhere here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.heal_shop import Deploy, handler
-from tests.support.morning import Morning
-from tests.support.serve import Served
-from tests.support.webhook import Hook
+from tests.support.morning import Morning, shop_morning
 
 pytestmark = pytest.mark.slow
 
@@ -87,14 +83,8 @@ WORKFLOWS = {"shared/add-to-cart.reuseit.yaml": SHARED, "add-tea.reuseit.yaml": 
 
 @pytest.fixture
 def morning(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Morning]:
-    for name in list(os.environ):
-        if name.startswith(("OPENAI_", "REUSEIT_")):
-            monkeypatch.delenv(name)  # no model, and the history where the project keeps it
-    monkeypatch.setenv("SHOP_PASSWORD", PASSWORD)
-    deploy, hook = Deploy(), Hook()
-    with Served(handler(deploy)) as site:
-        yield Morning(pytester, site, deploy, hook, WORKFLOWS)
-    hook.httpd.shutdown()
+    with shop_morning(pytester, monkeypatch, PASSWORD, WORKFLOWS) as morning:
+        yield morning
 
 
 def _files(root: Path) -> Iterator[Path]:

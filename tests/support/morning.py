@@ -6,13 +6,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_reuseit import cli
-from tests.support.heal_shop import Deploy
+from tests.support.heal_shop import Deploy, handler
 from tests.support.serve import Served
 from tests.support.webhook import Hook
 
@@ -60,3 +62,18 @@ class Morning:
 
     def texts(self) -> dict[str, str]:
         return {name: self.path(name).read_text(encoding="utf-8") for name in self.workflows}
+
+
+@contextlib.contextmanager
+def shop_morning(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, password: str, workflows: dict[str, str]
+) -> Iterator[Morning]:
+    """The team's folder with ``workflows`` against the shop, no model, the shop's password set."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)  # no model, and the history where the project keeps it
+    monkeypatch.setenv("SHOP_PASSWORD", password)
+    deploy, hook = Deploy(), Hook()
+    with Served(handler(deploy)) as site:
+        yield Morning(pytester, site, deploy, hook, workflows)
+    hook.httpd.shutdown()
