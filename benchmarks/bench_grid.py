@@ -34,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from procs import children, cpu_ticks, descendants, pss_kb  # noqa: E402
+
 from pytest_reuseit.api import default_settings  # noqa: E402
 from pytest_reuseit.browser.grid import parse_capabilities  # noqa: E402
 from pytest_reuseit.browser.session import DEFAULT_CHROMIUM, BrowserConfig, BrowserSession  # noqa: E402
@@ -44,47 +46,15 @@ from tests.support.selenium_grid import SeleniumGrid, java_opts, missing  # noqa
 BENCH = ROOT / "benchmarks" / "workflows" / "bench.reuseit.yaml"
 
 
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-            tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
 def _pss_mb(pid: int) -> float:
     """PSS of ``pid`` and every process under it."""
-    tree, todo, total = _children(), [pid], 0
-    while todo:
-        p = todo.pop()
-        todo += tree.get(p, [])
-        try:
-            with open(f"/proc/{p}/smaps_rollup") as fh:
-                total += next(int(line.split()[1]) for line in fh if line.startswith("Pss:"))
-        except (OSError, StopIteration):
-            pass
-    return total / 1024
+    return sum(pss_kb(p) for p in [pid, *descendants(pid, children())]) / 1024
 
 
 def _cpu_s(pid: int) -> float:
     """CPU seconds (user + system) of ``pid`` and every process under it, the finished children
     they waited for included."""
-    tree, todo, total = _children(), [pid], 0
-    while todo:
-        p = todo.pop()
-        todo += tree.get(p, [])
-        try:
-            with open(f"/proc/{p}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            total += sum(int(f) for f in fields[11:15])
-        except (OSError, ValueError, IndexError):
-            pass
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(cpu_ticks(p) for p in [pid, *descendants(pid, children())]) / os.sysconf("SC_CLK_TCK")
 
 
 def timed(fn: Callable[[], object]) -> float:

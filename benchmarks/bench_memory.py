@@ -6,7 +6,6 @@ run.py.
 
 from __future__ import annotations
 
-import os
 import resource
 import subprocess
 import sys
@@ -16,42 +15,8 @@ import time
 from pathlib import Path
 
 import bench_engine
+from procs import children, descendants, pss_kb
 from table import CORES, ROWS, Row, log, pytest_env
-
-
-def _children() -> dict[int, list[int]]:
-    tree: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as fh:
-                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        tree.setdefault(ppid, []).append(int(entry))
-    return tree
-
-
-def _descendants(pid: int, tree: dict[int, list[int]]) -> list[int]:
-    out, todo = [], [pid]
-    while todo:
-        for child in tree.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
-
-
-def _pss_kb(pid: int) -> int:
-    """Proportional set size: shared pages (Chromium's processes share many) counted once in all."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 class WorkerMemory(threading.Thread):
@@ -67,10 +32,10 @@ class WorkerMemory(threading.Thread):
 
     def run(self) -> None:
         while not self.stop.wait(0.2):
-            tree = _children()
+            tree = children()
             for worker in tree.get(self.main_pid, []):
-                own = _pss_kb(worker)
-                total = own + sum(_pss_kb(p) for p in _descendants(worker, tree))
+                own = pss_kb(worker)
+                total = own + sum(pss_kb(p) for p in descendants(worker, tree))
                 self.peak_python[worker] = max(self.peak_python.get(worker, 0), own)
                 self.peak_tree[worker] = max(self.peak_tree.get(worker, 0), total)
 
