@@ -43,7 +43,7 @@ from ..errors import ReuseitError, WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import LOCATOR_KINDS
-from ..workflow.writer import render
+from ..workflow.writer import literal, render
 
 #: Keys of a locator mapping (the kind and its refinements); an op's other keys (value, option,
 #: key, state) are its arguments and are kept when the locator is replaced.
@@ -238,7 +238,7 @@ class WorkflowDoc:
         """
         op, kind = self.op(i, j)
         arg = op[kind]
-        new = _quoted(selector.replace("{", "{{").replace("}", "}}"))
+        new = _quoted(literal(selector))
         if kind in BARE_LOCATOR_OPS:
             if isinstance(arg, str):
                 old = _inline(arg)

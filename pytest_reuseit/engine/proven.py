@@ -33,6 +33,7 @@ from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import Locator
 from ..workflow.placeholders import Values, names_in
 from ..workflow.steps import Step
+from ..workflow.writer import literal
 from .analysis import failing_verdict
 from .result import ProvenEdit, RunResult, StepResult, Verdict
 from .uses import failing_op_locator, uses
@@ -307,17 +308,17 @@ def _template(written: str, old: str, new: str, values: Values) -> str | None:
     """The new name written as the old one was: each placeholder kept where the new name shows its
     value, braces doubled. None when that cannot be done for sure: a secret or an environment
     value, a value the new name no longer shows, or shows twice."""
-    literal = _braced(new)
+    as_text = literal(new)
     names = list(dict.fromkeys(names_in(written)))
     if not names:
-        return literal if written == old else None
+        return as_text if written == old else None
     if any(n.startswith(("secret.", "env.")) for n in names):
         return None
     try:
         shown = {n: values.render("{" + n + "}") for n in names}
     except PlaceholderError:
         return None
-    out = literal
+    out = as_text
     for name, value in sorted(shown.items(), key=lambda kv: -len(kv[1])):
         if not value or out.count(value) != 1:
             return None  # a name without the value would be right for this variation only
@@ -353,14 +354,14 @@ def _overlay(
         choice = _dismiss_button(new_buttons, by_words_only=True)
     if choice is None:
         return None
-    click: dict[str, Any] = {"role": "button", "name": _braced(choice)}
+    click: dict[str, Any] = {"role": "button", "name": literal(choice)}
     page_buttons = [n for _, r, n, _ in nodes if r == "button"]
     if sum(1 for n in page_buttons if choice.lower() in n.lower()) > 1:
         click["exact"] = True
     if page_buttons.count(choice) > 1:
         if not name:
             return None  # the same button elsewhere and no name to find the dialog by
-        click["within"] = {"role": role, "name": _braced(name)}
+        click["within"] = {"role": role, "name": literal(name)}
     for fb in step.fallback:
         if fb.do and any(isinstance(op.arg, Locator) and op.arg.name == choice for op in fb.do):
             return None  # the step tried that already, and it did not help
@@ -393,11 +394,6 @@ def _new_dialogs(nodes: list[tuple[int, str, str, str]], added: set[str]) -> lis
                 inside.append(n)
         dialogs.append((role, name, inside))
     return dialogs
-
-
-def _braced(text: str) -> str:
-    """Text written into a workflow file: a brace there would read as a placeholder."""
-    return text.replace("{", "{{").replace("}", "}}")
 
 
 def _dismiss_button(buttons: list[str], *, by_words_only: bool = False) -> str | None:

@@ -135,7 +135,7 @@ _DIGIT_RUN = re.compile(r"(?<![0-9A-Za-z])\d{3,}(?![0-9A-Za-z])")
 def once_written(value: str) -> str:
     """A value the site accepts once, written so that each run types a new one: its run of digits
     as ``{unique}`` (``reading-{unique}``), else the value and ``{unique}`` (``Acme {unique}``)."""
-    text = value.replace("{", "{{").replace("}", "}}")
+    text = literal(value)
     runs = _DIGIT_RUN.findall(text)
     if len(runs) == 1:
         return _DIGIT_RUN.sub("{unique}", text)
