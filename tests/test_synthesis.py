@@ -280,7 +280,9 @@ def test_exploration_runs_wait_for_the_model_together_up_to_the_concurrency(
     # Each run opens its start page in turn (renderers start one at a time), but they must still
     # run side by side: three runs with concurrency 3 all wait for the model at once, none with 1
     # (two runs show it: run side by side, they would both wait for the model's second).
-    fake_llm.latency = 1.0
+    # 3 s a model answer: the runs' starts, one page at a time, fall inside it on a loaded machine
+    # too (at 1 s, three runs overlapped by two once).
+    fake_llm.latency = 3.0
     fake_llm.add_rule(
         "agent_action", None, {"thought": "", "action": "done", "element": "", "value": "", "message": "shown"}
     )
