@@ -2,7 +2,8 @@
 Chromium and chromedriver, the jar from npm), started once for the module.
 
 What is shown: the demo examples pass on the Grid under ``-n 4`` as they do locally, each run's
-Allure ``host`` is its node, nothing is left on the Grid afterwards (also after Ctrl-C); a request
+Allure ``host`` is its node, nothing is left on the Grid afterwards (also after Ctrl-C, while a
+run's request waits in the queue too, or when a session arrives after its run gave up); a request
 no node can take is broken in the Grid's words; a node killed mid-run breaks that run, naming the
 node, within the action timeout, while the other node's runs go on and the next run gets a new
 session. Back/forward on a browser that keeps its back/forward cache (``--reuseit-cdp``) passes.
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_reuseit.browser.grid import CANCEL_WAIT_S, Opening, parse_capabilities
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.workflow.loader import load as load_file
 from tests.support.browser_server import CdpChromium
@@ -157,6 +159,50 @@ def test_ctrl_c_leaves_no_session_on_the_grid(grid: SeleniumGrid, tmp_path: Path
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert "KeyboardInterrupt" in out, out[-2000:]
+    assert grid.wait_sessions(0, timeout=10) == {}
+
+
+def test_ctrl_c_while_the_request_waits_in_the_grids_queue_leaves_nothing(grid: SeleniumGrid, tmp_path: Path) -> None:
+    """Every slot taken: the run's request waits in the Grid's queue when Ctrl-C comes. The run
+    ends at once, and the request does not become a session when a slot frees."""
+    caps = {"capabilities": {"alwaysMatch": {**parse_capabilities(""), "se:cdpEnabled": True}}}
+    held = [grid.call("POST", "/session", caps)["value"]["sessionId"] for _ in range(4)]
+    tmp_path.joinpath("one.reuseit.yaml").write_text(workflow(PRESS_A, start="about:blank"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--reuseit-grid", grid.url, "-q", str(tmp_path)],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not grid.queued() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert len(grid.queued()) == 1, "the run's request never reached the Grid's queue"
+        os.killpg(proc.pid, signal.SIGINT)
+        interrupted = time.monotonic()
+        out = proc.communicate(timeout=60)[0].decode()
+        took = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        for sid in held:
+            grid.call("DELETE", f"/session/{sid}")
+    assert "KeyboardInterrupt" in out, out[-2000:]
+    assert "Traceback" not in out, out[-2000:]
+    assert took < CANCEL_WAIT_S + 10  # not the Grid's queue time
+    assert grid.queued() == []
+    time.sleep(3)  # slots are free: a request still alive would be started now
+    assert grid.sessions() == {}
+
+
+def test_a_session_that_arrives_after_its_run_gave_up_is_deleted(grid: SeleniumGrid) -> None:
+    """Given up while the node starts the browser (an interrupt, the driver failing to start):
+    the session the Grid then hands over is deleted, not left to the node's idle timeout."""
+    opening = Opening(grid.url, parse_capabilities(""))
+    opening.cancel()
+    opening.wait(30)
+    session = opening.result()
+    assert session.id and session.closed
     assert grid.wait_sessions(0, timeout=10) == {}
 
 

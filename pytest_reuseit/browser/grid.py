@@ -66,6 +66,9 @@ CREATE_TIMEOUT_S = 360.0
 REQUEST_TIMEOUT_S = 10.0
 # How long a new session is asked for again while the Grid keeps offering a node that died.
 DEAD_NODE_RETRY_S = 60.0
+# How long an exit waits for a session being started, to delete it (a node starts one in well
+# under a second; a request still queued is dropped by the Grid when the connection closes).
+CANCEL_WAIT_S = 3.0
 
 
 def parse_capabilities(text: str) -> dict[str, Any]:
@@ -152,18 +155,25 @@ def grid_error(exc: BaseException) -> str:
 
 class _Relay:
     """The relay process (browser/relay.py) between Playwright and the Grid's address: :meth:`cut`
-    ends it, which Playwright sees as the browser disconnecting."""
+    ends it, which Playwright sees as the browser disconnecting. Started before the new session
+    is asked for, so the process starts while the node starts the browser; :meth:`ready` is its
+    port."""
 
     def __init__(self, host: str, port: int, tls: bool) -> None:
         args = [sys.executable, str(Path(__file__).with_name("relay.py")), host, str(port)]
         self._proc = subprocess.Popen(
             [*args, "tls"] if tls else args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
-        line = self._proc.stdout.readline() if self._proc.stdout is not None else ""
-        if not line.strip().isdigit():
-            self.cut()
-            raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
-        self.port = int(line)
+        self.port = 0
+
+    def ready(self) -> int:
+        if not self.port:
+            line = self._proc.stdout.readline() if self._proc.stdout is not None else ""
+            if not line.strip().isdigit():
+                self.cut()
+                raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
+            self.port = int(line)
+        return self.port
 
     def cut(self) -> None:
         if self._proc.poll() is None:
@@ -194,46 +204,32 @@ class GridSession:
         """A new session, or BrokenRun naming the Grid and what it answered."""
         http = _Http(grid)
         where = f"Selenium Grid {http.base}"
-        body = {"capabilities": {"alwaysMatch": {**capabilities, "se:cdpEnabled": True}}}
-        retry_until = time.monotonic() + DEAD_NODE_RETRY_S
-        while True:
-            try:
-                value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
-                sid, caps = str(value["sessionId"]), value["capabilities"]
-                break
-            except urllib.error.HTTPError as exc:
-                said = grid_error(exc)
-                # A node that died is offered until the Grid's health check finds it down: ask again.
-                if "connection error" in said.lower() and time.monotonic() < retry_until:
-                    log.info("%s offered a node that does not answer (%s); asking again", where, said)
-                    time.sleep(PROBE_S)
-                    continue
-                raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
-            except OSError as exc:
-                raise BrokenRun(
-                    f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
-                ) from None
-            except (KeyError, TypeError, ValueError):
-                raise BrokenRun(
-                    f"{where} answered the new session request with something else than a WebDriver session"
-                ) from None
-        cdp = str(caps.get("se:cdp") or "")
-        if not cdp:
-            _delete(http, sid)
-            raise BrokenRun(
-                f"{where} started a browser without a DevTools address (no se:cdp): the nodes need a "
-                "Chromium-based browser (browserName chrome or MicrosoftEdge)"
-            )
         # The hub names its own address in se:cdp, which may be one only it can reach (a pod's):
         # the path is the session's, the host the one the user gave.
         parts = urlsplit(grid)
         port = parts.port or (443 if parts.scheme == "https" else 80)
         try:
             relay = _Relay(parts.hostname or "127.0.0.1", port, parts.scheme == "https")
-        except (BrokenRun, OSError) as exc:
+        except OSError as exc:
+            raise BrokenRun(f"{where}: the relay to the Selenium Grid did not start ({exc})") from None
+        try:
+            sid, caps = _new_session(http, where, capabilities)
+        except BaseException:
+            relay.cut()
+            raise
+        cdp = str(caps.get("se:cdp") or "")
+        if not cdp:
+            relay.cut()
+            _delete(http, sid)
+            raise BrokenRun(
+                f"{where} started a browser without a DevTools address (no se:cdp): the nodes need a "
+                "Chromium-based browser (browserName chrome or MicrosoftEdge)"
+            )
+        try:
+            local = f"ws://127.0.0.1:{relay.ready()}{urlsplit(cdp).path}"
+        except BrokenRun as exc:
             _delete(http, sid)
             raise BrokenRun(f"{where}: {exc}") from None
-        local = f"ws://127.0.0.1:{relay.port}{urlsplit(cdp).path}"
         session = cls(grid, sid, _node_of(http, sid), local, dict(http.headers), http, relay)
         _register()
         _OPEN.add(session)
@@ -280,6 +276,10 @@ class GridSession:
                 self._lose(said)
         return self.lost
 
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
     def close(self) -> None:
         """Delete the session on the Grid (once; a lost node's session is deleted as far as the Grid can)."""
         if self._closed.is_set():
@@ -290,6 +290,88 @@ class GridSession:
         _delete(self._http, self.id)
 
     __hash__ = object.__hash__
+
+
+class Opening:
+    """A new session asked for in a thread of its own while the caller starts what it needs too
+    (Playwright's driver): a worker's first browser waits for the slower of the two, not for both.
+
+    An opening the caller gives up on (an interrupt, an error of its own) is cancelled: a session
+    that arrives after that is deleted at once. At exit, openings still pending are waited for up
+    to :data:`CANCEL_WAIT_S` (a node starting its browser); a request still in the Grid's queue is
+    dropped by the Grid when this process' connection to it closes (measured with Grid 4.48: a
+    request whose client went away, queued or being started, leaves no session)."""
+
+    def __init__(self, grid: str, capabilities: dict[str, Any]) -> None:
+        _register()
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._session: GridSession | None = None
+        self._error: BaseException | None = None
+        self._cancelled = False
+        _PENDING.add(self)
+        threading.Thread(target=self._open, args=(grid, capabilities), name="reuseit-grid-open", daemon=True).start()
+
+    def _open(self, grid: str, capabilities: dict[str, Any]) -> None:
+        session = None
+        try:
+            session = GridSession.open(grid, capabilities)
+        except BaseException as exc:  # handed to the caller as it is
+            self._error = exc
+        with self._lock:
+            unwanted = self._cancelled
+            self._session = session
+        if unwanted and session is not None:
+            log.info("grid session %s arrived after its run gave up on it: deleted", session.id)
+            session.close()
+        _PENDING.discard(self)
+        self._done.set()
+
+    def result(self) -> GridSession:
+        """The session, once the Grid has answered; BrokenRun as :meth:`GridSession.open` says it."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._session is not None
+        return self._session
+
+    def cancel(self) -> None:
+        """The caller will not use the session: delete it, now or when it arrives."""
+        with self._lock:
+            self._cancelled = True
+            session = self._session
+        if session is not None:
+            session.close()
+
+    def wait(self, timeout: float) -> None:
+        self._done.wait(timeout)
+
+
+def _new_session(http: _Http, where: str, capabilities: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The new session's id and capabilities, asked of the Grid (again while it offers a node that
+    died); BrokenRun in the Grid's words."""
+    body = {"capabilities": {"alwaysMatch": {**capabilities, "se:cdpEnabled": True}}}
+    retry_until = time.monotonic() + DEAD_NODE_RETRY_S
+    while True:
+        try:
+            value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
+            return str(value["sessionId"]), dict(value["capabilities"])
+        except urllib.error.HTTPError as exc:
+            said = grid_error(exc)
+            # A node that died is offered until the Grid's health check finds it down: ask again.
+            if "connection error" in said.lower() and time.monotonic() < retry_until:
+                log.info("%s offered a node that does not answer (%s); asking again", where, said)
+                time.sleep(PROBE_S)
+                continue
+            raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
+        except OSError as exc:
+            raise BrokenRun(
+                f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
+            ) from None
+        except (KeyError, TypeError, ValueError):
+            raise BrokenRun(
+                f"{where} answered the new session request with something else than a WebDriver session"
+            ) from None
 
 
 def _delete(http: _Http, sid: str) -> None:
@@ -320,9 +402,17 @@ def _node_of(http: _Http, sid: str) -> str:
 
 # Sessions not closed yet: deleted at exit whatever ended the process (but SIGKILL).
 _OPEN: set[GridSession] = set()
+# Sessions asked for and not answered yet.
+_PENDING: set[Opening] = set()
 
 
 def _close_all() -> None:
+    pending = list(_PENDING)
+    for opening in pending:
+        opening.cancel()
+    deadline = time.monotonic() + CANCEL_WAIT_S
+    for opening in pending:
+        opening.wait(max(0.0, deadline - time.monotonic()))
     for session in list(_OPEN):
         session.close()
 

@@ -25,7 +25,7 @@ from playwright.sync_api import Browser, BrowserContext, Playwright, Request, Ro
 from playwright.sync_api import Error as PlaywrightError
 
 from ..errors import BrokenRun
-from .grid import GridSession
+from .grid import GridSession, Opening
 
 log = logging.getLogger(__name__)
 
@@ -222,16 +222,24 @@ class BrowserSession:
         return self._browser
 
     def _start(self) -> Browser:
-        chromium = self.playwright.chromium
         cfg = self.config
+        opening = Opening(cfg.grid, cfg.grid_capabilities) if cfg.grid else None
+        try:
+            # The Grid starts the browser while Playwright's driver starts here.
+            chromium = self.playwright.chromium
+            if opening is not None:
+                self._grid = opening.result()
+        except BaseException:
+            if opening is not None:
+                opening.cancel()
+            raise
         exe = cfg.executable()
         try:
             if cfg.connect:
                 return chromium.connect(cfg.connect, timeout=30_000)
             if cfg.cdp:
                 return chromium.connect_over_cdp(cfg.cdp, timeout=30_000)
-            if cfg.grid:
-                self._grid = GridSession.open(cfg.grid, cfg.grid_capabilities)
+            if self._grid is not None:
                 return chromium.connect_over_cdp(self._grid.cdp, timeout=30_000, headers=self._grid.headers)
             kwargs: dict[str, Any] = {"headless": not cfg.headed, "args": list(cfg.args), "slow_mo": cfg.slow_mo}
             if exe:

