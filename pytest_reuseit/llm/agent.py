@@ -34,7 +34,7 @@ from ..browser.observe import (
     observe_async,
 )
 from ..browser.ops import loaded_after
-from ..browser.pages import DialogPolicy, Pages
+from ..browser.pages import DialogPolicy, Pages, history_step
 from ..browser.session import first_line, host_allowed, web_address
 from ..engine.ports import AgentOutcome
 from ..engine.result import ActionRecord, ModelUsage
@@ -192,8 +192,11 @@ class ModelAgent:
             message=self.mask(a.message),
         )
         try:
-            if a.action in ("forward", "reload"):
-                getattr(page, "go_forward" if a.action == "forward" else "reload")(timeout=self.timeout)
+            if a.action in _HISTORY:
+                error = self._history_step(a.action, page)
+                if error:
+                    record.error = error
+                    return record
             elif pages is None:
                 record.error = f"'{a.action}' is not available here (one page only)"
                 return record
@@ -217,6 +220,19 @@ class ModelAgent:
             return record
         record.ok = True
         return record
+
+    def _history_step(self, action: str, page: Page) -> str:
+        """``back`` / ``forward`` / ``reload`` as the ops of the same names do them: the page waits
+        the run's navigation budget, and a browser reached over CDP (a Grid node, ``--reuseit-cdp``),
+        which keeps Chromium's back/forward cache, does not stall on a restored page's missing load
+        event. Returns why it could not be done ("" when it was)."""
+        before = page.url
+        response = history_step(page, _HISTORY[action], navigation_s(page) * 1000, self.timeout)
+        # No response also means a same-document step (a #hash route): only an unchanged URL says
+        # there was nowhere to go.
+        if response is None and action != "reload" and page.url == before:
+            return f"there is no {'previous' if action == 'back' else 'next'} page in this page's history"
+        return ""
 
     def _upload(self, a: AgentAction, pages: Pages, page: Page, obs: Observation, record: ActionRecord) -> ActionRecord:
         target = a.element.strip()
@@ -356,11 +372,16 @@ class ModelAgent:
                 return f"{dest} is outside allowed_domains"
             return _Call("page", "goto", (dest,), {"timeout": navigation_s * 1000})
         if a.action == "back":
+            # Only the async agent plans it (the run's agent does it in _page_action): exploration's
+            # browsers are launched by Playwright, without the back/forward cache that stalls this.
             return _Call("page", "go_back", (), {"timeout": navigation_s * 1000})
         if a.action == "wait":
             return _Call("page", "wait_for_timeout", (min(int(float(a.value or 1000)), 10_000),), {})
         return f"'{a.action}' needs an element id"
 
+
+# The history actions and the Playwright methods that do them (through pages.history_step).
+_HISTORY = {"back": "go_back", "forward": "go_forward", "reload": "reload"}
 
 # The agent's actions done on an element of the observation, and the Playwright method each calls.
 _ON_ELEMENT = {"click": "click", "hover": "hover", "fill": "fill", "select": "select_option", "press": "press"}

@@ -39,7 +39,10 @@ AgentActionName = Literal[
     "fail",
 ]
 AGENT_ACTIONS: tuple[str, ...] = get_args(AgentActionName)
-PAGE_ACTIONS = ("switch_page", "close_page", "forward", "reload", "upload", "dialog")
+# The actions the run's agent does itself rather than as one planned Playwright call (ModelAgent.
+# _page_action): they need the run's pages, or (the history) a wait that a page restored from a
+# browser's back/forward cache cannot stall.
+PAGE_ACTIONS = ("switch_page", "close_page", "back", "forward", "reload", "upload", "dialog")
 
 
 class ConditionCheck(BaseModel):
