@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_reuseit.browser import grid as grid_module
 from pytest_reuseit.browser.grid import CANCEL_WAIT_S, Opening, parse_capabilities
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.workflow.loader import load as load_file
@@ -118,6 +119,33 @@ def test_an_unreachable_grid_and_bad_capabilities_are_one_line(pytester: pytest.
     assert str(err.value).startswith(
         "Selenium Grid http://127.0.0.1:9 cannot be reached: [Errno 111] Connection refused"
     )
+
+
+def test_devtools_go_straight_to_the_node_when_it_answers_else_through_the_hub(
+    grid: SeleniumGrid, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pages_url: str
+) -> None:
+    """Each DevTools message skips the hub's proxy when the node answers from here; a node only the
+    hub reaches (a pod's address) is reached through the hub, and the run is the same."""
+    assert grid_module._reachable(grid.url + "/nowhere") is None  # the hub's /status is no node's
+    assert grid_module._reachable(pages_url) is None  # a web server that is no Grid node
+    press = workflow(PRESS_A, start="{base_url}/recovery.html")
+    seen = {}
+    for side in ("node", "hub"):
+        if side == "hub":
+            monkeypatch.setattr(grid_module, "_reachable", lambda node: None)
+        rt = ThreadedRuntime(tmp_path / side, grid=grid.url, base_url=pages_url, screenshots="off")
+        try:
+            result = rt.run(press, side)
+            session = rt.runtime.session.grid
+            assert session is not None
+            seen[side] = (result.status, session.via, session.node)
+        finally:
+            rt.close()
+    (status_node, via_node, node_a), (status_hub, via_hub, _) = seen["node"], seen["hub"]
+    assert (status_node, status_hub) == ("passed", "passed")
+    assert via_node == node_a and node_a in grid.nodes
+    assert via_hub == grid.url
+    assert grid.wait_sessions(0, timeout=10) == {}
 
 
 def test_back_and_forward_on_a_browser_that_keeps_its_back_forward_cache(tmp_path: Path) -> None:

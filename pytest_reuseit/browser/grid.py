@@ -32,7 +32,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from ..errors import BrokenRun, ReuseitError
 
@@ -66,6 +66,8 @@ CREATE_TIMEOUT_S = 360.0
 REQUEST_TIMEOUT_S = 10.0
 # How long a new session is asked for again while the Grid keeps offering a node that died.
 DEAD_NODE_RETRY_S = 60.0
+# How long the session's node is given to answer from here before DevTools go through the hub.
+NODE_PROBE_S = 1.0
 # How long an exit waits for a session being started, to delete it (a node starts one in well
 # under a second; a request still queued is dropped by the Grid when the connection closes).
 CANCEL_WAIT_S = 3.0
@@ -154,26 +156,31 @@ def grid_error(exc: BaseException) -> str:
 
 
 class _Relay:
-    """The relay process (browser/relay.py) between Playwright and the Grid's address: :meth:`cut`
-    ends it, which Playwright sees as the browser disconnecting. Started before the new session
-    is asked for, so the process starts while the node starts the browser; :meth:`ready` is its
-    port."""
+    """The relay process (browser/relay.py) between Playwright and the session's DevTools address:
+    :meth:`cut` ends it, which Playwright sees as the browser disconnecting. Started before the
+    new session is asked for, so the process starts while the node starts the browser; :meth:`to`
+    tells it where to relay and answers its port."""
 
-    def __init__(self, host: str, port: int, tls: bool) -> None:
-        args = [sys.executable, str(Path(__file__).with_name("relay.py")), host, str(port)]
+    def __init__(self) -> None:
         self._proc = subprocess.Popen(
-            [*args, "tls"] if tls else args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            [sys.executable, str(Path(__file__).with_name("relay.py"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
         )
-        self.port = 0
 
-    def ready(self) -> int:
-        if not self.port:
-            line = self._proc.stdout.readline() if self._proc.stdout is not None else ""
-            if not line.strip().isdigit():
-                self.cut()
-                raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
-            self.port = int(line)
-        return self.port
+    def to(self, host: str, port: int, tls: bool) -> int:
+        try:
+            assert self._proc.stdin is not None and self._proc.stdout is not None
+            self._proc.stdin.write(f"{host} {port}{' tls' if tls else ''}\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        except OSError as exc:
+            line = str(exc)
+        if not line.strip().isdigit():
+            self.cut()
+            raise BrokenRun(f"the relay to the Selenium Grid did not start ({line.strip() or 'no answer'})")
+        return int(line)
 
     def cut(self) -> None:
         if self._proc.poll() is None:
@@ -195,6 +202,8 @@ class GridSession:
     headers: dict[str, str]
     _http: _Http
     _relay: _Relay
+    # Where DevTools messages go: the node's address, or the Grid's when the node does not answer from here.
+    via: str = ""
     # Why the session is gone (its node stopped answering), once the watchdog found out.
     lost: str = ""
     _closed: threading.Event = field(default_factory=threading.Event)
@@ -204,12 +213,8 @@ class GridSession:
         """A new session, or BrokenRun naming the Grid and what it answered."""
         http = _Http(grid)
         where = f"Selenium Grid {http.base}"
-        # The hub names its own address in se:cdp, which may be one only it can reach (a pod's):
-        # the path is the session's, the host the one the user gave.
-        parts = urlsplit(grid)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
         try:
-            relay = _Relay(parts.hostname or "127.0.0.1", port, parts.scheme == "https")
+            relay = _Relay()
         except OSError as exc:
             raise BrokenRun(f"{where}: the relay to the Selenium Grid did not start ({exc})") from None
         try:
@@ -225,16 +230,32 @@ class GridSession:
                 f"{where} started a browser without a DevTools address (no se:cdp): the nodes need a "
                 "Chromium-based browser (browserName chrome or MicrosoftEdge)"
             )
+        node = _node_of(http, sid)
+        # The hub names its own address in se:cdp, which may be one only it can reach (a pod's):
+        # the path is the session's; the host is the node's when it answers from here (each
+        # DevTools message then skips the hub's proxy: a run 1.5x a local one through the hub,
+        # 1.3x straight to the node, benchmarks/README.md), else the one the user gave.
+        direct = _reachable(node)
+        target = direct or urlsplit(grid)
+        port = target.port or (443 if target.scheme == "https" else 80)
         try:
-            local = f"ws://127.0.0.1:{relay.ready()}{urlsplit(cdp).path}"
+            local = f"ws://127.0.0.1:{relay.to(target.hostname or '127.0.0.1', port, target.scheme == 'https')}"
         except BrokenRun as exc:
             _delete(http, sid)
             raise BrokenRun(f"{where}: {exc}") from None
-        session = cls(grid, sid, _node_of(http, sid), local, dict(http.headers), http, relay)
+        # The router's credentials are for the router: a node reached straight gets none.
+        headers = {} if direct else dict(http.headers)
+        local += urlsplit(cdp).path
+        session = cls(grid, sid, node, local, headers, http, relay, via=node if direct else http.base)
         _register()
         _OPEN.add(session)
         threading.Thread(target=session._watch, name="reuseit-grid-watchdog", daemon=True).start()
-        log.info("grid session %s on node %s", sid, session.node)
+        log.info(
+            "grid session %s on node %s (DevTools %s)",
+            sid,
+            node,
+            "straight to the node" if direct else "through the hub",
+        )
         return session
 
     def _watch(self) -> None:
@@ -379,6 +400,19 @@ def _delete(http: _Http, sid: str) -> None:
         http.call("DELETE", f"/session/{quote(sid)}")
     except (OSError, ValueError) as exc:
         log.info("grid session %s not deleted: %s", sid, grid_error(exc))
+
+
+def _reachable(node: str) -> SplitResult | None:
+    """The node's address when its own HTTP answers from here within :data:`NODE_PROBE_S`."""
+    parts = urlsplit(node)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return None
+    try:
+        with urllib.request.urlopen(f"{node.rstrip('/')}/status", timeout=NODE_PROBE_S) as answer:
+            status = json.loads(answer.read())["value"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return parts if isinstance(status, dict) and "ready" in status else None  # a node's /status, not any page
 
 
 def _node_of(http: _Http, sid: str) -> str:

@@ -7,7 +7,11 @@ browser disconnecting: that is how a session whose node died is cut. It exits by
 parent goes (its stdin closes). Measured against a connection straight to the hub: a run 1.55 s
 against 1.52 s (benchmarks/README.md).
 
-    python relay.py HOST PORT [tls]     # prints the port it listens on, then relays
+    python relay.py      # prints the port it listens on, reads "HOST PORT [tls]", then relays
+
+It is started before the Grid is asked for a session and learns where to relay once the Grid
+has answered (the session's node, or the hub): the process starts while the node starts the
+browser.
 """
 
 from __future__ import annotations
@@ -52,9 +56,12 @@ def serve(server: socket.socket, host: str, port: int, tls: bool) -> None:
 
 
 def main() -> None:
-    host, port, tls = sys.argv[1], int(sys.argv[2]), sys.argv[3:] == ["tls"]
     server = socket.create_server(("127.0.0.1", 0))
     print(server.getsockname()[1], flush=True)
+    where = sys.stdin.readline().split()
+    if len(where) < 2:
+        return  # the parent went away, or gave up before the Grid answered
+    host, port, tls = where[0], int(where[1]), where[2:] == ["tls"]
     threading.Thread(target=serve, args=(server, host, port, tls), daemon=True).start()
     sys.stdin.read()  # until the parent closes it or goes away
 

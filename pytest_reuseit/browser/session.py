@@ -197,6 +197,11 @@ class BrowserSession:
         """The machine the browser runs on, when it is not this one: the Grid node's address."""
         return self._grid.node if self._grid is not None else ""
 
+    @property
+    def grid(self) -> GridSession | None:
+        """The Grid session the browser runs in, when it comes from a Selenium Grid."""
+        return self._grid
+
     def lost(self) -> str:
         """Why the browser went away under the run, when its Grid node stopped answering."""
         if self._grid is None:
