@@ -512,6 +512,67 @@ def test_a_traced_click_keeps_its_mouse_button() -> None:
     )
 
 
+def test_a_traced_list_box_keeps_every_option_it_chose_and_a_choice_by_position_is_said() -> None:
+    from pytest_reuseit.importing.calls import not_imported
+    from pytest_reuseit.importing.trace import _action_step
+
+    several = {"selector": "#extras", "options": [{"valueOrLabel": "wrap"}, {"label": "Insurance"}]}
+    one = {"selector": "#size", "options": [{"valueOrLabel": "l"}]}
+    step, single = _action_step("Frame", "selectOption", several, ""), _action_step("Frame", "selectOption", one, "")
+    assert step is not None and single is not None
+    assert (step.options, step.value, single.options, single.value) == (
+        ("wrap", "Insurance"),
+        "wrap, Insurance",
+        (),
+        "l",
+    )
+    by_index = {"selector": "#size", "options": [{"index": 2}]}
+    for params in (by_index, {"selector": "#extras", "options": []}):
+        assert _action_step("Frame", "selectOption", params, "") is None
+    assert not_imported("Frame", "selectOption", by_index) == (
+        'locator(#size).selectOption({"options": [{"index": 2}]}) (options chosen by position or an element, '
+        "or none: the format chooses options by label or value)"
+    )
+
+
+def test_codegen_keeps_every_option_of_a_list_box_and_says_a_deselection(tmp_path: Path) -> None:
+    act = {"signals": []}
+    lines = [
+        {"name": "openPage", "url": "about:blank", "pageGuid": "p0", **act},
+        {"name": "navigate", "url": "http://127.0.0.1:1/extras.html", "pageGuid": "p0", **act},
+        {"name": "select", "selector": "#extras", "options": ["Gift wrap", "ins"], "pageGuid": "p0", **act},
+        {"name": "select", "selector": "#extras", "options": [], "pageGuid": "p0", **act},
+    ]
+    path = tmp_path / "rec.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines))
+    demo = codegen.read(path)
+    assert [(s.kind, s.options) for s in demo.steps] == [("goto", ()), ("select", ("Gift wrap", "ins"))]
+    assert demo.steps[-1].unexpressed == ["every option of #extras deselected (not in the format)"]
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_list_box_recorded_by_codegen_chooses_every_option_again(site: str, tmp_path: Path, page: Page) -> None:
+    act = {"signals": []}
+    lines = [
+        {"name": "openPage", "url": "about:blank", "pageGuid": "p0", **act},
+        {"name": "navigate", "url": f"{site}/extras.html", "pageGuid": "p0", **act},
+        {"name": "select", "selector": "#extras", "options": ["Gift wrap", "ins"], "pageGuid": "p0", **act},
+        {"name": "assertText", "selector": "#chosen", "text": "Chosen: wrap, ins", "substring": False, **act},
+    ]
+    rec = tmp_path / "extras.jsonl"
+    rec.write_text("\n".join(json.dumps(x) for x in lines))
+    out = tmp_path / "out"
+    done = _reuseit("import", str(rec), "-o", str(out), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = out.glob("*.reuseit.yaml")
+    text = written.read_text()
+    assert "option: [Gift wrap, ins]" in text, text
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.locator("#chosen").inner_text() == "Chosen: wrap, ins"
+
+
 def test_the_recordings_timeouts_are_how_long_the_workflow_waits(tmp_path: Path) -> None:
     recording = {
         "title": "slow site",

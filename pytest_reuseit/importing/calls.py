@@ -108,6 +108,7 @@ _WHY = {
     "dispatchEvent": "an event with an init (its properties): the format dispatches plain events",
     "evaluateExpression": "a page script given an argument from the test",
     "setViewportSize": "the window resized during the test",
+    "selectOption": "options chosen by position or an element, or none: the format chooses options by label or value",
     "dragAndDrop": "a drag and drop",
     "click": _POINTER,
     "dblclick": _POINTER,

@@ -162,6 +162,12 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
         raise UnreadableInput(f"{where}: a recorded action '{name}' this release does not know")
     step = DemoStep(kind, target=Target([selector]) if selector else None)
     step.value = _value(kind, action)
+    if kind == "select":
+        options = tuple(str(o) for o in action.get("options") or [])
+        if not options:  # Playwright's selectOption([]): nothing selected
+            demo.add_check(None, f"every option of {selector} deselected (not in the format)")
+            return
+        step.options = options if len(options) > 1 else ()
     if kind == "click" and int(action.get("clickCount") or 1) == 2:
         step.kind = "dblclick"
     if kind == "click" and action.get("button") in ("right", "middle"):

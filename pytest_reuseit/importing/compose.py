@@ -165,6 +165,8 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         value: Any = typed_value
         if kind == "upload":
             value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
+        if kind == "select" and step.options:  # a list box's options, each as chosen
+            value = [literal(o) for o in step.options]
         mapping[_VALUE_KEY[kind]] = value
         op = {kind: mapping}
     else:

@@ -49,6 +49,8 @@ class DemoStep:
     origin: str = ""
     # A click's mouse button other than the left one (``right``, ``middle``).
     button: str = ""
+    # The options a select chose when the source chose several (a list box's; ``value`` words them).
+    options: tuple[str, ...] = ()
     # The action in words, when the step's kind does not say it (a scroll done by a script).
     words: str = ""
     # Seconds the source let this step's element, and its own checks, take (0: the workflow's).

@@ -297,6 +297,9 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
         params, buttons=("left", "right", "middle") if kind == "click" else ("left",)
     ):
         return None  # said as not imported: a plain click would be another action
+    options = _options(params) if kind == "select" else ()
+    if options is None:
+        return None  # said as not imported: by position, or deselecting all
     step = DemoStep(kind)
     if "selector" in params:
         step.target = Target([str(params["selector"])])
@@ -311,7 +314,8 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
     elif kind == "press":
         step.value = str(params.get("key") or "")
     elif kind == "select":
-        step.value = _option(params)
+        step.value = ", ".join(options or ())
+        step.options = options if options and len(options) > 1 else ()
     elif kind == "upload":
         step.value = _files(params)
     return step
@@ -353,9 +357,13 @@ def _last_evaluations(calls_: list[dict[str, Any]], polls: dict[str, _Poll]) -> 
     return last
 
 
-def _option(params: dict[str, Any]) -> str:
+def _options(params: dict[str, Any]) -> tuple[str, ...] | None:
+    """The options a selectOption chose, by label or value as the format chooses them; None when
+    one was chosen by its position or an element handle, or none at all (nothing selected)."""
+    chosen = []
     for option in params.get("options") or []:
-        for key in ("valueOrLabel", "label", "value"):
-            if option.get(key) is not None:
-                return str(option[key])
-    return ""
+        word = next((option[k] for k in ("valueOrLabel", "label", "value") if option.get(k) is not None), None)
+        if word is None:
+            return None
+        chosen.append(str(word))
+    return tuple(chosen) if chosen else None
