@@ -320,6 +320,43 @@ def test_a_trace_python_playwright_writes_reads_as_steps_checks_and_the_dom(
     assert 'id="n"' in demo.steps[2].page_html  # the DOM before the click, as the trace kept it
 
 
+@pytest.mark.browser
+def test_a_tests_waits_for_the_page_are_its_checks(
+    browser_session: BrowserSession, pages_url: str, tmp_path: Path
+) -> None:
+    """A wait that never ends fails the test: it says what the page must come to, as a check."""
+    context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
+    context.tracing.start(snapshots=True)
+    page = context.new_page()
+    page.goto(f"{pages_url}/ops.html")
+    page.set_content(
+        '<p id="spin">Loading</p><button id="go" onclick="setTimeout(() => {'
+        "document.getElementById('spin').remove(); document.body.insertAdjacentHTML('beforeend', "
+        "'<p id=done>Saved</p>'); window.saved = true; }, 50)\">Save</button>"
+    )
+    page.locator("#go").click()
+    page.wait_for_selector("#done")
+    page.locator("#spin").wait_for(state="detached")
+    page.wait_for_function("() => window.saved === true")
+    page.wait_for_function("(n) => document.querySelectorAll('p').length === n", arg=1)
+    page.evaluate("() => { window.seen = true; }")  # no argument: Python sends null
+    context.tracing.stop(path=tmp_path / "trace.zip")
+    context.close()
+    demo = trace.read(tmp_path / "trace.zip")
+    assert (demo.steps[-1].kind, demo.steps[-1].value) == ("eval", "() => { window.seen = true; }")
+    click = demo.steps[-2]
+    assert click.kind == "click"
+    assert click.checks == [
+        {"visible": {"selector": "#done"}},
+        {"detached": {"selector": "#spin"}},
+        {"js": "() => window.saved === true"},  # the script runner calls a function, as Playwright does
+    ]
+    (said,) = click.unexpressed
+    assert said.startswith("frame.waitForFunction(") and said.endswith(
+        "(a page script waited for with an argument from the test)"
+    ), said
+
+
 FIXTURES = Path(__file__).parent / "fixtures" / "traces"
 OLD_TRACES = sorted(FIXTURES.glob("playwright-*.zip"))
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from pytest_reuseit.importing.calls import not_imported, other_step, unimportant, unusual_pointer
+from pytest_reuseit.importing.calls import not_imported, other_step, unimportant, unusual_pointer, wait_check
 from pytest_reuseit.importing.polls import NO_VALUE, js_literal, plain_value, poll_check
 
 
@@ -107,7 +107,13 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
     assert "an event with an init" in not_imported("Frame", "dispatchEvent", init)
     typed = other_step("Page", "keyboardType", {"text": "walk the dog"})
     assert typed is not None and typed.kind == "type" and typed.target and typed.target.selectors == ["*:focus"]
-    assert unimportant("Frame", "waitForSelector") and unimportant("Tracing", "tracingStart")
+    assert unimportant("Frame", "waitForTimeout") and unimportant("Tracing", "tracingStart")
+    # A wait for the page is the check it waits for: it fails the test when it never ends.
+    assert wait_check("Frame", "waitForSelector", {"selector": "#a", "state": "hidden"}) == (
+        {"hidden": {"selector": "#a"}},
+        "waitForSelector(#a, state: hidden)",
+    )
+    assert not unimportant("Frame", "waitForSelector") and not unimportant("Frame", "waitForFunction")
     assert not unimportant("Page", "mouseClick")
     assert not_imported("Page", "mouseClick", {"x": 5, "y": 5}) == (
         'page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)'

@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from .demo import DemoStep, Target
+from .selectors import to_loc
 
 # Reads and waits: the workflow's checks wait by themselves and a read changes nothing.
 _READS = {
@@ -39,8 +40,6 @@ _READS = {
         "resolveSelector",
         "textContent",
         "title",
-        "waitForFunction",
-        "waitForSelector",
         "waitForTimeout",
     },
     "Page": {
@@ -108,6 +107,7 @@ _WHY = {
     "dispatchEvent": "an event with an init (its properties): the format dispatches plain events",
     "evaluateExpression": "a page script given an argument from the test",
     "setViewportSize": "the window resized during the test",
+    "waitForFunction": "a page script waited for with an argument from the test",
     "selectOption": "options chosen by position or an element, or none: the format chooses options by label or value",
     "dragAndDrop": "a drag and drop",
     "click": _POINTER,
@@ -164,7 +164,35 @@ def other_step(cls: str, method: str, params: dict[str, Any]) -> DemoStep | None
     return None
 
 
+# What the test waits for an element to be (``waitForSelector``, ``locator.waitFor``): the check
+# that holds once it is. A wait that never ends fails the test, so it is an assertion, not a read.
+_WAITED_STATES = {"visible": "visible", "hidden": "hidden", "attached": "attached", "detached": "detached"}
+
+
+def wait_check(cls: str, method: str, params: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The check a test's wait for the page says, and its words: an element's state waited for,
+    or a page script waited for until truthy (without an argument from the test); None for any
+    other call (a wait with an argument is said as not imported)."""
+    if cls == "Frame" and method == "waitForSelector" and params.get("selector"):
+        state = str(params.get("state") or "visible")
+        if state in _WAITED_STATES:
+            selector = str(params["selector"])
+            return {_WAITED_STATES[state]: to_loc(selector)}, f"waitForSelector({selector}, state: {state})"
+    if cls == "Frame" and method == "waitForFunction" and _no_init(params.get("arg")):
+        expression = str(params.get("expression") or "").strip()
+        if expression:
+            # isFunction absent (a Python client's call): the script runner calls a function, as Playwright does.
+            js = f"({expression})()" if params.get("isFunction") else expression
+            return {"js": js}, f"waitForFunction({' '.join(expression.split())[:120]})"
+    return None
+
+
 def _no_init(value: Any) -> bool:
-    """Whether a serialized argument is empty: ``undefined``, or an object with no properties."""
+    """Whether a serialized argument is empty: ``undefined``, ``null`` (what Playwright's Python
+    client sends when no argument is given), or an object with no properties."""
     inner = value.get("value") if isinstance(value, dict) else None
-    return inner is None or inner == {"v": "undefined"} or (isinstance(inner, dict) and inner.get("o") == [])
+    return (
+        inner is None
+        or inner in ({"v": "undefined"}, {"v": "null"})
+        or (isinstance(inner, dict) and inner.get("o") == [])
+    )

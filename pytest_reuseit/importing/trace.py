@@ -237,6 +237,10 @@ def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> 
         elif cls == "Frame" and method == "evaluateExpression" and step_id in polls:
             if last_eval.get(polls[step_id].id) == step_id:  # the evaluation that satisfied the matcher
                 _add_poll(demo, call, events, polls[step_id])
+        elif (waited := calls.wait_check(cls, method, params)) is not None:
+            shown = events.page_before(call)
+            page = (str(params["selector"]), *shown) if shown and params.get("selector") else None
+            demo.add_check(waited[0], waited[1], page)
         else:
             step = _action_step(cls, method, params, events.base_url)
             if step is not None:
