@@ -1,21 +1,27 @@
 """The ``values`` check (the selected options of a list box, Playwright's ``toHaveValues``) judged
-in a real page served on 127.0.0.1 (tests/pages/recorded/extras.html)."""
+in a real page served on 127.0.0.1 (tests/pages/recorded/extras.html), and ``toHaveValues`` of a
+trace imported as it."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from pydantic import ValidationError
 
 from pytest_reuseit.browser.assertions import check_expect
+from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.runner import execute
+from pytest_reuseit.importing.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
-from pytest_reuseit.workflow.loader import parse
+from pytest_reuseit.workflow.loader import load, parse
 from tests.support.serve import Served, files
 
 PAGES = Path(__file__).resolve().parent / "pages" / "recorded"
@@ -167,3 +173,88 @@ steps:
     (verdict,) = [v for v in result.steps[0].post if v.ok is False]
     assert (verdict.expected, verdict.actual) == ("values of label='Extras' to be ['wrap', 'card']", "['wrap', 'ins']")
     assert "expected values of label='Extras' to be ['wrap', 'card']; actual: ['wrap', 'ins']" in result.message
+
+
+# ----------------------------------------------------------------------------- import
+
+
+def _values(*items: dict[str, Any], is_not: bool = False) -> dict[str, Any]:
+    return {"selector": "#extras", "expression": "to.have.values", "expectedText": list(items), "isNot": is_not}
+
+
+def _exact(value: str) -> dict[str, Any]:
+    # As Playwright sends each string of toHaveValues: compared whole, as written.
+    return {"string": value, "matchSubstring": False, "normalizeWhiteSpace": False}
+
+
+def test_to_have_values_of_strings_is_the_values_check_and_its_not() -> None:
+    assert from_playwright(_values(_exact("wrap"), _exact("ins"))) == (
+        {"values": {"selector": "#extras", "equals": ["wrap", "ins"]}},
+        "expect(#extras).to.have.values",
+    )
+    assert from_playwright(_values(_exact("wrap"), is_not=True))[0] == {
+        "not": {"values": {"selector": "#extras", "equals": ["wrap"]}}
+    }
+    assert from_playwright(_values())[0] == {"values": {"selector": "#extras", "equals": []}}  # none selected
+    # Whitespace is the value's own: kept as it is.
+    assert from_playwright(_values(_exact(" a  b ")))[0] == {"values": {"selector": "#extras", "equals": [" a  b "]}}
+
+
+def test_to_have_values_with_a_regular_expression_is_said_not_imported() -> None:
+    check, words = from_playwright(_values(_exact("wrap"), {"regexSource": "ins", "regexFlags": ""}))
+    assert check is None
+    assert words == (
+        "expect(#extras).to.have.values (a regular expression among the values: the format compares exact values)"
+    )
+    check, words = from_playwright(_values({"string": "WRAP", "ignoreCase": True}, is_not=True))
+    assert check is None
+    assert words.startswith("expect(#extras).not.to.have.values (values compared other than whole and exactly")
+    check, words = from_playwright({"selector": "#extras", "expression": "to.have.values"})
+    assert (check, words) == (None, "expect(#extras).to.have.values (no list of expected values)")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_traced_list_box_and_its_to_have_values_import_and_run_again(
+    browser_session: BrowserSession, site: str, tmp_path: Path, page: Page
+) -> None:
+    context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
+    context.tracing.start(snapshots=True, title="choose extras")
+    traced = context.new_page()
+    traced.goto(f"{site}/extras.html")
+    traced.locator("#extras").select_option(["wrap", "ins"])
+    expect(traced.locator("#extras")).to_have_values(["wrap", "ins"])
+    expect(traced.locator("#extras")).not_to_have_values(["wrap"])
+    expect(traced.locator("#extras")).to_have_values(["wrap", re.compile("in")])
+    context.tracing.stop(path=tmp_path / "trace.zip")
+    context.close()
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_reuseit.cli",
+            "import",
+            str(tmp_path / "trace.zip"),
+            "-o",
+            str(out),
+            "--no-derive",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = out.glob("*.reuseit.yaml")
+    text = written.read_text()
+    # The CSS selector is replaced by the locator a person writes, found on the traced page.
+    assert "- expect: {values: {label: Extras, equals: [wrap, ins]}}" in text, text
+    assert "- expect: {not: {values: {label: Extras, equals: [wrap]}}}" in text, text
+    assert (
+        "# not imported: expect(#extras).to.have.values (a regular expression among the values: "
+        "the format compares exact values)" in text
+    ), text
+    assert "2 checks from the source, 1 not imported (comments)" in done.stdout, done.stdout
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.locator("#chosen").inner_text() == "Chosen: wrap, ins"
