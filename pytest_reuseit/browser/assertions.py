@@ -19,7 +19,17 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun
-from ..workflow.checks import DownloadExpect, Expect, LocAttribute, LocCount, LocCss, LocText, LocTexts, TextMatch
+from ..workflow.checks import (
+    DownloadExpect,
+    Expect,
+    LocAttribute,
+    LocCount,
+    LocCss,
+    LocText,
+    LocTexts,
+    LocValues,
+    TextMatch,
+)
 from ..workflow.locators import Locator
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
 from .observe import close_if_unresponsive
@@ -33,6 +43,9 @@ class DomVerdict:
     ok: bool
     expected: str
     actual: str
+    # False: the assertion could not be asked of what the page has (the values of what is no list
+    # box): ``not`` fails on it too, as Playwright's ``not.`` fails on its error, not passing unjudged.
+    judgeable: bool = True
 
 
 def _pattern(m: TextMatch, render: Callable[[str], str]) -> tuple[str | re.Pattern[str], str]:
@@ -153,6 +166,39 @@ def _texts(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         return DomVerdict(False, words, _safe(lambda: [" ".join(x.split()) for x in loc.all_inner_texts()]))
 
 
+# The selected options' values of a list box, or what the element is instead. As Playwright's
+# toHaveValues, an element that is no field stands for the field its label names.
+_SELECTED = """el => {
+  const fields = 'a, input, textarea, button, select, [role=link], [role=button], [role=checkbox], [role=switch], [role=radio]';
+  const label = el.matches(fields) || el.isContentEditable ? null : el.closest('label');
+  if (label && label.control) el = label.control;
+  if (el.nodeName === 'SELECT' && el.multiple) return {values: [...el.selectedOptions].map((o) => o.value)};
+  return {other: el.nodeName === 'SELECT' ? 'a <select> without multiple' : '<' + el.nodeName.toLowerCase() + '>'};
+}"""
+
+
+def _values(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The values of a list box's selected options, in order (Playwright's ``to_have_values``)."""
+    assert isinstance(arg, LocValues)
+    loc = resolve(page, arg, render)
+    wanted = [render(v) for v in arg.equals]
+    words = f"values of {describe(arg, render)} to be {wanted!r}"
+    try:
+        expect(loc).to_have_values(wanted, timeout=t)
+        return DomVerdict(True, words, repr(wanted))  # what the page has: read under not
+    except AssertionError:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, words, "no element matches" if count == 0 else ambiguous(count))
+        try:
+            shown = loc.first.evaluate(_SELECTED, timeout=1000)
+        except (PlaywrightError, PlaywrightTimeout):
+            return DomVerdict(False, words, "(no such element)")
+        if "other" in shown:
+            return DomVerdict(False, words, f"not a list box (<select multiple>): {shown['other']}", judgeable=False)
+        return DomVerdict(False, words, repr(shown["values"]))
+
+
 def _attribute(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     assert isinstance(arg, LocAttribute)
     loc = resolve(page, arg, render)
@@ -212,6 +258,9 @@ def _not(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float)
         verdicts = check_expect(page, arg, render, _NOT_LOOK_MS)
         held = all(v.ok for v in verdicts)
         wanted = "not: " + "; ".join(v.expected for v in verdicts)
+        unasked = [v.actual for v in verdicts if not v.judgeable]
+        if unasked:
+            return DomVerdict(False, wanted, "; ".join(unasked), judgeable=False)
         if not held:
             return DomVerdict(True, wanted, "; ".join(v.actual for v in verdicts if not v.ok))
         if time.monotonic() >= deadline:
@@ -314,6 +363,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     **dict.fromkeys(_STATE_METHODS, _state),
     "text": _text_or_value,
     "value": _text_or_value,
+    "values": _values,
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,

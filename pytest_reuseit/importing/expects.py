@@ -80,6 +80,9 @@ def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | list[dict[
     if expression == "to.be.readonly":  # toBeEditable({editable: false})
         state = {"editable": loc}
         return (state if is_not else {"not": state}), words
+    unsaid = _values_unsaid(params) if expression == "to.have.values" else None
+    if unsaid:
+        return None, f"{words} ({unsaid})"
     convert = _CONVERTERS.get(expression)
     texts = [t for t in params.get("expectedText") or [] if isinstance(t, dict)]
     check = convert(expression, loc, texts, params) if convert is not None else None
@@ -108,6 +111,24 @@ def _texts(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str
         return None  # regular expressions in a list: not in the format
     key = "equals" if expression == "to.have.text.array" else "contains"
     return {"texts": {**loc, key: [" ".join(str(t).split()) for t in plain]}}
+
+
+def _values_unsaid(params: dict[str, Any]) -> str | None:
+    """Why the expected items of ``toHaveValues`` are not the format's (exact strings), or None."""
+    items = params.get("expectedText")
+    if not isinstance(items, list) or not all(isinstance(t, dict) for t in items):
+        return "no list of expected values"
+    if any("regexSource" in t for t in items):
+        return "a regular expression among the values: the format compares exact values"
+    loose = ("matchSubstring", "normalizeWhiteSpace", "ignoreCase")
+    if not all(isinstance(t.get("string"), str) and not any(t.get(k) for k in loose) for t in items):
+        return "values compared other than whole and exactly: the format compares exact values"
+    return None
+
+
+def _values(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    """``toHaveValues([...])``: the selected options of a list box, in order (none: ``[]``)."""
+    return {"values": {**loc, "equals": [str(t["string"]) for t in texts]}}
 
 
 def _count(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
@@ -175,6 +196,7 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.have.text": _text,
     "to.contain.text": _text,
     "to.have.value": _text,
+    "to.have.values": _values,
     "to.have.text.array": _texts,
     "to.contain.text.array": _texts,
     "to.have.count": _count,

@@ -203,7 +203,7 @@ def person_selectors(found: str | None, source: list[str]) -> list[str]:
 
 # The keys of a check whose value is an element's locator.
 _ELEMENT_KEYS = {"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count"}
-_ELEMENT_KEYS |= {"texts", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
+_ELEMENT_KEYS |= {"texts", "values", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
 
 
 def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:

@@ -68,6 +68,13 @@ class LocTexts(Locator):
         return self
 
 
+class LocValues(Locator):
+    """The values of the selected options of a list box (``<select multiple>``), in order
+    (Playwright's ``toHaveValues``): as many as listed, each exactly as written."""
+
+    equals: tuple[str, ...] = Field(description="the selected options' values, in order; [] for none")
+
+
 class LocAttribute(Locator, TextMatch):
     """An attribute of an element (``attr``: class, href, aria-pressed...) compared with equals /
     contains / matches; the element must have it."""
@@ -109,6 +116,9 @@ class Expect(Strict):
     editable: Loc | None = Field(None, description="a field that takes typing: enabled and not read-only")
     text: LocText | None = None
     value: LocText | None = None
+    values: LocValues | None = Field(
+        None, description="the values of the selected options of a list box (<select multiple>), in order"
+    )
     count: LocCount | None = None
     texts: LocTexts | None = Field(None, description="the texts of all matching elements, in order")
     attribute: LocAttribute | None = Field(None, description="an attribute of the element (attr: class, href...)")
