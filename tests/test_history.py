@@ -322,7 +322,7 @@ def test_report_on_a_file_that_is_not_a_history_exits_2_with_one_line_and_leaves
 def _v1(path: Path) -> None:
     """A history as version 1 wrote it: the first migration only, one night in it."""
     conn = sqlite3.connect(path, isolation_level=None)
-    for statement in history._MIGRATIONS[0]:
+    for statement in history.MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute(f"PRAGMA application_id = {history.APPLICATION_ID}")
     conn.execute("PRAGMA user_version = 1")

@@ -32,13 +32,14 @@ from typing import Any
 
 from ..browser.aria import PageSnapshot
 from ..errors import ReuseitError
+from .history_schema import MIGRATIONS
 from .records import FAILING, PASSING
 
 DEFAULT_PATH = ".reuseit/history.sqlite"
 ENV = "REUSEIT_HISTORY"
 # "RUIT": what tells this file from any other program's SQLite database (PRAGMA application_id).
 APPLICATION_ID = 0x52554954
-VERSION = 2
+VERSION = len(MIGRATIONS)
 # Trimming after each report: the last KEEP_RUNS runs of the suite, none older than KEEP_DAYS.
 # A year of nightly runs of 300 workflows is about 60 MB (benchmarks/README.md).
 KEEP_RUNS = 400
@@ -47,42 +48,6 @@ BUSY_SECONDS = 30.0
 SWEEP_EVERY = 30  # nights dropped between two sweeps of the pages nothing refers to
 
 _HEADER = b"SQLite format 3\x00"
-
-# Each entry takes the schema one version up; a new file gets them all. Never edit a shipped
-# entry: a file of that version exists somewhere and is upgraded by the ones after it.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (  # 1: the runs of the suite, their workflow runs and steps, pages kept once
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE TABLE suite_runs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE,"
-        " reported_at REAL NOT NULL, started REAL NOT NULL, runs INTEGER NOT NULL)",
-        "CREATE INDEX suite_runs_started ON suite_runs(started, id)",
-        "CREATE TABLE tests (id INTEGER PRIMARY KEY, test TEXT NOT NULL UNIQUE,"
-        " workflow TEXT NOT NULL, variation TEXT NOT NULL)",
-        "CREATE TABLE texts (id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE)",
-        "CREATE TABLE snapshots (id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, aria BLOB NOT NULL)",
-        "CREATE TABLE runs (id INTEGER PRIMARY KEY,"
-        " suite_run INTEGER NOT NULL REFERENCES suite_runs(id) ON DELETE CASCADE,"
-        " test INTEGER NOT NULL REFERENCES tests(id), name TEXT NOT NULL, status TEXT NOT NULL,"
-        " started REAL NOT NULL, duration REAL NOT NULL, step INTEGER, action TEXT NOT NULL,"
-        ' phase TEXT NOT NULL, "check" TEXT NOT NULL, locator TEXT NOT NULL, expected TEXT NOT NULL,'
-        " actual TEXT NOT NULL, error TEXT NOT NULL, category TEXT NOT NULL, infrastructure TEXT NOT NULL,"
-        " recovered TEXT NOT NULL, calls INTEGER NOT NULL, cache_hits INTEGER NOT NULL,"
-        " tokens INTEGER NOT NULL, cost REAL NOT NULL, changed TEXT)",
-        "CREATE INDEX runs_test ON runs(test, suite_run)",
-        "CREATE INDEX runs_suite ON runs(suite_run)",
-        "CREATE TABLE steps (run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-        " idx INTEGER NOT NULL, action INTEGER, status TEXT NOT NULL, duration REAL NOT NULL,"
-        " url INTEGER, title INTEGER, snapshot INTEGER, screenshot TEXT NOT NULL,"
-        " PRIMARY KEY (run, idx)) WITHOUT ROWID",
-    ),
-    (  # 2: causes kept per failing run (first_seen) and the alert state per test
-        "ALTER TABLE runs ADD COLUMN cause TEXT",
-        "CREATE INDEX runs_cause ON runs(cause) WHERE cause IS NOT NULL",
-        "CREATE TABLE alert_state (test TEXT PRIMARY KEY, alerted INTEGER NOT NULL DEFAULT 0,"
-        " since INTEGER, last_event TEXT NOT NULL DEFAULT '', updated REAL NOT NULL DEFAULT 0)",
-    ),
-)
-assert len(_MIGRATIONS) == VERSION
 
 
 class HistoryError(ReuseitError):
@@ -232,7 +197,7 @@ def _prepare(conn: sqlite3.Connection, path: Path) -> None:
     if version > 0:
         backup = _backup_name(path, version)
         shutil.copyfile(path, backup)  # the lock is held: nobody changes the file while it is copied
-    for step in _MIGRATIONS[version:]:
+    for step in MIGRATIONS[version:]:
         for statement in step:
             conn.execute(statement)
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
