@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -128,6 +129,10 @@ def test_devtools_go_straight_to_the_node_when_it_answers_else_through_the_hub(
     hub reaches (a pod's address) is reached through the hub, and the run is the same."""
     assert grid_module._reachable(grid.url + "/nowhere") is None  # the hub's /status is no node's
     assert grid_module._reachable(pages_url) is None  # a web server that is no Grid node
+    with socket.create_server(("127.0.0.1", 0)) as silent:  # accepts, never answers
+        start = time.monotonic()
+        assert grid_module._reachable(f"http://127.0.0.1:{silent.getsockname()[1]}") is None
+        assert time.monotonic() - start < grid_module.NODE_PROBE_S + 0.5
     press = workflow(PRESS_A, start="{base_url}/recovery.html")
     seen = {}
     for side in ("node", "hub"):

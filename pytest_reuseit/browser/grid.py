@@ -403,16 +403,26 @@ def _delete(http: _Http, sid: str) -> None:
 
 
 def _reachable(node: str) -> SplitResult | None:
-    """The node's address when its own HTTP answers from here within :data:`NODE_PROBE_S`."""
+    """The node's address when its own HTTP answers from here within :data:`NODE_PROBE_S`, name
+    lookup included (a pod's name outside its cluster may take the resolver's seconds to fail,
+    which no socket timeout bounds: the answer is awaited in a thread of its own)."""
     parts = urlsplit(node)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return None
-    try:
-        with urllib.request.urlopen(f"{node.rstrip('/')}/status", timeout=NODE_PROBE_S) as answer:
-            status = json.loads(answer.read())["value"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return parts if isinstance(status, dict) and "ready" in status else None  # a node's /status, not any page
+    answered: list[bool] = []
+
+    def probe() -> None:
+        try:
+            with urllib.request.urlopen(f"{node.rstrip('/')}/status", timeout=NODE_PROBE_S) as answer:
+                status = json.loads(answer.read())["value"]
+            answered.append(isinstance(status, dict) and "ready" in status)  # a node's /status, not any page
+        except (OSError, ValueError, KeyError, TypeError):
+            answered.append(False)
+
+    thread = threading.Thread(target=probe, name="reuseit-grid-node-probe", daemon=True)
+    thread.start()
+    thread.join(NODE_PROBE_S)
+    return parts if answered[:1] == [True] else None
 
 
 def _node_of(http: _Http, sid: str) -> str:
