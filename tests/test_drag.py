@@ -4,17 +4,23 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from playwright.sync_api import Page, expect
 
+from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
-from pytest_reuseit.workflow.loader import parse
+from pytest_reuseit.importing import calls
+from pytest_reuseit.importing.compose import op_for, words
+from pytest_reuseit.workflow.loader import load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
 
 SCHEMA = Path(__file__).parent.parent / "pytest_reuseit" / "schema" / "workflow.json"
@@ -118,3 +124,66 @@ def test_a_drag_without_its_two_elements_does_not_load(drag: Any, problem: str) 
     assert problem in str(info.value)
     with pytest.raises(Exception):  # noqa: B017, PT011 - the same model refuses it directly
         Op.model_validate({"drag": drag})
+
+
+# --------------------------------------------------------------------------- import
+
+
+def test_a_traced_drag_from_middle_to_middle_is_a_drag_step_and_one_with_a_point_is_said() -> None:
+    plain = {"source": "#card-docs", "target": "#done", "strict": True, "timeout": 0}
+    step = calls.other_step("Frame", "dragAndDrop", plain)
+    assert step is not None and step.kind == "drag"
+    assert step.target is not None and step.target.selectors == ["#card-docs"]
+    assert step.to is not None and step.to.selectors == ["#done"]
+    at_a_point = {**plain, "targetPosition": {"x": 5, "y": 8}}
+    assert calls.other_step("Frame", "dragAndDrop", at_a_point) is None
+    assert calls.not_imported("Frame", "dragAndDrop", at_a_point) == (
+        'locator(#card-docs).dragAndDrop({"target": "#done", "targetPosition": {"x": 5, "y": 8}}) '
+        "(a drag from or to a point in an element: the format drags from the middle of one to the middle of the other)"
+    )
+    written = op_for(step, 'internal:text="Write docs"i', "")
+    assert written == {"drag": {"text": "Write docs", "to": "#done"}}
+    assert words(step, 'internal:text="Write docs"i', "") == 'Drag "Write docs" to the element #done'
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_python_playwright_trace_s_drag_to_imports_as_a_drag_that_runs_again(
+    browser_session: BrowserSession, pages_url: str, tmp_path: Path, page: Page, fence: NavigationFence
+) -> None:
+    context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
+    context.tracing.start(snapshots=True, title="move a card")
+    traced = context.new_page()
+    traced.goto(f"{pages_url}/drag.html")
+    traced.locator("#card-docs").drag_to(traced.locator("#done"))
+    expect(traced.locator("#log")).to_have_text("Write docs moved to Done")
+    traced.drag_and_drop("#card-tests", "#done", target_position={"x": 5, "y": 5})
+    context.tracing.stop(path=tmp_path / "trace.zip")
+    context.close()
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest_reuseit.cli",
+            "import",
+            str(tmp_path / "trace.zip"),
+            "-o",
+            str(out),
+            "--no-derive",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = out.glob("*.reuseit.yaml")
+    text = written.read_text()
+    # Both elements by the locators a person writes, read from the page the trace kept.
+    assert '- action: Drag "Write docs" to the "Done" region' in text, text
+    assert "- {drag: {text: Write docs, to: {role: region, name: Done}}}" in text, text
+    assert "# not imported: locator(#card-tests).dragAndDrop(" in text, text
+    assert "1 steps, 1 checks from the source, 1 not imported (comments)" in done.stdout, done.stdout
+    result = execute(page, load(written), builtins={"base_url": pages_url}, blocked=fence.blocked)
+    assert result.status == "passed", result.message
+    assert page.evaluate(BOARD) == {"todo": ["card-tests"], "done": ["card-docs"], "drops": ["card-docs->done"]}
