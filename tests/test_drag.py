@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import subprocess
 import sys
@@ -13,15 +15,20 @@ import pytest
 import yaml
 from playwright.sync_api import Page, expect
 
+from pytest_reuseit import cli
+from pytest_reuseit.browser.aria import PageSnapshot, compare
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.ports import Models
-from pytest_reuseit.engine.result import RunResult
+from pytest_reuseit.engine.proven import prove
+from pytest_reuseit.engine.result import ActionRecord, RunResult, StepResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.importing import calls
 from pytest_reuseit.importing.compose import op_for, words
-from pytest_reuseit.workflow.loader import load, parse
+from pytest_reuseit.report import records
+from pytest_reuseit.workflow.loader import LoadedWorkflow, load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
+from pytest_reuseit.workflow.placeholders import Values
 
 SCHEMA = Path(__file__).parent.parent / "pytest_reuseit" / "schema" / "workflow.json"
 # Where each card is, column by column, and the drops the page saw.
@@ -187,3 +194,64 @@ def test_a_python_playwright_trace_s_drag_to_imports_as_a_drag_that_runs_again(
     result = execute(page, load(written), builtins={"base_url": pages_url}, blocked=fence.blocked)
     assert result.status == "passed", result.message
     assert page.evaluate(BOARD) == {"todo": ["card-tests"], "done": ["card-docs"], "drops": ["card-docs->done"]}
+
+
+# --------------------------------------------------------------------------- a renamed drop target
+
+BOARD_FILE = """name: Board
+task: Move cards
+start_url: "{base_url}/board"
+steps:
+  - action: Finish the docs
+    do:
+      - drag: {text: Write docs, to: {role: region, name: Done}}
+    post:
+      - expect: {visible: {role: region, name: Done}}
+  - action: Finish the tests
+    do:
+      - drag: {text: Write tests, to: {role: region, name: Done}}
+      - click: {role: region, name: Done}
+      - drag: {text: Write tests, to: 'role=region[name="Done"]'}  # a selector string
+"""
+THEN = '- main:\n  - region "To do"\n  - region "Done"\n'
+NOW = THEN.replace('"Done"', '"Completed"')
+
+
+def _failed_drop() -> tuple[RunResult, LoadedWorkflow]:
+    loaded = parse(BOARD_FILE, "board.reuseit.yaml", builtin_names=("base_url",))
+    step = StepResult(1, "Finish the docs", 5, status="failed", page_aria=NOW, failed_phase="action")
+    error = "timed out: the element to drop it on (role='region'[name='Done']) was not found within 5s"
+    step.actions.append(
+        ActionRecord("drag text='Write docs' to role='region'[name='Done']", "do", ok=False, error=error)
+    )
+    result = RunResult("Board", "board.reuseit.yaml", 1, "default", "original", "Move", {}, status="failed")
+    result.steps, result.failed_step, result.failed_phase = [step], 1, "action"
+    result.changed = {**compare(PageSnapshot(aria=THEN), PageSnapshot(aria=NOW)), "since": "2026-11-26T02:00:00Z"}
+    return result, loaded
+
+
+def test_a_renamed_drop_target_is_renamed_in_every_drag_and_op_that_names_it(tmp_path: Path) -> None:
+    result, loaded = _failed_drop()
+    edits = prove(result, loaded, Values(params={}, builtins={"base_url": "http://127.0.0.1:8000"}))
+    places = [(e.step, e.op_index, e.part, e.reached) for e in edits if e.kind == "locator"]
+    # The drag the run stopped at (its drop target), the next step's drag and the click on the
+    # column; not the drag whose target is a selector string (not written the same way).
+    assert places == [(1, 0, "to", True), (2, 0, "to", False), (2, 1, "", False)]
+    assert {e.summary for e in edits if e.kind == "locator"} == {'region "Done" renamed "Completed"'}
+    (tmp_path / "board.reuseit.yaml").write_text(BOARD_FILE, encoding="utf-8")
+    entries = [{**records.proven_entry(e), "test": "board.reuseit.yaml::board[default]"} for e in edits]
+    (tmp_path / "reuseit-output").mkdir()
+    (tmp_path / "reuseit-output" / "healing.json").write_text(json.dumps(entries), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["heal", "--apply"])
+    said = out.getvalue()
+    assert code == 0, said + err.getvalue()
+    assert "step 1 op 1 to (line 7): drag {role: region, name: Done} -> {role: region, name: Completed}" in said, said
+    text = (tmp_path / "board.reuseit.yaml").read_text(encoding="utf-8")
+    assert text == (
+        BOARD_FILE.replace("to: {role: region, name: Done}}", "to: {role: region, name: Completed}}").replace(
+            "- click: {role: region, name: Done}", "- click: {role: region, name: Completed}"
+        )
+    )
+    assert text.count("Done") == 2  # the check (never edited) and the selector string
