@@ -1,4 +1,5 @@
-"""Which element of a ``drag`` was not found, from Playwright's call log of a ``dragTo`` that timed out.
+"""Which element of a ``drag`` was not found (or found several times), from Playwright's call log
+of a ``dragTo`` that failed.
 
 ``dragTo`` waits for the element dragged, presses the mouse on its middle ("move and down"), then
 waits for the element to drop it on and lets go on its middle ("move and up"). The call log of
@@ -20,6 +21,12 @@ _PRESSED = "move and down action done"
 _WAITING_FOR_ONE = re.compile(r"^waiting for (?!element |scheduled navigations|\d+ms)")
 
 
+def which_end(error: str) -> Literal["source", "target"]:
+    """The element a failed ``dragTo`` was at: ``target`` (the one it is dropped on) once the mouse
+    was pressed on the one dragged, else ``source``."""
+    return "target" if _PRESSED in _LINE.findall(error.partition("Call log:")[2]) else "source"
+
+
 def missing_end(error: str) -> Literal["source", "target"] | None:
     """``source`` (the element dragged) or ``target`` (the one it is dropped on) when the call
     timed out waiting for that element to be in the page; None when it timed out for another
@@ -27,4 +34,4 @@ def missing_end(error: str) -> Literal["source", "target"] | None:
     lines = _LINE.findall(error.partition("Call log:")[2])
     if not lines or not _WAITING_FOR_ONE.match(lines[-1]):
         return None
-    return "target" if _PRESSED in lines else "source"
+    return which_end(error)

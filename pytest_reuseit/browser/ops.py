@@ -45,7 +45,7 @@ from ..workflow.ops import Op, describe_op
 # The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
 from . import page_ops  # noqa: F401
 from .change import CannotChange, change
-from .drag import missing_end
+from .drag import missing_end, which_end
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
@@ -302,19 +302,24 @@ def _drag(ctx: OpContext, arg: DragArgs) -> None:
     target = resolve(ctx.page, arg.to, ctx.render)
     try:
         source.drag_to(target, timeout=ctx.action_timeout_ms)
-    except PlaywrightTimeout as exc:
-        end = missing_end(str(exc))
+    except PlaywrightError as exc:
+        # A failure names the element of the two it is about, as the workflow writes it.
+        text, what = str(exc), ctx.render(describe_op(ctx.op)) if ctx.op is not None else "drag"
+        end = missing_end(text) if isinstance(exc, PlaywrightTimeout) else None
+        if end is None and "strict mode violation" in text:
+            end = which_end(text)
         if end is None or ctx.page.is_closed():
             raise  # another reason (hidden, covered): the call log says it, as for any op
-        what = ctx.render(describe_op(ctx.op)) if ctx.op is not None else "drag"
         failure = _failure(ctx, exc, what, ctx.blocked)
-        if not isinstance(failure, OpFailed) or failure.kind != "not_found":
+        if not isinstance(failure, OpFailed) or failure.kind not in ("not_found", "ambiguous"):
             raise failure from None  # the page stopped answering: that, not a missing element
         words = "the element to drag" if end == "source" else "the element to drop it on"
-        loc = describe(arg.plain() if end == "source" else arg.to, ctx.render)
-        raise OpFailed(
-            what, f"timed out: {words} ({loc}) was not found within {ctx.action_timeout_ms / 1000:g}s", "not_found"
-        ) from None
+        element = f"{words} ({describe(arg.plain() if end == 'source' else arg.to, ctx.render)})"
+        if failure.kind == "ambiguous":
+            reason = failure.reason.replace("the locator", element, 1)
+        else:
+            reason = f"timed out: {element} was not found within {ctx.action_timeout_ms / 1000:g}s"
+        raise OpFailed(what, reason, failure.kind) from None
 
 
 def _tick(checked: bool) -> registry.Handler:
