@@ -29,6 +29,7 @@ from pytest_reuseit.report import records
 from pytest_reuseit.workflow.loader import LoadedWorkflow, load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
 from pytest_reuseit.workflow.placeholders import Values
+from tests.test_mutation import mutate, report_of
 
 SCHEMA = Path(__file__).parent.parent / "pytest_reuseit" / "schema" / "workflow.json"
 # Where each card is, column by column, and the drops the page saw.
@@ -270,3 +271,32 @@ def test_a_renamed_drop_target_is_renamed_in_every_drag_and_op_that_names_it(tmp
         )
     )
     assert text.count("Done") == 2  # the check (never edited) and the selector string
+
+
+# --------------------------------------------------------------------------- mutation
+
+_MOVE = """name: {name}
+task: Move a card
+start_url: "{{base_url}}/drag.html"
+settings: {{retries: 0, check_timeout: 1, action_timeout: 1}}
+steps:
+  - action: Finish the docs
+    do:
+      - drag: {{text: Write docs, to: {{role: region, name: Done}}}}
+"""
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+def test_a_drag_that_does_nothing_is_caught_by_a_check_of_where_the_card_is(tmp_path: Path, pages_url: str) -> None:
+    checked = _MOVE.format(name="Checked") + '    post:\n      - expect: {text: {css: "#done", contains: Write docs}}\n'
+    (tmp_path / "checked.reuseit.yaml").write_text(checked, encoding="utf-8")
+    (tmp_path / "unchecked.reuseit.yaml").write_text(_MOVE.format(name="Unchecked"), encoding="utf-8")
+    proc = mutate(tmp_path, ".", "--operators", "drag_ignored", pytest_args=("--base-url", pages_url))
+    mutants = report_of(tmp_path)["reuseit"]["mutants"]
+    outcomes = {m["target"]["file"].rsplit("/", 1)[-1]: m["outcome"] for m in mutants}
+    # The same card dragged by both: one mutant, killed by the workflow that checks the column.
+    assert outcomes == {"checked.reuseit.yaml": "killed"}, (mutants, proc.stdout[-2000:])
+    (mutant,) = mutants
+    assert mutant["operator"] == "drag_ignored" and mutant["target"]["locator"] == "text='Write docs'"
+    assert mutant["run"]["failed_phase"] == "post", mutant["run"]
