@@ -135,13 +135,12 @@ def unimportant(cls: str, method: str) -> bool:
 def not_imported(cls: str, method: str, params: dict[str, Any]) -> str:
     """The comment of a call the format cannot say, on one line."""
     # A drag's first element is its ``source``, where another call's is its ``selector``.
-    own = params.get("selector") or (params.get("source") if method == "dragAndDrop" else None)
-    hidden = ("strict", "timeout", "selector", "frame", *(("source",) if own == params.get("source") else ()))
-    shown = {k: v for k, v in params.items() if k not in hidden}
+    own = "source" if method == "dragAndDrop" and not params.get("selector") else "selector"
+    shown = {k: v for k, v in params.items() if k not in ("strict", "timeout", "selector", "frame", own)}
     args = " ".join(json.dumps(shown, ensure_ascii=False, default=str).split())
     if len(args) > 120:
         args = args[:117] + "..."
-    where = f"locator({own})" if own else cls[:1].lower() + cls[1:]
+    where = f"locator({params[own]})" if params.get(own) else cls[:1].lower() + cls[1:]
     why = _WHY.get(method, "the format has no such step")
     return f"{where}.{method}({'' if args == '{}' else args}) ({why})"
 
