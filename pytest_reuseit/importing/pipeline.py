@@ -235,8 +235,8 @@ def _targets_from_snapshots(
                 complete = False
             selectors.append(person_selectors(found, step.target.selectors))
             if step.to is not None and page is not None:
-                # A drag's drop target, by the locator a person writes when it was there before
-                # the drag (a drop zone that appears on dragstart keeps the source's selector).
+                # A drag's drop target, by the locator a person writes when the page before the
+                # drag shows it (else the test's own selector).
                 step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
             facts.append(fact)
     return selectors, facts, complete
