@@ -63,7 +63,9 @@ def proven_lines(runs: list[tuple[str, dict[str, Any]]], command: str) -> Iterat
     # Every place an edit touches (a rename's other uses too); the checks that no longer hold (a
     # check that only names a renamed element, never reached, is shown by `reuseit heal`).
     edits = {
-        (h["file"], h["step"], h["kind"], h.get("fallback", -1), h["op_index"]) for h in proven if h["kind"] != "check"
+        (h["file"], h["step"], h["kind"], h.get("fallback", -1), h["op_index"], h.get("part", ""))
+        for h in proven
+        if h["kind"] != "check"
     }
     checks = sum(1 for h in proven if h["kind"] == "check" and h.get("reached", True))
     show = command.removesuffix(" --apply")

@@ -49,6 +49,7 @@ class HistoryEdit:
     fallback: int = -1  # -1: an op of the step's ``do``; else of that fallback's ``do``
     reached: bool = True  # False: another use of what the run stopped at, never reached
     base_url: str = ""  # the site the run used
+    part: str = ""  # "to": the edit is of the element a drag drops on, not the op's own
     path: Path = Path()  # where the file is found from here
 
     @classmethod
@@ -75,6 +76,7 @@ class HistoryEdit:
             fallback=int(entry.get("fallback", -1)),
             reached=bool(entry.get("reached", True)),
             base_url=str(entry.get("base_url") or ""),
+            part=_part(entry.get("part")),
         )
 
     @property
@@ -82,16 +84,24 @@ class HistoryEdit:
         return f"{self.file}:{self.line}" if self.line else self.file
 
     @property
-    def target(self) -> tuple[str, int, str, int, int, int]:
+    def target(self) -> tuple[str, int, str, int, int, int, str]:
         """What the edit changes: two edits with one target and different words disagree."""
         line = self.line if self.kind == "check" else 0  # two checks of one step are two places
-        return str(self.path.resolve()), self.step, self.kind, self.fallback, self.op_index, line
+        return str(self.path.resolve()), self.step, self.kind, self.fallback, self.op_index, line, self.part
 
     @property
     def place(self) -> str:
-        """Where in its step: 'op 2', 'fallback 1 op 1'."""
-        op = f"op {self.op_index + 1}"
+        """Where in its step: 'op 2', 'fallback 1 op 1', 'op 3 to' (a drag's drop target)."""
+        op = f"op {self.op_index + 1}" + (f" {self.part}" if self.part else "")
         return op if self.fallback < 0 else f"fallback {self.fallback + 1} {op}"
+
+
+def _part(value: Any) -> str:
+    """An entry's ``part``: "" or one the editor knows (a drag's ``to``); anything else is no edit."""
+    part = str(value or "")
+    if part not in ("", "to"):
+        raise ValueError(f"unknown part {part!r}")
+    return part
 
 
 @dataclass
@@ -130,7 +140,7 @@ def group(edits: list[HistoryEdit]) -> list[Cause]:
     """Merge the same edit proposed by several runs, set disagreements aside, group by cause.
 
     The causes that change files come first (the most files first), the possible regressions last."""
-    by_target: dict[tuple[str, int, str, int, int, int], list[HistoryEdit]] = {}
+    by_target: dict[tuple[str, int, str, int, int, int, str], list[HistoryEdit]] = {}
     for edit in edits:
         by_target.setdefault(edit.target, []).append(edit)
     causes: dict[str, Cause] = {}
@@ -180,7 +190,7 @@ def apply(doc: WorkflowDoc, edit: HistoryEdit) -> str:
     i = edit.step - 1
     if edit.kind == "locator":
         _, name = doc.op(i, edit.op_index, edit.fallback)
-        doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new), edit.fallback)
+        doc.set_locator(i, edit.op_index, dict(edit.old), dict(edit.new), edit.fallback, edit.part)
         line = doc.line_of_op(i, edit.op_index, edit.fallback)
         also = "" if edit.reached else " (the same element, not reached by the run)"
         return f"step {edit.step} {edit.place} (line {line}): {name} {_short(edit.old)} -> {_short(edit.new)}{also}"
@@ -195,6 +205,8 @@ def _already(doc: WorkflowDoc, edit: HistoryEdit) -> bool:
         if edit.kind == "locator":
             op, name = doc.op(i, edit.op_index, edit.fallback)
             arg = op[name]
+            if edit.part and isinstance(arg, dict):
+                arg = arg.get(edit.part)
             return isinstance(arg, dict) and all(arg.get(k) == v for k, v in dict(edit.new).items())
         return any(_plain(fb) == edit.new for fb in doc.step(i).get("fallback") or [])
     except YamlEditError:

@@ -261,14 +261,20 @@ class WorkflowDoc:
             raise self._fail(f"steps[{i}].do[{j}] ({kind} {_inline(arg)}) has no locator to replace")
         raise self._fail(f"steps[{i}].do[{j}] is a '{kind}' op, which has no locator to replace")
 
-    def set_locator(self, i: int, j: int, old: dict[str, Any], new: dict[str, Any], fallback: int = -1) -> None:
+    def set_locator(
+        self, i: int, j: int, old: dict[str, Any], new: dict[str, Any], fallback: int = -1, part: str = ""
+    ) -> None:
         """Change the keys of the locator at ``steps[i].do[j]`` (or of fallback ``fallback``'s op
-        ``j``) that name its element (``name``, ``label``, ``exact``) from ``old`` to ``new``, each
-        written as the file wrote it; every other key and the op's own stay. The op must still say
-        ``old``: a file edited since the run that proposed the change is not changed again."""
+        ``j``; or of its ``part``, a drag's ``to``) that name its element (``name``, ``label``,
+        ``exact``) from ``old`` to ``new``, each written as the file wrote it; every other key and
+        the op's own stay. The op must still say ``old``: a file edited since the run that
+        proposed the change is not changed again."""
         op, kind = self.op(i, j, fallback)
         arg = op[kind]
         where = f"steps[{i}].do[{j}]" if fallback < 0 else f"steps[{i}].fallback[{fallback}].do[{j}]"
+        if part:
+            arg = arg.get(part) if isinstance(arg, CommentedMap) else None
+            where, kind = f"{where}.{kind}.{part}", part
         if not isinstance(arg, CommentedMap):
             raise self._fail(f"{where} ({kind} {_inline(arg)}) is not a locator mapping")
         now = {k: arg.get(k) for k in old}

@@ -30,6 +30,7 @@ from ..workflow import ops as registry
 from ..workflow.locators import Locator
 from ..workflow.op_args import (
     DispatchArgs,
+    DragArgs,
     Extract,
     FillArgs,
     PressArgs,
@@ -44,6 +45,7 @@ from ..workflow.ops import Op, describe_op
 # The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
 from . import page_ops  # noqa: F401
 from .change import CannotChange, change
+from .drag import missing_end, which_end
 from .locators import describe, resolve
 from .masking import track_secret
 from .observe import acted, await_document, close_if_unresponsive, navigation_s, unanswered_document
@@ -290,6 +292,34 @@ def _dispatch(ctx: OpContext, arg: DispatchArgs) -> None:
     # blur, a MouseEvent for click), sent to the element whatever its state; the page's handlers
     # run as for a real one (an edit ended by a blur is saved).
     resolve(ctx.page, arg, ctx.render).dispatch_event(arg.event, timeout=ctx.action_timeout_ms)
+
+
+@registry.handles("drag")
+def _drag(ctx: OpContext, arg: DragArgs) -> None:
+    # Playwright's dragTo: the mouse pressed on the middle of one element, moved to the middle of
+    # the other and let go; Chromium turns that into HTML5 dragstart/dragover/drop events too.
+    source = resolve(ctx.page, arg, ctx.render)
+    target = resolve(ctx.page, arg.to, ctx.render)
+    try:
+        source.drag_to(target, timeout=ctx.action_timeout_ms)
+    except PlaywrightError as exc:
+        # A failure names the element of the two it is about, as the workflow writes it.
+        text, what = str(exc), ctx.render(describe_op(ctx.op)) if ctx.op is not None else "drag"
+        end = missing_end(text) if isinstance(exc, PlaywrightTimeout) else None
+        if end is None and "strict mode violation" in text:
+            end = which_end(text)
+        if end is None or ctx.page.is_closed():
+            raise  # another reason (hidden, covered): the call log says it, as for any op
+        failure = _failure(ctx, exc, what, ctx.blocked)
+        if not isinstance(failure, OpFailed) or failure.kind not in ("not_found", "ambiguous"):
+            raise failure from None  # the page stopped answering: that, not a missing element
+        words = "the element to drag" if end == "source" else "the element to drop it on"
+        element = f"{words} ({describe(arg.plain() if end == 'source' else arg.to, ctx.render)})"
+        if failure.kind == "ambiguous":
+            reason = failure.reason.replace("the locator", element, 1)
+        else:
+            reason = f"timed out: {element} was not found within {ctx.action_timeout_ms / 1000:g}s"
+        raise OpFailed(what, reason, failure.kind) from None
 
 
 def _tick(checked: bool) -> registry.Handler:

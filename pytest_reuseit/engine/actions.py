@@ -64,6 +64,7 @@ _ELEMENT_OPS = frozenset(
         "click",
         "dblclick",
         "hover",
+        "drag",
         "check",
         "uncheck",
         "focus",

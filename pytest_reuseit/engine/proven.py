@@ -31,6 +31,7 @@ from ..browser.aria import HIDDEN, renamed, role_names
 from ..errors import PlaceholderError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import Locator
+from ..workflow.op_args import DragArgs
 from ..workflow.placeholders import Values, names_in
 from ..workflow.steps import Step
 from ..workflow.writer import literal
@@ -122,14 +123,14 @@ def _other_uses(loaded: LoadedWorkflow, i: int, proven: ProvenEdit) -> list[Prov
     """The same rename at every other place of the run's files that names the element as the
     failing op does (engine/uses.py), reached or not; the checks that name it, as possible
     regressions (listed, never edited)."""
-    loc = failing_op_locator(loaded, i, proven.op_index)
+    loc = failing_op_locator(loaded, i, proven.op_index, proven.part)
     if loc is None:
         return []
     ops, checks = uses(loaded, loc)
-    me = (proven.file, proven.step - 1, -1, proven.op_index, "")
+    me = (proven.file, proven.step - 1, -1, proven.op_index, "", proven.part)
     out = [
         replace(proven, file=p.file, step=p.step + 1, line=p.line, digest=p.digest, op_index=p.op_index,
-                fallback=p.fallback, reached=False)
+                fallback=p.fallback, reached=False, part=p.part)
         for p in ops
         if p.key != me
     ]  # fmt: skip
@@ -174,34 +175,41 @@ def _action_edit(
             "new": fallback,
             **_evidence(changed),
         }
-    loc = step.do[j].arg
-    if not isinstance(loc, Locator):
+    arg = step.do[j].arg
+    if not isinstance(arg, Locator):
         return None
-    if loaded.origin(i).group and not _written_as_run(loaded.origin(i).written, j, loc):
-        return None  # the using file filled the used file's placeholders: an edit of its words is not known
-    edit = _renamed_op(loc.plain(), values, changed, sr.page_aria)
-    if edit is None:
-        return None
-    summary, old, new, key = edit
-    return {
-        "kind": "locator",
-        "line": loaded.source.line("steps", i, "do", j),
-        "summary": summary,
-        "cause": key,
-        "op_index": j,
-        "old": old,
-        "new": new,
-        **_evidence(changed),
-    }
+    # The op's own element, then a drag's drop target: the one whose name left the page is proven.
+    for part, loc in (("", arg.plain()), *((("to", arg.to),) if isinstance(arg, DragArgs) else ())):
+        if loaded.origin(i).group and not _written_as_run(loaded.origin(i).written, j, loc, part):
+            continue  # the using file filled the used file's placeholders: an edit of its words is not known
+        edit = _renamed_op(loc, values, changed, sr.page_aria)
+        if edit is None:
+            continue
+        summary, old, new, key = edit
+        return {
+            "kind": "locator",
+            "line": loaded.source.line("steps", i, "do", j),
+            "summary": summary,
+            "cause": key,
+            "op_index": j,
+            "part": part,
+            "old": old,
+            "new": new,
+            **_evidence(changed),
+        }
+    return None
 
 
-def _written_as_run(written: Any, j: int, loc: Locator) -> bool:
-    """Whether op ``j`` of a used file's step names its element as the run did (no placeholder)."""
+def _written_as_run(written: Any, j: int, loc: Locator, part: str = "") -> bool:
+    """Whether op ``j`` of a used file's step names its element (or its ``part``'s) as the run did
+    (no placeholder)."""
     try:
         op = written["do"][j]
         arg = next(iter(op.values()))
     except (KeyError, IndexError, TypeError, StopIteration):
         return False
+    if part and isinstance(arg, dict):
+        arg = arg.get(part)
     return isinstance(arg, dict) and arg.get("name") == loc.name and arg.get("label") == loc.label
 
 

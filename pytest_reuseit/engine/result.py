@@ -135,6 +135,7 @@ class ProvenEdit:
     fallback: int = -1
     reached: bool = True
     base_url: str = ""  # the site the run used (``reuseit heal --verify`` runs against it)
+    part: str = ""  # a locator edit of the op's own element (""), or of a drag's drop target ("to")
 
 
 @dataclass

@@ -14,6 +14,10 @@ cart, nth: 1}`` (another element, maybe) nor ``'role=button[name="Add to cart"]'
 string the editor would have to rewrite). A name written with a placeholder (``Remove {item}``)
 matches the same template: the new name keeps the placeholder, as it does for every variation.
 
+A ``drag`` names two elements: the one dragged (its locator keys, as any op's) and the one it is
+dropped on (its ``to:``). Each is a place of its own (``part``: "" or "to"), so a renamed column of
+a board is renamed in every drag that drops on it, and only there.
+
 A check whose ``expect`` names that locator is found too, and only listed: a check is never edited
 (what it expects is what the site must do), it is the possible regression.
 """
@@ -42,29 +46,37 @@ class Place:
     op_index: int = -1  # among the ``do`` ops
     fallback: int = -1  # -1: the step's own ``do``; else that fallback's ``do``
     check: str = ""  # a check: '<phase> check "<words>"'
+    part: str = ""  # "": the op's own element; "to": the element a drag drops on
 
     @property
-    def key(self) -> tuple[str, int, int, int, str]:
-        return self.file, self.step, self.fallback, self.op_index, self.check
+    def key(self) -> tuple[str, int, int, int, str, str]:
+        return self.file, self.step, self.fallback, self.op_index, self.check, self.part
 
 
-def written_locator(op: Any) -> dict[str, Any] | None:
-    """The locator keys of one op as a file writes it (``{click: {role: button, ...}}``); None
-    when the op names its element otherwise (a selector string, no element)."""
+# The parts of an op's value that name another element than its own: a drag's drop target.
+PARTS = ("to",)
+
+
+def written_locator(op: Any, part: str = "") -> dict[str, Any] | None:
+    """The locator keys of one op as a file writes it (``{click: {role: button, ...}}``), or of
+    its ``part`` (``to``: the element a drag drops on); None when the op names that element
+    otherwise (a selector string, no element)."""
     if not isinstance(op, dict) or len(op) != 1:
         return None
     arg = next(iter(op.values()))
+    if part and isinstance(arg, dict):
+        arg = arg.get(part)
     if not isinstance(arg, dict):
         return None
     loc = {str(k): v for k, v in arg.items() if k in LOCATOR_FIELDS}
     return loc or None
 
 
-def failing_op_locator(loaded: LoadedWorkflow, i: int, j: int) -> dict[str, Any] | None:
-    """The locator of op ``j`` of step ``i`` (0-based, expanded) as its file writes it."""
+def failing_op_locator(loaded: LoadedWorkflow, i: int, j: int, part: str = "") -> dict[str, Any] | None:
+    """The locator of op ``j`` of step ``i`` (0-based, expanded), or of its ``part``, as its file writes it."""
     written = loaded.origin(i).written
     try:
-        return written_locator(written["do"][j])
+        return written_locator(written["do"][j], part)
     except (KeyError, IndexError, TypeError):
         return None
 
@@ -72,8 +84,8 @@ def failing_op_locator(loaded: LoadedWorkflow, i: int, j: int) -> dict[str, Any]
 def uses(loaded: LoadedWorkflow, loc: dict[str, Any]) -> tuple[list[Place], list[Place]]:
     """(ops, checks) of every step the run loaded that name ``loc`` as written; each place once,
     however many times its file is used."""
-    ops: dict[tuple[str, int, int, int, str], Place] = {}
-    checks: dict[tuple[str, int, int, int, str], Place] = {}
+    ops: dict[tuple[str, int, int, int, str, str], Place] = {}
+    checks: dict[tuple[str, int, int, int, str, str], Place] = {}
     for i in range(len(loaded.workflow.steps)):
         origin = loaded.origin(i)
         raw = origin.written
@@ -81,9 +93,10 @@ def uses(loaded: LoadedWorkflow, loc: dict[str, Any]) -> tuple[list[Place], list
             continue
         at: dict[str, Any] = {"file": origin.file, "step": origin.index, "digest": origin.digest}
         for k, j, path in _ops(raw):
-            if written_locator(_at(raw, path)) == loc:
-                place = Place(**at, line=loaded.source.line("steps", i, *path), op_index=j, fallback=k)
-                ops.setdefault(place.key, place)
+            for part in ("", *PARTS):
+                if written_locator(_at(raw, path), part) == loc:
+                    place = Place(**at, line=loaded.source.line("steps", i, *path), op_index=j, fallback=k, part=part)
+                    ops.setdefault(place.key, place)
         for phase in ("pre", "post"):
             for n, entry in enumerate(raw.get(phase) or []):
                 if isinstance(entry, dict) and _names(entry.get("expect"), loc):

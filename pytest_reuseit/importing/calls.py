@@ -109,7 +109,7 @@ _WHY = {
     "setViewportSize": "the window resized during the test",
     "waitForFunction": "a page script waited for with an argument from the test",
     "selectOption": "options chosen by position or an element, or none: the format chooses options by label or value",
-    "dragAndDrop": "a drag and drop",
+    "dragAndDrop": "a drag from or to a point in an element: the format drags from the middle of one to the middle of the other",
     "click": _POINTER,
     "dblclick": _POINTER,
     "tap": _POINTER,
@@ -134,11 +134,13 @@ def unimportant(cls: str, method: str) -> bool:
 
 def not_imported(cls: str, method: str, params: dict[str, Any]) -> str:
     """The comment of a call the format cannot say, on one line."""
-    shown = {k: v for k, v in params.items() if k not in ("strict", "timeout", "selector", "frame")}
+    # A drag's first element is its ``source``, where another call's is its ``selector``.
+    own = "source" if method == "dragAndDrop" and not params.get("selector") else "selector"
+    shown = {k: v for k, v in params.items() if k not in ("strict", "timeout", "selector", "frame", own)}
     args = " ".join(json.dumps(shown, ensure_ascii=False, default=str).split())
     if len(args) > 120:
         args = args[:117] + "..."
-    where = f"locator({params['selector']})" if params.get("selector") else cls[:1].lower() + cls[1:]
+    where = f"locator({params[own]})" if params.get(own) else cls[:1].lower() + cls[1:]
     why = _WHY.get(method, "the format has no such step")
     return f"{where}.{method}({'' if args == '{}' else args}) ({why})"
 
@@ -151,6 +153,8 @@ def other_step(cls: str, method: str, params: dict[str, Any]) -> DemoStep | None
         return DemoStep(method, target)
     if cls == "Frame" and method == "dispatchEvent" and target is not None and _no_init(params.get("eventInit")):
         return DemoStep("dispatch", target, value=str(params.get("type") or ""))
+    if cls == "Frame" and method == "dragAndDrop" and _middle_to_middle(params):
+        return DemoStep("drag", Target([str(params["source"])]), to=Target([str(params["target"])]))
     if cls == "Page" and method == "keyboardType":
         # Keys typed on whatever has the focus (a field clicked just before): that element.
         return DemoStep("type", Target(["*:focus"]), value=str(params.get("text") or ""))
@@ -185,6 +189,14 @@ def wait_check(cls: str, method: str, params: dict[str, Any]) -> tuple[dict[str,
             js = f"({expression})()" if params.get("isFunction") else expression
             return {"js": js}, f"waitForFunction({' '.join(expression.split())[:120]})"
     return None
+
+
+def _middle_to_middle(params: dict[str, Any]) -> bool:
+    """Whether a traced drag is the op's: from the middle of one element to the middle of another
+    (Playwright's default); one from or to a point in an element is said as not imported."""
+    return bool(params.get("source") and params.get("target")) and not (
+        params.get("sourcePosition") or params.get("targetPosition")
+    )
 
 
 def _no_init(value: Any) -> bool:

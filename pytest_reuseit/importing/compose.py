@@ -154,24 +154,29 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         return {"scroll": {"by": int(typed_value)}}
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
-    loc = _loc(selector)
+    op = _element_op(step, _loc(selector), typed_value)
+    return op if kind == "scroll" else _with_modifiers(step, op)  # a scroll to a position is written without modifiers
+
+
+def _element_op(step: DemoStep, loc: Any, typed_value: str) -> dict[str, Any]:
+    """The op of a step on an element found by ``loc`` (a selector string or a LOC mapping)."""
+    kind = step.kind
+    mapping: dict[str, Any] = dict(loc) if isinstance(loc, dict) else {"selector": loc}
     if kind == "scroll":  # an element scrolled to a position of its own: "x, y"
         left, top = (float(v) for v in step.value.split(","))
-        op: dict[str, Any] = {"scroll": {**(loc if isinstance(loc, dict) else {"selector": loc})}}
-        op["scroll"].update(left=int(left) if left == int(left) else left, top=int(top) if top == int(top) else top)
-        return op
-    if kind in _VALUE_KEY:
-        mapping = dict(loc) if isinstance(loc, dict) else {"selector": loc}
-        value: Any = typed_value
-        if kind == "upload":
-            value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
-        if kind == "select" and step.options:  # a list box's options, each as chosen
-            value = [literal(o) for o in step.options]
-        mapping[_VALUE_KEY[kind]] = value
-        op = {kind: mapping}
-    else:
-        op = {kind: loc}
-    return _with_modifiers(step, op)
+        mapping.update(left=int(left) if left == int(left) else left, top=int(top) if top == int(top) else top)
+        return {"scroll": mapping}
+    if kind == "drag" and step.to is not None:  # the element dragged, and ``to`` the one it is dropped on
+        return {"drag": {**mapping, "to": _loc(step.to.selectors[0])}}
+    if kind not in _VALUE_KEY:
+        return {kind: loc}
+    value: Any = typed_value
+    if kind == "upload":
+        value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
+    if kind == "select" and step.options:  # a list box's options, each as chosen
+        value = [literal(o) for o in step.options]
+    mapping[_VALUE_KEY[kind]] = value
+    return {kind: mapping}
 
 
 def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
@@ -228,6 +233,8 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Press {literal(step.value)}" + (f" in {what}" if selector else "")
     if step.button and kind in ("click", "dblclick"):
         return f"{_WORDS[kind].format(what=what)} with the {step.button} mouse button"
+    if kind == "drag":
+        return f"Drag {what} to {_element_words(step.to.selectors[0] if step.to else None)}"
     template = _WORDS.get(kind, kind.capitalize() + " {what}")
     value = literal(typed_value) if kind == "upload" else typed_value  # file names: the others are written already
     return template.format(what=what, value=value, key=literal(step.value))

@@ -35,6 +35,8 @@ class DemoStep:
     kind: str
     target: Target | None = None
     value: str = ""  # the URL, typed text, key, option or file
+    # A drag's other element: the one it is dropped on (``target`` is the one dragged).
+    to: Target | None = None
     # DOM checks (``expect`` mappings) the source asserted after this step, in order.
     checks: list[dict[str, Any]] = field(default_factory=list)
     # The source's assertions the format cannot say: written as comments, counted.

@@ -31,7 +31,7 @@ from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
 from . import chrome, codegen, limits, trace
 from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
-from .demo import Demonstration, UnreadableInput
+from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
 
@@ -234,6 +234,10 @@ def _targets_from_snapshots(
             if not fact:
                 complete = False
             selectors.append(person_selectors(found, step.target.selectors))
+            if step.to is not None and page is not None:
+                # A drag's drop target, by the locator a person writes when the page before the
+                # drag shows it (else the test's own selector).
+                step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
             facts.append(fact)
     return selectors, facts, complete
 

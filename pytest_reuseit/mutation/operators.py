@@ -114,6 +114,7 @@ def names() -> tuple[str, ...]:
 
 _CLICKS = ("click", "dblclick", "check", "uncheck", "download")
 _INPUTS = ("fill", "type", "change", "press", "select")
+_DRAGS = ("drag",)
 _TEXT_KEYS = ("text", "value", "title")
 
 
@@ -241,6 +242,9 @@ def _page(run: RunTouches) -> list[Target]:
 
 _CLICK_EVENTS = ["click", "dblclick", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "touchend"]
 _INPUT_EVENTS = ["keydown", "keypress", "keyup", "beforeinput", "input", "change"]
+# A drag starts on the element dragged: HTML5 drag and drop with dragstart (cancelled, no drag
+# happens), the sortable lists built on the pointer with pointerdown/mousedown/touchstart.
+_DRAG_EVENTS = ["dragstart", "pointerdown", "mousedown", "touchstart"]
 _TITLE = """([mode, word]) => {
   const s = document.title;
   if (mode === 'number') { const m = s.match(/\\d+/); if (m) document.title = s.replace(m[0], String(Number(m[0]) + 1)); }
@@ -420,6 +424,13 @@ for _op in (
         "typing or choosing in the element does nothing (its key and input handlers never run)",
         lambda run: _ops(run, _INPUTS),
         on_op=_held_op("swallow", events=_INPUT_EVENTS),
+    ),
+    Operator(
+        "drag_ignored",
+        "breaking",
+        "dragging the element does nothing (its drag never starts)",
+        lambda run: _ops(run, _DRAGS),
+        on_op=_held_op("swallow", events=_DRAG_EVENTS),
     ),
     Operator(
         "link_elsewhere",

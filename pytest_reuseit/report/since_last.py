@@ -339,7 +339,9 @@ def heal_of(records: list[dict[str, Any]], command: str) -> dict[str, Any] | Non
         return None
     files = sorted({str(p.get("file", "")) for p in edits})
     # Every use: a rename edits each op that names the element the same way, reached or not.
-    places = {(p.get("file"), p.get("step"), p.get("fallback", -1), p.get("op_index", -1)) for p in edits}
+    places = {
+        (p.get("file"), p.get("step"), p.get("fallback", -1), p.get("op_index", -1), p.get("part", "")) for p in edits
+    }
     return {
         "command": command,
         "files": len(files),

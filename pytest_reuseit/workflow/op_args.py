@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from .checks import TextMatch
 from .locators import Loc, Locator
@@ -30,6 +31,23 @@ class DispatchArgs(Locator):
         pattern=r"^[A-Za-z][A-Za-z0-9_:.-]*$",
         description="the DOM event's type (blur, change, input, click...), as Playwright's dispatchEvent takes it",
     )
+
+
+class DragArgs(Locator):
+    """The element dragged (the locator keys) and the element it is dropped on (``to``)."""
+
+    to: Loc = Field(description="the element to drop it on: a LOC (selector string or locator mapping)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _two_elements(cls, data: Any) -> Any:
+        if isinstance(data, str):  # a LOC alone: where it goes is missing
+            raise PydanticCustomError(
+                "drag_shape",
+                "a drag needs the element dropped on too: write {selector: '{value}', to: LOC}",
+                {"value": data},
+            )
+        return data
 
 
 class WaitArgs(Locator):

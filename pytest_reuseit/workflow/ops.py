@@ -36,6 +36,7 @@ from .locators import Loc, Locator, describe_value
 from .op_args import (
     DialogAnswer,
     DispatchArgs,
+    DragArgs,
     Extract,
     FillArgs,
     PressArgs,
@@ -150,6 +151,8 @@ def describe_op(op: Op) -> str:
 def _describe_arg(kind: str, arg: Any) -> str:
     if arg is True:  # a bare word: back, reload, close_page
         return kind
+    if isinstance(arg, DragArgs):  # two elements: the one dragged, the one it is dropped on
+        return f"{kind} {arg.plain().describe()} to {arg.to.describe()}"
     if isinstance(arg, Locator):
         base = arg.plain().describe()
         extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
@@ -321,6 +324,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("click", Loc, "Click an element.", {}),
     ("dblclick", Loc, "Double-click an element.", {}),
     ("hover", Loc, "Move the mouse over an element.", {}),
+    (
+        "drag",
+        DragArgs,
+        "Drag an element and drop it on the element `to` (HTML5 drag and drop, sortable lists), "
+        "as Playwright's dragTo does: from the middle of one to the middle of the other.",
+        {},
+    ),
     ("check", Loc, "Tick a checkbox or radio button.", {}),
     ("uncheck", Loc, "Untick a checkbox.", {}),
     ("focus", Loc, "Give an element the keyboard focus.", {}),
