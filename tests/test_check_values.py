@@ -5,8 +5,6 @@ trace imported as it."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +20,7 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
 from pytest_reuseit.workflow.loader import load, parse
+from tests.support.cli_process import import_one
 from tests.support.serve import Served, files
 
 PAGES = Path(__file__).resolve().parent / "pages" / "recorded"
@@ -228,24 +227,8 @@ def test_a_traced_list_box_and_its_to_have_values_import_and_run_again(
     expect(traced.locator("#extras")).to_have_values(["wrap", re.compile("in")])
     context.tracing.stop(path=tmp_path / "trace.zip")
     context.close()
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest_reuseit.cli",
-            "import",
-            str(tmp_path / "trace.zip"),
-            "-o",
-            str(out),
-            "--no-derive",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    (written,) = out.glob("*.reuseit.yaml")
+    done, written = import_one(tmp_path / "trace.zip", tmp_path / "out", "--no-derive")
+    assert done.returncode == 0 and written.is_file(), done.stdout + done.stderr
     text = written.read_text()
     # The CSS selector is replaced by the locator a person writes, found on the traced page.
     assert "- expect: {values: {label: Extras, equals: [wrap, ins]}}" in text, text

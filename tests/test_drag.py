@@ -3,11 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +11,6 @@ import pytest
 import yaml
 from playwright.sync_api import Page, expect
 
-from pytest_reuseit import cli
 from pytest_reuseit.browser.aria import PageSnapshot, compare
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.ports import Models
@@ -25,10 +20,11 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.importing import calls
 from pytest_reuseit.importing.compose import op_for, words
-from pytest_reuseit.report import records
 from pytest_reuseit.workflow.loader import LoadedWorkflow, load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
 from pytest_reuseit.workflow.placeholders import Values
+from tests.support.cli_process import import_one
+from tests.support.morning import heal_from
 from tests.test_mutation import mutate, report_of
 
 SCHEMA = Path(__file__).parent.parent / "pytest_reuseit" / "schema" / "workflow.json"
@@ -183,24 +179,8 @@ def test_a_python_playwright_trace_s_drag_to_imports_as_a_drag_that_runs_again(
     traced.drag_and_drop("#card-tests", "#done", target_position={"x": 5, "y": 5})
     context.tracing.stop(path=tmp_path / "trace.zip")
     context.close()
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest_reuseit.cli",
-            "import",
-            str(tmp_path / "trace.zip"),
-            "-o",
-            str(out),
-            "--no-derive",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    (written,) = out.glob("*.reuseit.yaml")
+    done, written = import_one(tmp_path / "trace.zip", tmp_path / "out", "--no-derive")
+    assert done.returncode == 0 and written.is_file(), done.stdout + done.stderr
     text = written.read_text()
     # Both elements by the locators a person writes, read from the page the trace kept.
     assert '- action: Drag "Write docs" to the "Done" region' in text, text
@@ -255,14 +235,8 @@ def test_a_renamed_drop_target_is_renamed_in_every_drag_and_op_that_names_it(tmp
     assert places == [(1, 0, "to", True), (2, 0, "to", False), (2, 1, "", False)]
     assert {e.summary for e in edits if e.kind == "locator"} == {'region "Done" renamed "Completed"'}
     (tmp_path / "board.reuseit.yaml").write_text(BOARD_FILE, encoding="utf-8")
-    entries = [{**records.proven_entry(e), "test": "board.reuseit.yaml::board[default]"} for e in edits]
-    (tmp_path / "reuseit-output").mkdir()
-    (tmp_path / "reuseit-output" / "healing.json").write_text(json.dumps(entries), encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["heal", "--apply"])
-    said = out.getvalue()
-    assert code == 0, said + err.getvalue()
+    code, said, err = heal_from(tmp_path, edits, "board.reuseit.yaml::board[default]", "--apply")
+    assert code == 0, said + err
     assert "step 1 op 1 to (line 7): drag {role: region, name: Done} -> {role: region, name: Completed}" in said, said
     text = (tmp_path / "board.reuseit.yaml").read_text(encoding="utf-8")
     assert text == (

@@ -3,22 +3,19 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_reuseit import cli
 from pytest_reuseit.browser.aria import PageSnapshot, compare
 from pytest_reuseit.cli.heal_verify import _verdict
 from pytest_reuseit.engine.proven import prove
 from pytest_reuseit.engine.result import ActionRecord, RunResult, StepResult, Verdict
-from pytest_reuseit.report import records, since_last
+from pytest_reuseit.report import since_last
 from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
 from pytest_reuseit.workflow.placeholders import Values
+from tests.support.morning import heal_from
 
 WORKFLOW = """name: Cart
 task: Put things in the cart
@@ -83,16 +80,8 @@ def test_a_rename_edits_every_op_that_names_the_element_the_same_way_and_lists_i
 def test_heal_writes_every_place_in_one_hunk_of_the_cause_and_never_a_check(tmp_path: Path) -> None:
     (tmp_path / "wf.reuseit.yaml").write_text(WORKFLOW, encoding="utf-8")
     result, loaded = _failed_first_click()
-    entries = [
-        {**records.proven_entry(e), "test": "wf.reuseit.yaml::wf[default]"} for e in prove(result, loaded, _values())
-    ]
-    (tmp_path / "reuseit-output").mkdir()
-    (tmp_path / "reuseit-output" / "healing.json").write_text(json.dumps(entries), encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["heal", "--apply"])
-    said = out.getvalue()
-    assert code == 0, said + err.getvalue()
+    code, said, err = heal_from(tmp_path, prove(result, loaded, _values()), "wf.reuseit.yaml::wf[default]", "--apply")
+    assert code == 0, said + err
     assert said.count("cause: ") == 1 and said.count("--- a/wf.reuseit.yaml") == 1
     assert 'cause: button "Add to cart" renamed "Add to basket" (1 file, 4 places; proven by the history)' in said
     assert "wf.reuseit.yaml: step 1 fallback 1 op 1 (line 12): press {role: button, name: Add to cart} -> " in said
@@ -158,15 +147,13 @@ def test_only_a_run_that_passes_without_help_where_it_was_edited_confirms(
 def test_verify_names_a_workflow_it_cannot_run_and_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / "wf.reuseit.yaml").write_text(WORKFLOW, encoding="utf-8")
     result, loaded = _failed_first_click()
-    entries = [
-        {**records.proven_entry(e), "test": "gone.reuseit.yaml::gone[default]"}
-        for e in prove(result, loaded, _values())
-    ]
-    (tmp_path / "healing.json").write_text(json.dumps(entries), encoding="utf-8")
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(tmp_path), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["heal", "--from", "healing.json", "--apply", "--verify"])
-    said = out.getvalue()
+    code, said, _ = heal_from(
+        tmp_path,
+        prove(result, loaded, _values()),
+        "gone.reuseit.yaml::gone[default]",
+        *("--from", "healing.json", "--apply", "--verify"),
+        source="healing.json",
+    )
     assert code == 1
     assert (
         "  not confirmed: gone.reuseit.yaml [default]: gone.reuseit.yaml does not exist (any more): run it where the "

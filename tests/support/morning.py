@@ -7,13 +7,14 @@ import contextlib
 import io
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pytest_reuseit import cli
+from pytest_reuseit.report import records
 from tests.support.heal_shop import Deploy, handler
 from tests.support.serve import Served
 from tests.support.webhook import Hook
@@ -77,3 +78,17 @@ def shop_morning(
     with Served(handler(deploy)) as site:
         yield Morning(pytester, site, deploy, hook, workflows)
     hook.httpd.shutdown()
+
+
+def heal_from(
+    folder: Path, edits: Iterable[Any], test: str, *args: str, source: str = "reuseit-output/healing.json"
+) -> tuple[int, str, str]:
+    """``reuseit heal ARGS`` in ``folder`` after these proven edits of ``test`` were written where a
+    session writes them (or ``source``): its exit code, what it printed and its errors."""
+    path = folder / source
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([{**records.proven_entry(e), "test": test} for e in edits]), encoding="utf-8")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["heal", *args])
+    return code, out.getvalue(), err.getvalue()
