@@ -28,6 +28,7 @@ from ..workflow.checks import (
     LocText,
     LocTexts,
     LocValues,
+    LocViewport,
     TextMatch,
 )
 from ..workflow.locators import Locator
@@ -245,6 +246,30 @@ def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         )
 
 
+def _received(exc: AssertionError) -> str:
+    """What the page has, as Playwright's failed assertion says it ("Actual value: ...")."""
+    for line in str(exc).splitlines():
+        if line.startswith("Actual value:"):
+            return line.removeprefix("Actual value:").strip()
+    return str(exc).splitlines()[0] if str(exc) else "(not read)"
+
+
+def _in_viewport(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """Any part of the element in the viewport, or at least ``ratio`` of it (``to_be_in_viewport``)."""
+    assert isinstance(arg, LocViewport)
+    loc = resolve(page, arg, render)
+    share = f" (at least {arg.ratio:g} of it)" if arg.ratio else ""
+    wanted = f"{describe(arg, render)} to be in the viewport{share}"
+    try:
+        expect(loc).to_be_in_viewport(ratio=arg.ratio, timeout=t)
+        return DomVerdict(True, wanted, "in the viewport")
+    except AssertionError as exc:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        return DomVerdict(False, wanted, _received(exc))  # "viewport ratio 0.25"
+
+
 _NOT_LOOK_MS = 50.0
 
 
@@ -364,6 +389,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "text": _text_or_value,
     "value": _text_or_value,
     "values": _values,
+    "in_viewport": _in_viewport,
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,

@@ -131,6 +131,14 @@ def _values(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[st
     return {"values": {**loc, "equals": [str(t["string"]) for t in texts]}}
 
 
+def _in_viewport(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    """``toBeInViewport({ratio})``: the ratio comes as expectedNumber (none or 0: any part)."""
+    ratio = params.get("expectedNumber")
+    if isinstance(ratio, bool) or (ratio is not None and not isinstance(ratio, (int, float))):
+        return None
+    return {"in_viewport": {**loc, "ratio": ratio} if ratio else loc}
+
+
 def _count(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
     number = params.get("expectedNumber")
     return {"count": {**loc, "equals": int(number)}} if isinstance(number, (int, float)) else None
@@ -200,6 +208,7 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.have.text.array": _texts,
     "to.contain.text.array": _texts,
     "to.have.count": _count,
+    "to.be.in.viewport": _in_viewport,
     "to.have.url": _page,
     "to.have.title": _page,
     "to.be.empty": _empty,

@@ -203,6 +203,7 @@ def person_selectors(found: str | None, source: list[str]) -> list[str]:
 
 # The keys of a check whose value is an element's locator.
 _ELEMENT_KEYS = {"visible", "hidden", "enabled", "disabled", "checked", "unchecked", "text", "value", "count"}
+_ELEMENT_KEYS |= {"in_viewport", "accessible_name", "accessible_description", "has_role", "js_property"}
 _ELEMENT_KEYS |= {"texts", "values", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
 
 

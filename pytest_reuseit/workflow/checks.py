@@ -89,6 +89,19 @@ class LocCss(Locator, TextMatch):
     property: str = Field(min_length=1, description="the CSS property's name, e.g. display")
 
 
+class LocViewport(Locator):
+    """An element inside the viewport (Playwright's ``toBeInViewport``): any part of it, or at
+    least ``ratio`` of it."""
+
+    ratio: float | None = Field(
+        None, ge=0, le=1, description="the share of the element that must be in the viewport (0.5: half); default: any"
+    )
+
+
+# Written as a LOC (``in_viewport: "#total"``) or a LOC with its ratio.
+InViewport = Annotated[LocViewport, BeforeValidator(wrap_string("selector")), OrString()]
+
+
 class LocCount(Locator):
     equals: CountBound | None = None
     min: CountBound | None = None
@@ -114,6 +127,9 @@ class Expect(Strict):
     detached: Loc | None = Field(None, description="no element in the page's DOM")
     focused: Loc | None = Field(None, description="the element that has the keyboard focus")
     editable: Loc | None = Field(None, description="a field that takes typing: enabled and not read-only")
+    in_viewport: InViewport | None = Field(
+        None, description="an element in the viewport: any part of it, or at least ratio of it (0.5: half)"
+    )
     text: LocText | None = None
     value: LocText | None = None
     values: LocValues | None = Field(
