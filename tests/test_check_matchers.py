@@ -107,3 +107,81 @@ def test_to_be_in_viewport_is_imported_with_its_ratio_and_its_not() -> None:
     )
     traced = {"selector": "#b", "expression": "to.be.in.viewport", "expectedNumber": "half"}
     assert from_playwright(traced) == (None, "expect(#b).to.be.in.viewport")
+
+
+# ----------------------------------------------------------------------------- accessible_name, _description
+
+
+def test_accessible_name_and_description_are_text_matches() -> None:
+    assert {"accessible_name", "accessible_description"} <= set(EXPECT_KEYS)
+    exp = Expect.model_validate({"accessible_name": {"css": "#save", "contains": "Save"}})
+    assert exp.accessible_name is not None and exp.accessible_name.contains == "Save"
+    with pytest.raises(ValidationError, match="needs one of: equals, contains, matches"):
+        Expect.model_validate({"accessible_description": {"css": "#save"}})
+    with pytest.raises(ValidationError, match="invalid regular expression"):
+        Expect.model_validate({"accessible_name": {"css": "#save", "matches": "("}})
+
+
+@pytest.mark.browser
+def test_accessible_name_and_description_hold_and_fail_with_what_the_element_has(order: Page) -> None:
+    # Whitespace collapsed, as assistive technology reads it ("Save  draft").
+    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Save draft"}}) == (
+        True,
+        "accessible name of css='#save' to equal 'Save draft'",
+        "'Save draft'",
+    )
+    assert _judge(order, {"accessible_name": {"css": "#save", "contains": "draft"}})[0]
+    assert _judge(order, {"accessible_name": {"label": "Quantity", "matches": "^Quant"}})[0]
+    assert _judge(order, {"accessible_description": {"css": "#save", "contains": "for later"}})[0]
+    # contains is a part of the name: regular expression characters in it are plain text.
+    assert not _judge(order, {"accessible_name": {"css": "#save", "contains": "Save.draft"}})[0]
+    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Save"}}) == (
+        False,
+        "accessible name of css='#save' to equal 'Save'",
+        "'Save draft'",
+    )
+    assert _judge(order, {"accessible_description": {"css": "#qty", "equals": "How many"}}) == (
+        False,
+        "accessible description of css='#qty' to equal 'How many'",
+        "''",
+    )
+    assert _judge(order, {"accessible_name": {"css": "button, #pay", "equals": "Save"}})[2].startswith(
+        "2 elements match"
+    )
+
+
+@pytest.mark.browser
+def test_not_accessible_name_waits_for_it_to_change(order: Page) -> None:
+    gone = {"not": {"accessible_description": {"css": "#save", "equals": "Keeps it for later"}}}
+    assert _judge(order, gone) == (
+        False,
+        "not: accessible description of css='#save' to equal 'Keeps it for later'",
+        "'Keeps it for later'",
+    )
+    order.click("#save")
+    assert _judge(order, gone, 2000) == (
+        True,
+        "not: accessible description of css='#save' to equal 'Keeps it for later'",
+        "'Kept for later'",
+    )
+    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Saved"}})[0]
+
+
+def test_to_have_accessible_name_and_description_are_imported_as_text_matches() -> None:
+    def traced(expression: str, expected: dict[str, Any], is_not: bool = False) -> dict[str, Any]:
+        return {"selector": "#save", "expression": expression, "expectedText": [expected], "isNot": is_not}
+
+    # As Playwright sends them: whole, whitespace collapsed.
+    exact = {"string": "Save  draft", "matchSubstring": False, "normalizeWhiteSpace": True}
+    assert from_playwright(traced("to.have.accessible.name", exact)) == (
+        {"accessible_name": {"selector": "#save", "equals": "Save draft"}},
+        "expect(#save).to.have.accessible.name",
+    )
+    pattern = {"regexSource": "for later", "regexFlags": "i", "matchSubstring": False, "normalizeWhiteSpace": True}
+    assert from_playwright(traced("to.have.accessible.description", pattern, is_not=True))[0] == {
+        "not": {"accessible_description": {"selector": "#save", "matches": "(?i)for later"}}
+    }
+    assert from_playwright({"selector": "#save", "expression": "to.have.accessible.name"}) == (
+        None,
+        "expect(#save).to.have.accessible.name",
+    )

@@ -270,6 +270,27 @@ def _in_viewport(page: Page, key: str, arg: Any, render: Callable[[str], str], t
         return DomVerdict(False, wanted, _received(exc))  # "viewport ratio 0.25"
 
 
+def _accessible(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The accessible name or description (``to_have_accessible_name``/``_description``), whitespace
+    collapsed as Playwright does; ``contains`` is a pattern of the text, Playwright having no
+    substring option for them."""
+    assert isinstance(arg, LocText)
+    loc = resolve(page, arg, render)
+    pattern, words = _pattern(arg, render)
+    wanted = f"{key.replace('_', ' ')} of {describe(arg, render)} to {words}"
+    try:
+        if key == "accessible_name":
+            expect(loc).to_have_accessible_name(pattern, timeout=t)
+        else:
+            expect(loc).to_have_accessible_description(pattern, timeout=t)
+        return DomVerdict(True, wanted, repr(pattern) if isinstance(pattern, str) else "as expected")
+    except AssertionError as exc:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        return DomVerdict(False, wanted, repr(_received(exc)))
+
+
 _NOT_LOOK_MS = 50.0
 
 
@@ -390,6 +411,8 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "value": _text_or_value,
     "values": _values,
     "in_viewport": _in_viewport,
+    "accessible_name": _accessible,
+    "accessible_description": _accessible,
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,

@@ -105,6 +105,13 @@ def _text(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str,
     return {"value" if expression == "to.have.value" else "text": {**loc, **m}} if m else None
 
 
+def _accessible(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    """``toHaveAccessibleName`` / ``toHaveAccessibleDescription``: a text match, as ``text``."""
+    m = _one_text(texts)
+    key = "accessible_name" if expression == "to.have.accessible.name" else "accessible_description"
+    return {key: {**loc, **m}} if m else None
+
+
 def _texts(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
     plain = [t.get("string") for t in texts]
     if not texts or not all(isinstance(t, str) for t in plain):
@@ -209,6 +216,8 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.contain.text.array": _texts,
     "to.have.count": _count,
     "to.be.in.viewport": _in_viewport,
+    "to.have.accessible.name": _accessible,
+    "to.have.accessible.description": _accessible,
     "to.have.url": _page,
     "to.have.title": _page,
     "to.be.empty": _empty,

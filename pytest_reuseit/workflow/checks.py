@@ -132,6 +132,12 @@ class Expect(Strict):
     )
     text: LocText | None = None
     value: LocText | None = None
+    accessible_name: LocText | None = Field(
+        None, description="the element's accessible name (its label, as assistive technology reads it)"
+    )
+    accessible_description: LocText | None = Field(
+        None, description="the element's accessible description (aria-describedby, title...)"
+    )
     values: LocValues | None = Field(
         None, description="the values of the selected options of a list box (<select multiple>), in order"
     )
