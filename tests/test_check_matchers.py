@@ -185,3 +185,50 @@ def test_to_have_accessible_name_and_description_are_imported_as_text_matches() 
         None,
         "expect(#save).to.have.accessible.name",
     )
+
+
+# ----------------------------------------------------------------------------- has_role
+
+
+def test_has_role_names_an_aria_role() -> None:
+    assert "has_role" in EXPECT_KEYS
+    exp = Expect.model_validate({"has_role": {"css": "#pay", "equals": "link"}})
+    assert exp.has_role is not None and exp.has_role.equals == "link"
+    with pytest.raises(ValidationError, match="'buton' is not an ARIA role \\(did you mean 'button'\\?\\)"):
+        Expect.model_validate({"has_role": {"css": "#pay", "equals": "buton"}})
+    with pytest.raises(ValidationError, match="equals"):
+        Expect.model_validate({"has_role": {"css": "#pay"}})
+
+
+@pytest.mark.browser
+def test_has_role_holds_for_explicit_and_implicit_roles_and_says_the_role_found(order: Page) -> None:
+    assert _judge(order, {"has_role": {"css": "#pay", "equals": "link"}}) == (
+        True,
+        "role of css='#pay' to be 'link'",
+        "'link'",
+    )
+    assert _judge(order, {"has_role": {"label": "Quantity", "equals": "spinbutton"}})[0]  # implicit
+    assert _judge(order, {"has_role": {"text": "Save draft", "equals": "link"}}) == (
+        False,
+        "role of text='Save draft' to be 'link'",
+        "'button'",
+    )
+    assert _judge(order, {"has_role": {"css": "#nothing", "equals": "link"}})[2] == "no element matches"
+
+
+@pytest.mark.browser
+def test_not_has_role_waits_for_the_role_to_change(order: Page) -> None:
+    still_link = {"not": {"has_role": {"css": "#pay", "equals": "link"}}}
+    assert _judge(order, still_link) == (False, "not: role of css='#pay' to be 'link'", "'link'")
+    order.click("#save")  # the page makes #pay a button
+    assert _judge(order, still_link, 2000) == (True, "not: role of css='#pay' to be 'link'", "'button'")
+
+
+def test_to_have_role_is_imported_as_has_role() -> None:
+    role = {"string": "button", "matchSubstring": False, "normalizeWhiteSpace": False}
+    traced = {"selector": "#pay", "expression": "to.have.role", "expectedText": [role], "isNot": True}
+    assert from_playwright(traced) == (
+        {"not": {"has_role": {"selector": "#pay", "equals": "button"}}},
+        "expect(#pay).not.to.have.role",
+    )
+    assert from_playwright({"selector": "#pay", "expression": "to.have.role", "expectedText": []})[0] is None

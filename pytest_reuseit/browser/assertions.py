@@ -25,6 +25,7 @@ from ..workflow.checks import (
     LocAttribute,
     LocCount,
     LocCss,
+    LocRole,
     LocText,
     LocTexts,
     LocValues,
@@ -291,6 +292,22 @@ def _accessible(page: Page, key: str, arg: Any, render: Callable[[str], str], t:
         return DomVerdict(False, wanted, repr(_received(exc)))
 
 
+def _has_role(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """The element's ARIA role, explicit or implicit (``to_have_role``)."""
+    assert isinstance(arg, LocRole)
+    loc = resolve(page, arg, render)
+    role = render(arg.equals)
+    wanted = f"role of {describe(arg, render)} to be {role!r}"
+    try:
+        expect(loc).to_have_role(role, timeout=t)  # type: ignore[arg-type]  # a role of ARIA_ROLES
+        return DomVerdict(True, wanted, repr(role))
+    except AssertionError as exc:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        return DomVerdict(False, wanted, repr(_received(exc)))
+
+
 _NOT_LOOK_MS = 50.0
 
 
@@ -413,6 +430,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "in_viewport": _in_viewport,
     "accessible_name": _accessible,
     "accessible_description": _accessible,
+    "has_role": _has_role,
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,

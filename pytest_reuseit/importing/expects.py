@@ -112,6 +112,12 @@ def _accessible(expression: str, loc: dict[str, Any], texts: _Texts, params: dic
     return {key: {**loc, **m}} if m else None
 
 
+def _role(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
+    """``toHaveRole(role)``: ``has_role`` (``role`` is the locator's key)."""
+    role = texts[0].get("string") if len(texts) == 1 else None
+    return {"has_role": {**loc, "equals": role}} if isinstance(role, str) and role else None
+
+
 def _texts(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:
     plain = [t.get("string") for t in texts]
     if not texts or not all(isinstance(t, str) for t in plain):
@@ -218,6 +224,7 @@ _CONVERTERS: dict[str, _Converter] = {
     "to.be.in.viewport": _in_viewport,
     "to.have.accessible.name": _accessible,
     "to.have.accessible.description": _accessible,
+    "to.have.role": _role,
     "to.have.url": _page,
     "to.have.title": _page,
     "to.be.empty": _empty,

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from .locators import Loc, Locator, describe_value
+from .locators import Loc, Locator, describe_value, known_role
 from .strict import OneOrList, OrString, Seconds, Strict, as_tuple, exactly_one, wrap_string
 
 
@@ -102,6 +102,18 @@ class LocViewport(Locator):
 InViewport = Annotated[LocViewport, BeforeValidator(wrap_string("selector")), OrString()]
 
 
+class LocRole(Locator):
+    """The element's ARIA role, explicit or implicit (Playwright's ``toHaveRole``): ``has_role``,
+    as ``role`` is already the locator's."""
+
+    equals: str = Field(description="an ARIA role, e.g. button, checkbox, heading")
+
+    @field_validator("equals")
+    @classmethod
+    def _a_role(cls, value: str) -> str:
+        return known_role(value) or value
+
+
 class LocCount(Locator):
     equals: CountBound | None = None
     min: CountBound | None = None
@@ -132,6 +144,7 @@ class Expect(Strict):
     )
     text: LocText | None = None
     value: LocText | None = None
+    has_role: LocRole | None = Field(None, description="the element's ARIA role, explicit or implicit (equals: button)")
     accessible_name: LocText | None = Field(
         None, description="the element's accessible name (its label, as assistive technology reads it)"
     )

@@ -98,6 +98,16 @@ ARIA_ROLES = [
 ]
 
 
+def known_role(value: str | None) -> str | None:
+    """``value`` when it is an ARIA role (or a placeholder filled at run time); else an error that
+    names the closest one."""
+    if value is None or "{" in value or value in ARIA_ROLES:
+        return value
+    guess = closest(value, ARIA_ROLES)
+    hint = f" (did you mean '{guess}'?)" if guess else ""
+    raise PydanticCustomError("unknown_role", "'{role}' is not an ARIA role{hint}", {"role": value, "hint": hint})
+
+
 class Locator(Strict):
     """Where an element is: one of the kinds, optionally refined."""
 
@@ -121,11 +131,7 @@ class Locator(Strict):
     @field_validator("role")
     @classmethod
     def _known_role(cls, value: str | None) -> str | None:
-        if value is None or "{" in value or value in ARIA_ROLES:
-            return value
-        guess = closest(value, ARIA_ROLES)
-        hint = f" (did you mean '{guess}'?)" if guess else ""
-        raise PydanticCustomError("unknown_role", "'{role}' is not an ARIA role{hint}", {"role": value, "hint": hint})
+        return known_role(value)
 
     @model_validator(mode="after")
     def _one_kind(self) -> Locator:
