@@ -232,3 +232,100 @@ def test_to_have_role_is_imported_as_has_role() -> None:
         "expect(#pay).not.to.have.role",
     )
     assert from_playwright({"selector": "#pay", "expression": "to.have.role", "expectedText": []})[0] is None
+
+
+# ----------------------------------------------------------------------------- js_property
+
+
+def test_js_property_names_a_property_and_any_json_value() -> None:
+    assert "js_property" in EXPECT_KEYS
+    exp = Expect.model_validate({"js_property": {"css": "#qty", "property": "order", "equals": {"paid": False}}})
+    assert exp.js_property is not None and exp.js_property.equals == {"paid": False}
+    exp = Expect.model_validate({"js_property": {"css": "#qty", "property": "x", "equals": None}})
+    assert exp.js_property is not None and exp.js_property.equals is None  # null is a value
+    with pytest.raises(ValidationError, match="equals"):
+        Expect.model_validate({"js_property": {"css": "#qty", "property": "value"}})
+    with pytest.raises(ValidationError, match="property"):
+        Expect.model_validate({"js_property": {"css": "#qty", "equals": "2"}})
+
+
+@pytest.mark.browser
+def test_js_property_compares_deeply_and_says_the_value_the_element_has(order: Page) -> None:
+    assert _judge(order, {"js_property": {"label": "Quantity", "property": "value", "equals": "2"}}) == (
+        True,
+        "property value of label='Quantity' to equal \"2\"",
+        '"2"',
+    )
+    order_value = {"items": ["tea", 2], "paid": False, "note": None}
+    assert _judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": order_value}})[0]
+    assert _judge(order, {"js_property": {"css": "#qty", "property": "valueAsNumber", "equals": 2}})[0]
+    # Typed: the number 2 is not the text "2".
+    assert _judge(order, {"js_property": {"css": "#qty", "property": "value", "equals": 2}}) == (
+        False,
+        "property value of css='#qty' to equal 2",
+        '"2"',
+    )
+    assert _judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": {"paid": False}}}) == (
+        False,
+        "property order of css='#qty' to equal {\"paid\": false}",
+        '{"items": ["tea", 2], "paid": false, "note": null}',
+    )
+    assert _judge(order, {"js_property": {"css": "#nothing", "property": "value", "equals": ""}})[2] == (
+        "no element matches"
+    )
+
+
+@pytest.mark.browser
+def test_not_js_property_waits_for_the_value_to_change(order: Page) -> None:
+    unpaid = {
+        "not": {
+            "js_property": {
+                "css": "#qty",
+                "property": "order",
+                "equals": {"items": ["tea", 2], "paid": False, "note": None},
+            }
+        }
+    }
+    assert not _judge(order, unpaid)[0]
+    order.click("#save")
+    assert _judge(order, unpaid, 2000) == (
+        True,
+        'not: property order of css=\'#qty\' to equal {"items": ["tea", 2], "paid": false, "note": null}',
+        '{"items": ["tea", 3], "paid": true, "note": null}',
+    )
+
+
+def _property(name: str, serialized: dict[str, Any], is_not: bool = False) -> dict[str, Any]:
+    # As the trace keeps toHaveJSProperty(name, value).
+    return {
+        "selector": "#qty",
+        "expression": "to.have.property",
+        "expressionArg": name,
+        "expectedValue": {"value": serialized, "handles": []},
+        "isNot": is_not,
+    }
+
+
+def test_to_have_js_property_is_imported_with_its_value_as_json() -> None:
+    order_value = {
+        "o": [{"k": "items", "v": {"a": [{"s": "tea"}, {"n": 2}], "id": 2}}, {"k": "note", "v": {"v": "null"}}],
+        "id": 1,
+    }
+    assert from_playwright(_property("order", order_value)) == (
+        {"js_property": {"selector": "#qty", "property": "order", "equals": {"items": ["tea", 2], "note": None}}},
+        "expect(#qty).to.have.property",
+    )
+    assert from_playwright(_property("disabled", {"b": False}, is_not=True))[0] == {
+        "not": {"js_property": {"selector": "#qty", "property": "disabled", "equals": False}}
+    }
+    for unsaid in (
+        {"v": "undefined"},
+        {"v": "NaN"},
+        {"d": "2026-01-01T00:00:00.000Z"},
+        {"a": [{"v": "Infinity"}], "id": 1},
+    ):
+        check, words = from_playwright(_property("x", unsaid))
+        assert (check, words) == (
+            None,
+            "expect(#qty).to.have.property (a value JSON cannot say: undefined, NaN, a date, an element...)",
+        )

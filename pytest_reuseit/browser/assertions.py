@@ -6,6 +6,7 @@ failure report can say "expected text of css='.price' to contain '$' — actual:
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -25,6 +26,7 @@ from ..workflow.checks import (
     LocAttribute,
     LocCount,
     LocCss,
+    LocJsProperty,
     LocRole,
     LocText,
     LocTexts,
@@ -308,6 +310,38 @@ def _has_role(page: Page, key: str, arg: Any, render: Callable[[str], str], t: f
         return DomVerdict(False, wanted, repr(_received(exc)))
 
 
+def _filled(value: Any, render: Callable[[str], str]) -> Any:
+    """A JSON value with the placeholders of its texts filled."""
+    if isinstance(value, str):
+        return render(value)
+    if isinstance(value, list):
+        return [_filled(v, render) for v in value]
+    if isinstance(value, dict):
+        return {k: _filled(v, render) for k, v in value.items()}
+    return value
+
+
+def _js_property(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """A JavaScript property of the element, deeply equal to a JSON value (``to_have_js_property``)."""
+    assert isinstance(arg, LocJsProperty)
+    loc = resolve(page, arg, render)
+    wanted_value = _filled(arg.equals, render)
+    words = json.dumps(wanted_value, ensure_ascii=False)
+    wanted = f"property {arg.property} of {describe(arg, render)} to equal {words}"
+    try:
+        expect(loc).to_have_js_property(arg.property, wanted_value, timeout=t)
+        return DomVerdict(True, wanted, words)
+    except AssertionError as exc:
+        count = _element_count(loc)
+        if count != 1:
+            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+        try:  # the value as JSON writes it, as the expected one is written
+            has = loc.first.evaluate("(el, name) => el[name]", arg.property, timeout=1000)
+            return DomVerdict(False, wanted, json.dumps(has, ensure_ascii=False, default=repr))
+        except (PlaywrightError, PlaywrightTimeout):
+            return DomVerdict(False, wanted, _received(exc))
+
+
 _NOT_LOOK_MS = 50.0
 
 
@@ -431,6 +465,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "accessible_name": _accessible,
     "accessible_description": _accessible,
     "has_role": _has_role,
+    "js_property": _js_property,
     "count": _count,
     "texts": _texts,
     "attribute": _attribute,

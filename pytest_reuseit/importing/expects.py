@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from .polls import NO_VALUE, plain_value
 from .selectors import to_loc
 
 # expression -> (key, key under not.): the state assertions. Playwright sends an option's false
@@ -83,6 +84,8 @@ def from_playwright(params: dict[str, Any]) -> tuple[dict[str, Any] | list[dict[
     unsaid = _values_unsaid(params) if expression == "to.have.values" else None
     if unsaid:
         return None, f"{words} ({unsaid})"
+    if expression == "to.have.property":
+        return _js_property(params, loc, is_not, words)
     convert = _CONVERTERS.get(expression)
     texts = [t for t in params.get("expectedText") or [] if isinstance(t, dict)]
     check = convert(expression, loc, texts, params) if convert is not None else None
@@ -116,6 +119,35 @@ def _role(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str,
     """``toHaveRole(role)``: ``has_role`` (``role`` is the locator's key)."""
     role = texts[0].get("string") if len(texts) == 1 else None
     return {"has_role": {**loc, "equals": role}} if isinstance(role, str) and role else None
+
+
+def _json(value: Any) -> Any:
+    """A value of Playwright's serialization as JSON, or NO_VALUE (undefined, NaN, a Date...)."""
+    if isinstance(value, (str, bool, int, float)):
+        return value if not isinstance(value, float) or value == value else NO_VALUE
+    if isinstance(value, list):
+        items = [_json(v) for v in value]
+        return NO_VALUE if any(v is NO_VALUE for v in items) else items
+    if isinstance(value, dict):
+        entries = {k: _json(v) for k, v in value.items()}
+        return NO_VALUE if any(v is NO_VALUE for v in entries.values()) else entries
+    return None if getattr(value, "name", None) == "null" else NO_VALUE
+
+
+def _js_property(
+    params: dict[str, Any], loc: dict[str, Any], is_not: bool, words: str
+) -> tuple[dict[str, Any] | None, str]:
+    """``toHaveJSProperty(name, value)``: the value as the trace serialized it, when JSON says it."""
+    name = params.get("expressionArg")
+    expected = params.get("expectedValue")
+    serialized = expected.get("value") if isinstance(expected, dict) else None
+    value = _json(plain_value(serialized))
+    if not isinstance(name, str) or not name:
+        return None, f"{words} (no property name)"
+    if value is NO_VALUE:
+        return None, f"{words} (a value JSON cannot say: undefined, NaN, a date, an element...)"
+    check = {"js_property": {**loc, "property": name, "equals": value}}
+    return ({"not": check} if is_not else check), words
 
 
 def _texts(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str, Any]) -> dict[str, Any] | None:

@@ -114,6 +114,14 @@ class LocRole(Locator):
         return known_role(value) or value
 
 
+class LocJsProperty(Locator):
+    """A JavaScript property of the element (``property``: value, checked, a site's own) deeply
+    equal to a JSON value (Playwright's ``toHaveJSProperty``)."""
+
+    property: str = Field(min_length=1, description="the property's name, e.g. value, maxLength")
+    equals: Any = Field(description="any JSON value: text, number, true/false, null, list, mapping")
+
+
 class LocCount(Locator):
     equals: CountBound | None = None
     min: CountBound | None = None
@@ -144,6 +152,9 @@ class Expect(Strict):
     )
     text: LocText | None = None
     value: LocText | None = None
+    js_property: LocJsProperty | None = Field(
+        None, description="a JavaScript property of the element (property: value...) equal to a JSON value"
+    )
     has_role: LocRole | None = Field(None, description="the element's ARIA role, explicit or implicit (equals: button)")
     accessible_name: LocText | None = Field(
         None, description="the element's accessible name (its label, as assistive technology reads it)"
