@@ -5,17 +5,22 @@ as them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 from pydantic import ValidationError
 
 from pytest_reuseit.browser.assertions import check_expect
+from pytest_reuseit.browser.session import BrowserSession, NavigationFence
+from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
+from pytest_reuseit.workflow.loader import load
+from tests.support.cli_process import import_one
 from tests.support.serve import Served, files
 
 PAGES = Path(__file__).resolve().parent / "pages" / "recorded"
@@ -329,3 +334,67 @@ def test_to_have_js_property_is_imported_with_its_value_as_json() -> None:
             None,
             "expect(#qty).to.have.property (a value JSON cannot say: undefined, NaN, a date, an element...)",
         )
+
+
+# ----------------------------------------------------------------------------- a trace, end to end
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_traced_test_s_matchers_import_and_run_again(
+    browser_session: BrowserSession, site: str, tmp_path: Path, page: Page
+) -> None:
+    context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
+    context.tracing.start(snapshots=True, title="save the order")
+    traced = context.new_page()
+    traced.goto(f"{site}/order.html")
+    expect(traced.locator("#half")).to_be_in_viewport(ratio=0.4)
+    expect(traced.locator("#footer")).not_to_be_in_viewport()
+    traced.locator("#save").click()
+    expect(traced.locator("#footer")).to_be_in_viewport()
+    expect(traced.locator("#save")).to_have_accessible_name("Saved")
+    expect(traced.locator("#save")).to_have_accessible_description(re.compile("kept", re.I))
+    expect(traced.locator("#pay")).to_have_role("button")
+    expect(traced.locator("#pay")).not_to_have_role("link")
+    expect(traced.locator("#qty")).to_have_js_property("order", {"items": ["tea", 3], "paid": True, "note": None})
+    expect(traced.locator("#qty")).to_have_js_property("valueAsNumber", 2)
+    context.tracing.stop(path=tmp_path / "trace.zip")
+    context.close()
+    done, written = import_one(tmp_path / "trace.zip", tmp_path / "out", "--no-derive")
+    assert done.returncode == 0 and written.is_file(), done.stdout + done.stderr
+    text = written.read_text()
+    # The CSS selectors are replaced by the locators a person writes, found on the traced page.
+    for line in (
+        "{in_viewport: {text: Half shown, ratio: 0.4}}",
+        "{not: {in_viewport: {text: The end}}}",
+        "{in_viewport: {text: The end}}",
+        "{accessible_name: {role: button, name: Saved, equals: Saved}}",
+        "{accessible_description: {role: button, name: Saved, matches: (?i)kept}}",
+        "{has_role: {role: button, name: Pay now, equals: button}}",
+        "{not: {has_role: {role: button, name: Pay now, equals: link}}}",
+        "{js_property: {role: spinbutton, name: Quantity, property: order, equals: {items: [tea, 3], paid: true,",
+        "{js_property: {role: spinbutton, name: Quantity, property: valueAsNumber, equals: 2}}",
+    ):
+        assert f"- expect: {line}" in text, text
+    (step,) = load(written).workflow.steps
+    assert step.post is not None and step.post[5].expect is not None
+    (order_check,) = step.post[5].expect
+    assert order_check.js_property is not None
+    assert order_check.js_property.equals == {"items": ["tea", 3], "paid": True, "note": None}
+    assert "not imported" not in text, text
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.locator("#save").inner_text() == "Saved"
+
+
+@pytest.mark.browser
+def test_a_case_blind_pattern_as_import_writes_it_is_judged_in_the_browser(order: Page) -> None:
+    # (?i) is Python's: the browser's RegExp refuses it; its flag is sent as the RegExp's own.
+    assert _judge(order, {"text": {"css": "h1", "matches": "(?i)^ORDER$"}})[0]
+    assert _judge(order, {"accessible_description": {"css": "#save", "matches": "(?i)KEEPS"}})[0]
+    assert _judge(order, {"accessible_name": {"css": "#save", "matches": "(?i)^saved"}}) == (
+        False,
+        "accessible name of css='#save' to match /(?i)^saved/",
+        "'Save draft'",
+    )
+    assert not _judge(order, {"text": {"css": "h1", "matches": "^ORDER$"}})[0]

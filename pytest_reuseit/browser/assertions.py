@@ -61,7 +61,24 @@ def _pattern(m: TextMatch, render: Callable[[str], str]) -> tuple[str | re.Patte
         return re.compile(re.escape(v)), f"contain {v!r}"
     assert m.matches is not None
     v = render(m.matches)
-    return re.compile(v), f"match /{v}/"
+    return _compiled(v), f"match /{v}/"
+
+
+# A leading group of inline flags (``(?i)``, as import writes a case-blind match) is Python's: the
+# browser's RegExp refuses it ("Invalid group"), so its letters become the pattern's flags, which
+# Playwright sends as the RegExp's own.
+_INLINE_FLAGS = re.compile(r"\(\?([ims]+)\)")
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+
+
+def _compiled(source: str) -> re.Pattern[str]:
+    lead = _INLINE_FLAGS.match(source)
+    if lead is None:
+        return re.compile(source)
+    flags = 0
+    for letter in lead.group(1):
+        flags |= _FLAGS[letter]
+    return re.compile(source[lead.end() :], flags)
 
 
 def _safe(fn: Callable[[], Any], default: str = "(no such element)") -> str:
