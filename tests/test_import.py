@@ -150,9 +150,12 @@ def test_states_class_lists_and_attribute_presence_become_dom_checks() -> None:
 
 
 def test_an_assertion_the_format_cannot_say_is_named_not_dropped() -> None:
-    check, words = from_playwright({"selector": "#c", "expression": "to.have.property", "expressionArg": "value"})
+    error = {"selector": "#c", "expression": "to.have.accessible.error.message", "expectedText": [{"string": "x"}]}
+    check, words = from_playwright(error)
     assert check is None
-    assert words == "expect(#c).to.have.property"
+    assert words == "expect(#c).to.have.accessible.error.message"
+    check, words = from_playwright({"selector": "#c", "expression": "to.have.property", "expressionArg": "value"})
+    assert (check, words) == (None, "expect(#c).to.have.property (no expected value)")
     css = {"selector": "#c", "expression": "to.have.css", "expressionArg": "color"}
     assert from_playwright({**css, "expectedText": [{"string": "rgb(255, 0, 0)"}]})[0] == {
         "style": {"selector": "#c", "property": "color", "equals": "rgb(255, 0, 0)"}

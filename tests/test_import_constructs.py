@@ -60,6 +60,9 @@ MAPPED = [
     '"count": {',
     '"title": {"equals": "VanillaJS • TodoMVC"}',
     '"url": {"matches": "vanillajs"}',
+    '"js_property": {',
+    '"property": "value", "equals": ""}}',
+    '"accessible_name": {',
 ]
 POLLS = [
     'eq(v, ["{what_needs_to_be_done}","{what_needs_to_be_done_2}","{what_needs_to_be_done_3}"], false)',
@@ -73,8 +76,6 @@ POLLS = [
 NOT_IMPORTED = [
     "# not imported: expect.poll(() => JSON.parse(localStorage['todos-vanillajs']).todos.map(t => t.title))"
     ".not.toEqual([feed the cat])",
-    "# not imported: expect(#new-todo).to.have.property",
-    "# not imported: expect(#new-todo).to.have.accessible.name",
     '# not imported: page.mouseClick({"x": 5, "y": 5}) (a click at coordinates: the format clicks elements)',
     "# not imported: page.expectScreenshot(",
 ]

@@ -144,6 +144,8 @@ def _js_property(
     value = _json(plain_value(serialized))
     if not isinstance(name, str) or not name:
         return None, f"{words} (no property name)"
+    if serialized is None:
+        return None, f"{words} (no expected value)"
     if value is NO_VALUE:
         return None, f"{words} (a value JSON cannot say: undefined, NaN, a date, an element...)"
     check = {"js_property": {**loc, "property": name, "equals": value}}
