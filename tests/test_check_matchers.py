@@ -398,3 +398,18 @@ def test_a_case_blind_pattern_as_import_writes_it_is_judged_in_the_browser(order
         "'Save draft'",
     )
     assert not _judge(order, {"text": {"css": "h1", "matches": "^ORDER$"}})[0]
+
+
+@pytest.mark.browser
+def test_a_case_blind_whole_name_is_imported_anchored_at_both_ends(order: Page) -> None:
+    def imported(name: str) -> dict[str, Any]:
+        blind = {"string": name, "matchSubstring": False, "ignoreCase": True, "normalizeWhiteSpace": True}
+        check, _ = from_playwright(
+            {"selector": "#save", "expression": "to.have.accessible.name", "expectedText": [blind]}
+        )
+        assert check is not None and not isinstance(check, list)
+        return check
+
+    assert imported("save  DRAFT") == {"accessible_name": {"selector": "#save", "matches": "(?i)^save\\ DRAFT$"}}
+    assert _judge(order, imported("save  DRAFT"))[0]
+    assert not _judge(order, imported("save"))[0]  # a part of the name is not the name

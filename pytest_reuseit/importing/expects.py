@@ -44,7 +44,9 @@ def _match(expected: dict[str, Any]) -> dict[str, str] | None:
     if expected.get("normalizeWhiteSpace"):
         text = " ".join(text.split())
     if expected.get("ignoreCase"):
-        return {"matches": f"(?i){'^' if not expected.get('matchSubstring') else ''}{re.escape(text)}"}
+        # Whole (not matchSubstring): anchored at both ends, or "save" would hold for "Save draft".
+        whole = not expected.get("matchSubstring")
+        return {"matches": f"(?i){'^' if whole else ''}{re.escape(text)}{'$' if whole else ''}"}
     return {"contains": text} if expected.get("matchSubstring") else {"equals": text}
 
 
