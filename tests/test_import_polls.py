@@ -134,6 +134,7 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
 
 
 @pytest.mark.browser
+@pytest.mark.slow  # about 1.7 s: several checks that fail wait out their time
 def test_the_new_state_and_style_checks_hold_and_fail_for_the_right_reason(page: Page) -> None:
     from pytest_reuseit.browser.assertions import check_expect
     from pytest_reuseit.workflow.checks import Expect
