@@ -102,6 +102,39 @@ def test_heal_writes_every_place_in_one_hunk_of_the_cause_and_never_a_check(tmp_
     assert "expect: {not: {visible: {role: button, name: Add to cart}}}" in text
 
 
+MODIFIED = """name: Cart
+task: Put things in the cart
+start_url: "{base_url}/cart"
+steps:
+  - action: Add two
+    do:
+      - click: {role: button, name: Add to cart}
+        timeout: 12
+      - new_page: true  # a modifier written before the op's name
+        click: {role: button, name: Add to cart}
+      - click: {role: button, name: Add to cart}
+        button: right
+"""
+
+
+def test_ops_with_modifiers_are_uses_and_heal_writes_them(tmp_path: Path) -> None:
+    """An op with its modifiers (as import writes a recording's timeout, pop-up or mouse button),
+    whatever order the file writes them in, is found and edited like a bare one."""
+    result, loaded = _failed_first_click(MODIFIED)
+    edits = prove(result, loaded, _values())
+    assert [(e.op_index, e.line, e.reached) for e in edits if e.kind == "locator"] == [
+        (0, 7, True),
+        (1, 9, False),
+        (2, 11, False),
+    ]
+    (tmp_path / "wf.reuseit.yaml").write_text(MODIFIED, encoding="utf-8")
+    code, said, err = heal_from(tmp_path, edits, "wf.reuseit.yaml::wf[default]", "--apply")
+    assert code == 0, said + err
+    assert (tmp_path / "wf.reuseit.yaml").read_text(encoding="utf-8") == MODIFIED.replace(
+        "Add to cart", "Add to basket"
+    )
+
+
 def test_the_recorded_site_never_carries_a_user_or_password() -> None:
     result, loaded = _failed_first_click()
     (edit, *_) = prove(result, loaded, _values("https://ada:pa55word-x@shop.example.test:8443/base"))

@@ -43,6 +43,7 @@ from ..errors import ReuseitError, WorkflowFormatError
 from ..sites import LocalSites
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import LOCATOR_KINDS
+from ..workflow.ops import written_name
 from ..workflow.writer import literal, render
 
 #: Keys of a locator mapping (the kind and its refinements); an op's other keys (value, option,
@@ -218,9 +219,10 @@ class WorkflowDoc:
         if not 0 <= j < len(do):
             raise self._fail(f"{where} has no op {j + 1} (it has {len(do)})")
         op = do[j]
-        if not isinstance(op, CommentedMap) or len(op) != 1:
+        name = written_name(op)
+        if not isinstance(op, CommentedMap) or name is None:
             raise self._fail(f"{where}[{j}] is not an op mapping with one op name")
-        return op, next(iter(op))
+        return op, name
 
     def line_of_op(self, i: int, j: int, fallback: int = -1) -> int:
         """1-based line of ``steps[i].do[j]`` or of a fallback's op (the line the loader reports for it)."""

@@ -37,7 +37,7 @@ from ..workflow.steps import Step
 from ..workflow.writer import literal
 from .analysis import failing_verdict
 from .result import ProvenEdit, RunResult, StepResult, Verdict
-from .uses import failing_op_locator, uses
+from .uses import failing_op_locator, uses, written_locator
 
 DIALOG_ROLES = ("dialog", "alertdialog")
 # The roles a label names (``{label: Email}`` finds the field whose accessible name it is).
@@ -204,13 +204,10 @@ def _written_as_run(written: Any, j: int, loc: Locator, part: str = "") -> bool:
     """Whether op ``j`` of a used file's step names its element (or its ``part``'s) as the run did
     (no placeholder)."""
     try:
-        op = written["do"][j]
-        arg = next(iter(op.values()))
-    except (KeyError, IndexError, TypeError, StopIteration):
+        keys = written_locator(written["do"][j], part)
+    except (KeyError, IndexError, TypeError):
         return False
-    if part and isinstance(arg, dict):
-        arg = arg.get(part)
-    return isinstance(arg, dict) and arg.get("name") == loc.name and arg.get("label") == loc.label
+    return keys is not None and keys.get("name") == loc.name and keys.get("label") == loc.label
 
 
 def _evidence(changed: Mapping[str, Any]) -> dict[str, Any]:

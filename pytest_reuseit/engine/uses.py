@@ -30,6 +30,7 @@ from typing import Any
 
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import Locator
+from ..workflow.ops import written_name
 
 # The keys of an op's argument that find its element (the op's own keys: value, option, key...).
 LOCATOR_FIELDS = frozenset(Locator.model_fields)
@@ -61,9 +62,10 @@ def written_locator(op: Any, part: str = "") -> dict[str, Any] | None:
     """The locator keys of one op as a file writes it (``{click: {role: button, ...}}``), or of
     its ``part`` (``to``: the element a drag drops on); None when the op names that element
     otherwise (a selector string, no element)."""
-    if not isinstance(op, dict) or len(op) != 1:
+    name = written_name(op)
+    if name is None:
         return None
-    arg = next(iter(op.values()))
+    arg = op[name]
     if part and isinstance(arg, dict):
         arg = arg.get(part)
     if not isinstance(arg, dict):

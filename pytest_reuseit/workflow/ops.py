@@ -201,6 +201,15 @@ class OpSpec:
 REGISTRY: dict[str, OpSpec] = {}
 
 
+def written_name(op: Any) -> str | None:
+    """The op name of one op as a file writes it (``{click: ..., timeout: 5}`` -> ``click``): its
+    one key that is no modifier, whatever order the keys are in; None for anything else."""
+    if not isinstance(op, dict):
+        return None
+    keys = [k for k in op if k not in OP_MODIFIERS]
+    return keys[0] if len(keys) == 1 and isinstance(keys[0], str) else None
+
+
 def names() -> tuple[str, ...]:
     """Every registered op name, in registration order."""
     return tuple(REGISTRY)
