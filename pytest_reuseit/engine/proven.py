@@ -31,13 +31,12 @@ from ..browser.aria import HIDDEN, renamed, role_names
 from ..errors import PlaceholderError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.locators import Locator
-from ..workflow.op_args import DragArgs
 from ..workflow.placeholders import Values, names_in
 from ..workflow.steps import Step
 from ..workflow.writer import literal
 from .analysis import failing_verdict
 from .result import ProvenEdit, RunResult, StepResult, Verdict
-from .uses import failing_op_locator, uses, written_locator
+from .uses import elements, failing_op_locator, uses, written_locator
 
 DIALOG_ROLES = ("dialog", "alertdialog")
 # The roles a label names (``{label: Email}`` finds the field whose accessible name it is).
@@ -179,7 +178,7 @@ def _action_edit(
     if not isinstance(arg, Locator):
         return None
     # The op's own element, then a drag's drop target: the one whose name left the page is proven.
-    for part, loc in (("", arg.plain()), *((("to", arg.to),) if isinstance(arg, DragArgs) else ())):
+    for part, loc in elements(arg):
         if loaded.origin(i).group and not _written_as_run(loaded.origin(i).written, j, loc, part):
             continue  # the using file filled the used file's placeholders: an edit of its words is not known
         edit = _renamed_op(loc, values, changed, sr.page_aria)

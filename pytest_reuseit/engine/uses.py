@@ -58,6 +58,13 @@ class Place:
 PARTS = ("to",)
 
 
+def elements(arg: Locator) -> list[tuple[str, Locator]]:
+    """The elements an op's value names, each with its part: its own (""), then each of
+    :data:`PARTS` it has (a drag's drop target)."""
+    parts = [(part, getattr(arg, part, None)) for part in PARTS]
+    return [("", arg.plain()), *((part, loc) for part, loc in parts if isinstance(loc, Locator))]
+
+
 def written_locator(op: Any, part: str = "") -> dict[str, Any] | None:
     """The locator keys of one op as a file writes it (``{click: {role: button, ...}}``), or of
     its ``part`` (``to``: the element a drag drops on); None when the op names that element
