@@ -208,9 +208,8 @@ def _values(page: Page, key: str, arg: Any, render: Callable[[str], str], t: flo
         expect(loc).to_have_values(wanted, timeout=t)
         return DomVerdict(True, words, repr(wanted))  # what the page has: read under not
     except AssertionError:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, words, "no element matches" if count == 0 else ambiguous(count))
+        if not_one := _not_one(loc):
+            return DomVerdict(False, words, not_one)
         try:
             shown = loc.first.evaluate(_SELECTED, timeout=1000)
         except (PlaywrightError, PlaywrightTimeout):
@@ -240,16 +239,15 @@ def _css(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float)
     loc = resolve(page, arg, render)
     pattern, words = _pattern(arg, render)
     wanted = f"style {arg.property} of {describe(arg, render)} to {words}"
-    try:
-        expect(loc).to_have_css(arg.property, pattern, timeout=t)
-        return DomVerdict(True, wanted, "as expected")
-    except AssertionError:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
-        # The one element is there: reading what it shows gets a second (200 ms ran out on a loaded machine).
-        script = "(el, name) => getComputedStyle(el).getPropertyValue(name)"
-        return DomVerdict(False, wanted, _safe(lambda: loc.first.evaluate(script, arg.property, timeout=1000)))
+    # The one element is there: reading what it shows gets a second (200 ms ran out on a loaded machine).
+    script = "(el, name) => getComputedStyle(el).getPropertyValue(name)"
+    return _by_matcher(
+        loc,
+        wanted,
+        "as expected",
+        lambda: expect(loc).to_have_css(arg.property, pattern, timeout=t),
+        lambda _: _safe(lambda: loc.first.evaluate(script, arg.property, timeout=1000)),
+    )
 
 
 def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
@@ -260,10 +258,7 @@ def _empty(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
         expect(loc).to_be_empty(timeout=t)
         return DomVerdict(True, wanted, "empty")
     except AssertionError:
-        count = _element_count(loc)
-        return DomVerdict(
-            False, wanted, "no element matches" if count == 0 else ambiguous(count) if count > 1 else "not empty"
-        )
+        return DomVerdict(False, wanted, _not_one(loc) or "not empty")
 
 
 def _received(exc: AssertionError) -> str:
@@ -280,14 +275,13 @@ def _in_viewport(page: Page, key: str, arg: Any, render: Callable[[str], str], t
     loc = resolve(page, arg, render)
     share = f" (at least {arg.ratio:g} of it)" if arg.ratio else ""
     wanted = f"{describe(arg, render)} to be in the viewport{share}"
-    try:
-        expect(loc).to_be_in_viewport(ratio=arg.ratio, timeout=t)
-        return DomVerdict(True, wanted, "in the viewport")
-    except AssertionError as exc:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
-        return DomVerdict(False, wanted, _received(exc))  # "viewport ratio 0.25"
+    return _by_matcher(
+        loc,
+        wanted,
+        "in the viewport",
+        lambda: expect(loc).to_be_in_viewport(ratio=arg.ratio, timeout=t),
+        _received,  # "viewport ratio 0.25"
+    )
 
 
 def _accessible(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
@@ -298,17 +292,16 @@ def _accessible(page: Page, key: str, arg: Any, render: Callable[[str], str], t:
     loc = resolve(page, arg, render)
     pattern, words = _pattern(arg, render)
     wanted = f"{key.replace('_', ' ')} of {describe(arg, render)} to {words}"
-    try:
-        if key == "accessible_name":
-            expect(loc).to_have_accessible_name(pattern, timeout=t)
-        else:
-            expect(loc).to_have_accessible_description(pattern, timeout=t)
-        return DomVerdict(True, wanted, repr(pattern) if isinstance(pattern, str) else "as expected")
-    except AssertionError as exc:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
-        return DomVerdict(False, wanted, repr(_received(exc)))
+    matcher = (
+        expect(loc).to_have_accessible_name if key == "accessible_name" else expect(loc).to_have_accessible_description
+    )
+    return _by_matcher(
+        loc,
+        wanted,
+        repr(pattern) if isinstance(pattern, str) else "as expected",
+        lambda: matcher(pattern, timeout=t),
+        lambda exc: repr(_received(exc)),
+    )
 
 
 def _has_role(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
@@ -317,14 +310,13 @@ def _has_role(page: Page, key: str, arg: Any, render: Callable[[str], str], t: f
     loc = resolve(page, arg, render)
     role = render(arg.equals)
     wanted = f"role of {describe(arg, render)} to be {role!r}"
-    try:
-        expect(loc).to_have_role(role, timeout=t)  # type: ignore[arg-type]  # a role of ARIA_ROLES
-        return DomVerdict(True, wanted, repr(role))
-    except AssertionError as exc:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
-        return DomVerdict(False, wanted, repr(_received(exc)))
+    return _by_matcher(
+        loc,
+        wanted,
+        repr(role),
+        lambda: expect(loc).to_have_role(role, timeout=t),  # type: ignore[arg-type]  # a role of ARIA_ROLES
+        lambda exc: repr(_received(exc)),
+    )
 
 
 def _filled(value: Any, render: Callable[[str], str]) -> Any:
@@ -345,18 +337,17 @@ def _js_property(page: Page, key: str, arg: Any, render: Callable[[str], str], t
     wanted_value = _filled(arg.equals, render)
     words = json.dumps(wanted_value, ensure_ascii=False)
     wanted = f"property {arg.property} of {describe(arg, render)} to equal {words}"
-    try:
-        expect(loc).to_have_js_property(arg.property, wanted_value, timeout=t)
-        return DomVerdict(True, wanted, words)
-    except AssertionError as exc:
-        count = _element_count(loc)
-        if count != 1:
-            return DomVerdict(False, wanted, "no element matches" if count == 0 else ambiguous(count))
+
+    def found(exc: AssertionError) -> str:
         try:  # the value as JSON writes it, as the expected one is written
             has = loc.first.evaluate("(el, name) => el[name]", arg.property, timeout=1000)
-            return DomVerdict(False, wanted, json.dumps(has, ensure_ascii=False, default=repr))
+            return json.dumps(has, ensure_ascii=False, default=repr)
         except (PlaywrightError, PlaywrightTimeout):
-            return DomVerdict(False, wanted, _received(exc))
+            return _received(exc)
+
+    return _by_matcher(
+        loc, wanted, words, lambda: expect(loc).to_have_js_property(arg.property, wanted_value, timeout=t), found
+    )
 
 
 _NOT_LOOK_MS = 50.0
@@ -392,6 +383,25 @@ def _element_count(loc: Any) -> int:
         return int(loc.count())
     except (PlaywrightError, PlaywrightTimeout):
         return 0
+
+
+def _not_one(loc: Any) -> str:
+    """What a failed check's ``actual`` says when its locator matches no element or several; ''
+    for exactly one (what that one has is then the check's to say)."""
+    count = _element_count(loc)
+    return "" if count == 1 else "no element matches" if count == 0 else ambiguous(count)
+
+
+def _by_matcher(
+    loc: Any, wanted: str, held: str, matcher: Callable[[], None], found: Callable[[AssertionError], str]
+) -> DomVerdict:
+    """A check Playwright's own matcher judges (``matcher`` raises AssertionError when it does not
+    hold): when it fails, no element or several is said so, else what the one element has (``found``)."""
+    try:
+        matcher()
+        return DomVerdict(True, wanted, held)
+    except AssertionError as exc:
+        return DomVerdict(False, wanted, _not_one(loc) or found(exc))
 
 
 def _count(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
