@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .polls import NO_VALUE, plain_value
+from .polls import NO_VALUE, json_value
 from .selectors import to_loc
 
 # expression -> (key, key under not.): the state assertions. Playwright sends an option's false
@@ -123,19 +123,6 @@ def _role(expression: str, loc: dict[str, Any], texts: _Texts, params: dict[str,
     return {"has_role": {**loc, "equals": role}} if isinstance(role, str) and role else None
 
 
-def _json(value: Any) -> Any:
-    """A value of Playwright's serialization as JSON, or NO_VALUE (undefined, NaN, a Date...)."""
-    if isinstance(value, (str, bool, int, float)):
-        return value if not isinstance(value, float) or value == value else NO_VALUE
-    if isinstance(value, list):
-        items = [_json(v) for v in value]
-        return NO_VALUE if any(v is NO_VALUE for v in items) else items
-    if isinstance(value, dict):
-        entries = {k: _json(v) for k, v in value.items()}
-        return NO_VALUE if any(v is NO_VALUE for v in entries.values()) else entries
-    return None if getattr(value, "name", None) == "null" else NO_VALUE
-
-
 def _js_property(
     params: dict[str, Any], loc: dict[str, Any], is_not: bool, words: str
 ) -> tuple[dict[str, Any] | None, str]:
@@ -143,7 +130,7 @@ def _js_property(
     name = params.get("expressionArg")
     expected = params.get("expectedValue")
     serialized = expected.get("value") if isinstance(expected, dict) else None
-    value = _json(plain_value(serialized))
+    value = json_value(serialized)
     if not isinstance(name, str) or not name:
         return None, f"{words} (no property name)"
     if serialized is None:

@@ -61,6 +61,26 @@ def plain_value(v: Any) -> Any:
     return NO_VALUE
 
 
+def json_value(v: Any) -> Any:
+    """A value in Playwright's serialization as JSON says it (``null`` as None), or NO_VALUE when
+    JSON has no word for it (undefined, NaN, the infinities, -0) or it is not plain data."""
+    return _as_json(plain_value(v))
+
+
+def _as_json(value: Any) -> Any:
+    if isinstance(value, _Special):
+        return None if value.name == "null" else NO_VALUE
+    if isinstance(value, float) and value != value:
+        return NO_VALUE
+    if isinstance(value, list):
+        items = [_as_json(v) for v in value]
+        return NO_VALUE if any(v is NO_VALUE for v in items) else items
+    if isinstance(value, dict):
+        entries = {k: _as_json(v) for k, v in value.items()}
+        return NO_VALUE if any(v is NO_VALUE for v in entries.values()) else entries
+    return value
+
+
 class _Special:
     """A value JSON has no word for (undefined, NaN, -0...): written as JavaScript names it."""
 
