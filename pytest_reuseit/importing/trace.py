@@ -104,6 +104,13 @@ class _Events:
                 phase = snap.get("phase") or str(snap.get("snapshotName") or "").split("@")[0]
                 self.snapshots[f"{snap.get('callId')}/{phase}"] = (frame, index, snap)
 
+    def asserted_on(self, call: dict[str, Any]) -> tuple[str, str, str] | None:
+        """An assertion's selector with the DOM and URL before it, where the trace kept them: what
+        finds the locator a person writes for the element it asserted on."""
+        selector = (call.get("params") or {}).get("selector")
+        shown = self.page_before(call)
+        return (str(selector), *shown) if shown and selector else None
+
     def page_before(self, call: dict[str, Any]) -> tuple[str, str] | None:
         """The DOM before ``call`` as HTML, and its URL, when the trace kept it."""
         found = self.snapshots.get(f"{call.get('callId')}/before")
@@ -230,17 +237,13 @@ def _steps(demo: Demonstration, events: _Events, test: list[dict[str, Any]]) -> 
         browser_steps.add(step_id)
         if cls == "Frame" and method == "expect":
             check, words = from_playwright(params)
-            shown = events.page_before(call)
-            page = (str(params["selector"]), *shown) if shown and params.get("selector") else None
             for one in check if isinstance(check, list) else [check]:
-                demo.add_check(one, words, page)
+                demo.add_check(one, words, events.asserted_on(call))
         elif cls == "Frame" and method == "evaluateExpression" and step_id in polls:
             if last_eval.get(polls[step_id].id) == step_id:  # the evaluation that satisfied the matcher
                 _add_poll(demo, call, events, polls[step_id])
         elif (waited := calls.wait_check(cls, method, params)) is not None:
-            shown = events.page_before(call)
-            page = (str(params["selector"]), *shown) if shown and params.get("selector") else None
-            demo.add_check(waited[0], waited[1], page)
+            demo.add_check(*waited, events.asserted_on(call))
         else:
             step = _action_step(cls, method, params, events.base_url)
             if step is not None:
