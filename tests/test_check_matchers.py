@@ -6,7 +6,6 @@ as them."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,36 +13,19 @@ import pytest
 from playwright.sync_api import Page, expect
 from pydantic import ValidationError
 
-from pytest_reuseit.browser.assertions import check_expect
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
 from pytest_reuseit.workflow.loader import load
+from tests.support.checks import judge
 from tests.support.cli_process import import_one
-from tests.support.serve import Served, files
-
-PAGES = Path(__file__).resolve().parent / "pages" / "recorded"
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with Served(files(PAGES)) as served:
-        yield served.url
 
 
 @pytest.fixture
-def order(site: str, page: Page) -> Page:
-    page.goto(f"{site}/order.html")
+def order(pages_url: str, page: Page) -> Page:
+    page.goto(f"{pages_url}/recorded/order.html")
     return page
-
-
-def _judge(page: Page, mapping: dict[str, Any], timeout_ms: float = 200) -> tuple[bool, str, str]:
-    verdicts = check_expect(page, Expect.model_validate(mapping), lambda s: s, timeout_ms)
-    failed = next((v for v in verdicts if not v.ok), None)
-    if failed is None:
-        return True, "; ".join(v.expected for v in verdicts), "; ".join(v.actual for v in verdicts)
-    return False, failed.expected, failed.actual
 
 
 # ----------------------------------------------------------------------------- in_viewport
@@ -63,41 +45,41 @@ def test_in_viewport_is_a_loc_or_a_loc_with_a_ratio() -> None:
 
 @pytest.mark.browser
 def test_in_viewport_holds_for_what_is_shown_and_says_the_ratio_of_what_is_not(order: Page) -> None:
-    assert _judge(order, {"in_viewport": {"role": "button", "name": "Save draft"}}) == (
+    assert judge(order, {"in_viewport": {"role": "button", "name": "Save draft"}}) == (
         True,
         "role='button'[name='Save draft'] to be in the viewport",
         "in the viewport",
     )
-    assert _judge(order, {"in_viewport": {"css": "#half", "ratio": 0.4}})[0]
-    assert _judge(order, {"in_viewport": {"css": "#half", "ratio": 0.6}}) == (
+    assert judge(order, {"in_viewport": {"css": "#half", "ratio": 0.4}})[0]
+    assert judge(order, {"in_viewport": {"css": "#half", "ratio": 0.6}}) == (
         False,
         "css='#half' to be in the viewport (at least 0.6 of it)",
         "viewport ratio 0.5",
     )
-    assert _judge(order, {"in_viewport": {"css": "#footer"}}) == (
+    assert judge(order, {"in_viewport": {"css": "#footer"}}) == (
         False,
         "css='#footer' to be in the viewport",
         "viewport ratio 0",
     )
-    assert _judge(order, {"in_viewport": {"css": "#nothing"}})[2] == "no element matches"
-    assert _judge(order, {"in_viewport": {"css": "p"}})[2].startswith("2 elements match")
+    assert judge(order, {"in_viewport": {"css": "#nothing"}})[2] == "no element matches"
+    assert judge(order, {"in_viewport": {"css": "p"}})[2].startswith("2 elements match")
 
 
 @pytest.mark.browser
 def test_not_in_viewport_holds_off_screen_and_fails_on_screen(order: Page) -> None:
-    assert _judge(order, {"not": {"in_viewport": {"css": "#footer"}}}) == (
+    assert judge(order, {"not": {"in_viewport": {"css": "#footer"}}}) == (
         True,
         "not: css='#footer' to be in the viewport",
         "viewport ratio 0",
     )
-    assert _judge(order, {"not": {"in_viewport": {"css": "#save"}}}) == (
+    assert judge(order, {"not": {"in_viewport": {"css": "#save"}}}) == (
         False,
         "not: css='#save' to be in the viewport",
         "in the viewport",
     )
     order.click("#save")  # scrolls the footer into view
-    assert _judge(order, {"in_viewport": {"css": "#footer"}}, 2000)[0]
-    assert _judge(order, {"not": {"in_viewport": {"css": "#save"}}}, 2000)[0]
+    assert judge(order, {"in_viewport": {"css": "#footer"}}, 2000)[0]
+    assert judge(order, {"not": {"in_viewport": {"css": "#save"}}}, 2000)[0]
 
 
 def test_to_be_in_viewport_is_imported_with_its_ratio_and_its_not() -> None:
@@ -130,27 +112,27 @@ def test_accessible_name_and_description_are_text_matches() -> None:
 @pytest.mark.browser
 def test_accessible_name_and_description_hold_and_fail_with_what_the_element_has(order: Page) -> None:
     # Whitespace collapsed, as assistive technology reads it ("Save  draft").
-    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Save draft"}}) == (
+    assert judge(order, {"accessible_name": {"css": "#save", "equals": "Save draft"}}) == (
         True,
         "accessible name of css='#save' to equal 'Save draft'",
         "'Save draft'",
     )
-    assert _judge(order, {"accessible_name": {"css": "#save", "contains": "draft"}})[0]
-    assert _judge(order, {"accessible_name": {"label": "Quantity", "matches": "^Quant"}})[0]
-    assert _judge(order, {"accessible_description": {"css": "#save", "contains": "for later"}})[0]
+    assert judge(order, {"accessible_name": {"css": "#save", "contains": "draft"}})[0]
+    assert judge(order, {"accessible_name": {"label": "Quantity", "matches": "^Quant"}})[0]
+    assert judge(order, {"accessible_description": {"css": "#save", "contains": "for later"}})[0]
     # contains is a part of the name: regular expression characters in it are plain text.
-    assert not _judge(order, {"accessible_name": {"css": "#save", "contains": "Save.draft"}})[0]
-    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Save"}}) == (
+    assert not judge(order, {"accessible_name": {"css": "#save", "contains": "Save.draft"}})[0]
+    assert judge(order, {"accessible_name": {"css": "#save", "equals": "Save"}}) == (
         False,
         "accessible name of css='#save' to equal 'Save'",
         "'Save draft'",
     )
-    assert _judge(order, {"accessible_description": {"css": "#qty", "equals": "How many"}}) == (
+    assert judge(order, {"accessible_description": {"css": "#qty", "equals": "How many"}}) == (
         False,
         "accessible description of css='#qty' to equal 'How many'",
         "''",
     )
-    assert _judge(order, {"accessible_name": {"css": "button, #pay", "equals": "Save"}})[2].startswith(
+    assert judge(order, {"accessible_name": {"css": "button, #pay", "equals": "Save"}})[2].startswith(
         "2 elements match"
     )
 
@@ -158,18 +140,18 @@ def test_accessible_name_and_description_hold_and_fail_with_what_the_element_has
 @pytest.mark.browser
 def test_not_accessible_name_waits_for_it_to_change(order: Page) -> None:
     gone = {"not": {"accessible_description": {"css": "#save", "equals": "Keeps it for later"}}}
-    assert _judge(order, gone) == (
+    assert judge(order, gone) == (
         False,
         "not: accessible description of css='#save' to equal 'Keeps it for later'",
         "'Keeps it for later'",
     )
     order.click("#save")
-    assert _judge(order, gone, 2000) == (
+    assert judge(order, gone, 2000) == (
         True,
         "not: accessible description of css='#save' to equal 'Keeps it for later'",
         "'Kept for later'",
     )
-    assert _judge(order, {"accessible_name": {"css": "#save", "equals": "Saved"}})[0]
+    assert judge(order, {"accessible_name": {"css": "#save", "equals": "Saved"}})[0]
 
 
 def test_to_have_accessible_name_and_description_are_imported_as_text_matches() -> None:
@@ -207,26 +189,26 @@ def test_has_role_names_an_aria_role() -> None:
 
 @pytest.mark.browser
 def test_has_role_holds_for_explicit_and_implicit_roles_and_says_the_role_found(order: Page) -> None:
-    assert _judge(order, {"has_role": {"css": "#pay", "equals": "link"}}) == (
+    assert judge(order, {"has_role": {"css": "#pay", "equals": "link"}}) == (
         True,
         "role of css='#pay' to be 'link'",
         "'link'",
     )
-    assert _judge(order, {"has_role": {"label": "Quantity", "equals": "spinbutton"}})[0]  # implicit
-    assert _judge(order, {"has_role": {"text": "Save draft", "equals": "link"}}) == (
+    assert judge(order, {"has_role": {"label": "Quantity", "equals": "spinbutton"}})[0]  # implicit
+    assert judge(order, {"has_role": {"text": "Save draft", "equals": "link"}}) == (
         False,
         "role of text='Save draft' to be 'link'",
         "'button'",
     )
-    assert _judge(order, {"has_role": {"css": "#nothing", "equals": "link"}})[2] == "no element matches"
+    assert judge(order, {"has_role": {"css": "#nothing", "equals": "link"}})[2] == "no element matches"
 
 
 @pytest.mark.browser
 def test_not_has_role_waits_for_the_role_to_change(order: Page) -> None:
     still_link = {"not": {"has_role": {"css": "#pay", "equals": "link"}}}
-    assert _judge(order, still_link) == (False, "not: role of css='#pay' to be 'link'", "'link'")
+    assert judge(order, still_link) == (False, "not: role of css='#pay' to be 'link'", "'link'")
     order.click("#save")  # the page makes #pay a button
-    assert _judge(order, still_link, 2000) == (True, "not: role of css='#pay' to be 'link'", "'button'")
+    assert judge(order, still_link, 2000) == (True, "not: role of css='#pay' to be 'link'", "'button'")
 
 
 def test_to_have_role_is_imported_as_has_role() -> None:
@@ -256,26 +238,26 @@ def test_js_property_names_a_property_and_any_json_value() -> None:
 
 @pytest.mark.browser
 def test_js_property_compares_deeply_and_says_the_value_the_element_has(order: Page) -> None:
-    assert _judge(order, {"js_property": {"label": "Quantity", "property": "value", "equals": "2"}}) == (
+    assert judge(order, {"js_property": {"label": "Quantity", "property": "value", "equals": "2"}}) == (
         True,
         "property value of label='Quantity' to equal \"2\"",
         '"2"',
     )
     order_value = {"items": ["tea", 2], "paid": False, "note": None}
-    assert _judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": order_value}})[0]
-    assert _judge(order, {"js_property": {"css": "#qty", "property": "valueAsNumber", "equals": 2}})[0]
+    assert judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": order_value}})[0]
+    assert judge(order, {"js_property": {"css": "#qty", "property": "valueAsNumber", "equals": 2}})[0]
     # Typed: the number 2 is not the text "2".
-    assert _judge(order, {"js_property": {"css": "#qty", "property": "value", "equals": 2}}) == (
+    assert judge(order, {"js_property": {"css": "#qty", "property": "value", "equals": 2}}) == (
         False,
         "property value of css='#qty' to equal 2",
         '"2"',
     )
-    assert _judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": {"paid": False}}}) == (
+    assert judge(order, {"js_property": {"css": "#qty", "property": "order", "equals": {"paid": False}}}) == (
         False,
         "property order of css='#qty' to equal {\"paid\": false}",
         '{"items": ["tea", 2], "paid": false, "note": null}',
     )
-    assert _judge(order, {"js_property": {"css": "#nothing", "property": "value", "equals": ""}})[2] == (
+    assert judge(order, {"js_property": {"css": "#nothing", "property": "value", "equals": ""}})[2] == (
         "no element matches"
     )
 
@@ -291,9 +273,9 @@ def test_not_js_property_waits_for_the_value_to_change(order: Page) -> None:
             }
         }
     }
-    assert not _judge(order, unpaid)[0]
+    assert not judge(order, unpaid)[0]
     order.click("#save")
-    assert _judge(order, unpaid, 2000) == (
+    assert judge(order, unpaid, 2000) == (
         True,
         'not: property order of css=\'#qty\' to equal {"items": ["tea", 2], "paid": false, "note": null}',
         '{"items": ["tea", 3], "paid": true, "note": null}',
@@ -342,12 +324,12 @@ def test_to_have_js_property_is_imported_with_its_value_as_json() -> None:
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_traced_test_s_matchers_import_and_run_again(
-    browser_session: BrowserSession, site: str, tmp_path: Path, page: Page
+    browser_session: BrowserSession, pages_url: str, tmp_path: Path, page: Page
 ) -> None:
     context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
     context.tracing.start(snapshots=True, title="save the order")
     traced = context.new_page()
-    traced.goto(f"{site}/order.html")
+    traced.goto(f"{pages_url}/recorded/order.html")
     expect(traced.locator("#half")).to_be_in_viewport(ratio=0.4)
     expect(traced.locator("#footer")).not_to_be_in_viewport()
     traced.locator("#save").click()
@@ -382,7 +364,7 @@ def test_a_traced_test_s_matchers_import_and_run_again(
     assert order_check.js_property is not None
     assert order_check.js_property.equals == {"items": ["tea", 3], "paid": True, "note": None}
     assert "not imported" not in text, text
-    result = execute(page, load(written), builtins={"base_url": site})
+    result = execute(page, load(written), builtins={"base_url": pages_url})
     assert result.status == "passed", result.message
     assert page.locator("#save").inner_text() == "Saved"
 
@@ -390,14 +372,14 @@ def test_a_traced_test_s_matchers_import_and_run_again(
 @pytest.mark.browser
 def test_a_case_blind_pattern_as_import_writes_it_is_judged_in_the_browser(order: Page) -> None:
     # (?i) is Python's: the browser's RegExp refuses it; its flag is sent as the RegExp's own.
-    assert _judge(order, {"text": {"css": "h1", "matches": "(?i)^ORDER$"}})[0]
-    assert _judge(order, {"accessible_description": {"css": "#save", "matches": "(?i)KEEPS"}})[0]
-    assert _judge(order, {"accessible_name": {"css": "#save", "matches": "(?i)^saved"}}) == (
+    assert judge(order, {"text": {"css": "h1", "matches": "(?i)^ORDER$"}})[0]
+    assert judge(order, {"accessible_description": {"css": "#save", "matches": "(?i)KEEPS"}})[0]
+    assert judge(order, {"accessible_name": {"css": "#save", "matches": "(?i)^saved"}}) == (
         False,
         "accessible name of css='#save' to match /(?i)^saved/",
         "'Save draft'",
     )
-    assert not _judge(order, {"text": {"css": "h1", "matches": "^ORDER$"}})[0]
+    assert not judge(order, {"text": {"css": "h1", "matches": "^ORDER$"}})[0]
 
 
 @pytest.mark.browser
@@ -411,5 +393,5 @@ def test_a_case_blind_whole_name_is_imported_anchored_at_both_ends(order: Page) 
         return check
 
     assert imported("save  DRAFT") == {"accessible_name": {"selector": "#save", "matches": "(?i)^save\\ DRAFT$"}}
-    assert _judge(order, imported("save  DRAFT"))[0]
-    assert not _judge(order, imported("save"))[0]  # a part of the name is not the name
+    assert judge(order, imported("save  DRAFT"))[0]
+    assert not judge(order, imported("save"))[0]  # a part of the name is not the name

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,36 +13,19 @@ import pytest
 from playwright.sync_api import Page, expect
 from pydantic import ValidationError
 
-from pytest_reuseit.browser.assertions import check_expect
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
 from pytest_reuseit.workflow.loader import load, parse
+from tests.support.checks import judge
 from tests.support.cli_process import import_one
-from tests.support.serve import Served, files
-
-PAGES = Path(__file__).resolve().parent / "pages" / "recorded"
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    with Served(files(PAGES)) as served:
-        yield served.url
 
 
 @pytest.fixture
-def extras(site: str, page: Page) -> Page:
-    page.goto(f"{site}/extras.html")
+def extras(pages_url: str, page: Page) -> Page:
+    page.goto(f"{pages_url}/recorded/extras.html")
     return page
-
-
-def _judge(page: Page, mapping: dict[str, Any], timeout_ms: float = 200) -> tuple[bool, str, str]:
-    verdicts = check_expect(page, Expect.model_validate(mapping), lambda s: s, timeout_ms)
-    failed = next((v for v in verdicts if not v.ok), None)
-    if failed is None:
-        return True, "; ".join(v.expected for v in verdicts), "; ".join(v.actual for v in verdicts)
-    return False, failed.expected, failed.actual
 
 
 # ----------------------------------------------------------------------------- the format
@@ -67,15 +49,15 @@ def test_values_is_a_check_key_of_a_list_written_whole() -> None:
 
 @pytest.mark.browser
 def test_values_hold_when_the_selection_is_the_one_listed_in_its_order(extras: Page) -> None:
-    assert _judge(extras, {"values": {"label": "Extras", "equals": []}})[0]  # nothing chosen yet
+    assert judge(extras, {"values": {"label": "Extras", "equals": []}})[0]  # nothing chosen yet
     extras.select_option("#extras", ["wrap", "ins"])
-    ok, expected, actual = _judge(extras, {"values": {"label": "Extras", "equals": ["wrap", "ins"]}})
+    ok, expected, actual = judge(extras, {"values": {"label": "Extras", "equals": ["wrap", "ins"]}})
     assert ok, actual
     assert (expected, actual) == ("values of label='Extras' to be ['wrap', 'ins']", "['wrap', 'ins']")
     # By the element itself, by its role, and the values of options, not their labels.
-    assert _judge(extras, {"values": {"css": "#extras", "equals": ["wrap", "ins"]}})[0]
-    assert _judge(extras, {"values": {"role": "listbox", "name": "Extras", "equals": ["wrap", "ins"]}})[0]
-    assert not _judge(extras, {"values": {"css": "#extras", "equals": ["Gift wrap", "Insurance"]}})[0]
+    assert judge(extras, {"values": {"css": "#extras", "equals": ["wrap", "ins"]}})[0]
+    assert judge(extras, {"values": {"role": "listbox", "name": "Extras", "equals": ["wrap", "ins"]}})[0]
+    assert not judge(extras, {"values": {"css": "#extras", "equals": ["Gift wrap", "Insurance"]}})[0]
 
 
 @pytest.mark.browser
@@ -83,18 +65,18 @@ def test_values_fail_saying_what_was_expected_and_what_is_selected(extras: Page)
     extras.select_option("#extras", ["wrap", "ins"])
     # Another order, one too few, one too many, and a value compared whole (no part of it).
     for wanted in (["ins", "wrap"], ["wrap"], ["wrap", "ins", "card"], ["wra", "ins"]):
-        assert _judge(extras, {"values": {"css": "#extras", "equals": wanted}}, 50) == (
+        assert judge(extras, {"values": {"css": "#extras", "equals": wanted}}, 50) == (
             False,
             f"values of css='#extras' to be {wanted!r}",
             "['wrap', 'ins']",
         )
     extras.select_option("#extras", [])
-    assert _judge(extras, {"values": {"css": "#extras", "equals": ["wrap"]}}, 50)[2] == "[]"
+    assert judge(extras, {"values": {"css": "#extras", "equals": ["wrap"]}}, 50)[2] == "[]"
 
 
 @pytest.mark.browser
 def test_values_of_no_element_several_or_no_list_box_fail_saying_so(extras: Page) -> None:
-    assert _judge(extras, {"values": {"css": "#gone", "equals": []}})[1:] == (
+    assert judge(extras, {"values": {"css": "#gone", "equals": []}})[1:] == (
         "values of css='#gone' to be []",
         "no element matches",
     )
@@ -102,20 +84,20 @@ def test_values_of_no_element_several_or_no_list_box_fail_saying_so(extras: Page
         '<select class="s" multiple><option>a</option></select><select class="s" multiple></select>'
         '<select id="one"><option value="a">A</option></select><p id="p">a</p>'
     )
-    ok, _, actual = _judge(extras, {"values": {"css": ".s", "equals": []}})
+    ok, _, actual = judge(extras, {"values": {"css": ".s", "equals": []}})
     assert not ok and actual.startswith("2 elements match (the locator must be unique")
-    ok, _, actual = _judge(extras, {"values": {"css": "#one", "equals": ["a"]}})
+    ok, _, actual = judge(extras, {"values": {"css": "#one", "equals": ["a"]}})
     assert (ok, actual) == (False, "not a list box (<select multiple>): a <select> without multiple")
-    ok, _, actual = _judge(extras, {"values": {"css": "#p", "equals": ["a"]}})
+    ok, _, actual = judge(extras, {"values": {"css": "#p", "equals": ["a"]}})
     assert (ok, actual) == (False, "not a list box (<select multiple>): <p>")
 
 
 @pytest.mark.browser
 def test_not_values_holds_for_another_selection_and_fails_for_the_one_listed(extras: Page) -> None:
     extras.select_option("#extras", ["wrap", "ins"])
-    assert _judge(extras, {"not": {"values": {"css": "#extras", "equals": ["ins", "wrap"]}}})[0]
-    assert _judge(extras, {"not": {"values": {"css": "#extras", "equals": []}}})[0]
-    assert _judge(extras, {"not": {"values": {"css": "#extras", "equals": ["wrap", "ins"]}}}) == (
+    assert judge(extras, {"not": {"values": {"css": "#extras", "equals": ["ins", "wrap"]}}})[0]
+    assert judge(extras, {"not": {"values": {"css": "#extras", "equals": []}}})[0]
+    assert judge(extras, {"not": {"values": {"css": "#extras", "equals": ["wrap", "ins"]}}}) == (
         False,
         "not: values of css='#extras' to be ['wrap', 'ins']",
         "['wrap', 'ins']",
@@ -125,13 +107,13 @@ def test_not_values_holds_for_another_selection_and_fails_for_the_one_listed(ext
 @pytest.mark.browser
 def test_not_values_of_what_is_no_list_box_fails_as_playwright_s_error_does(extras: Page) -> None:
     # An assertion that cannot be asked of the element does not "not hold": it would pass unjudged.
-    ok, expected, actual = _judge(extras, {"not": {"values": {"css": "#chosen", "equals": ["wrap"]}}})
+    ok, expected, actual = judge(extras, {"not": {"values": {"css": "#chosen", "equals": ["wrap"]}}})
     assert (ok, expected, actual) == (
         False,
         "not: values of css='#chosen' to be ['wrap']",
         "not a list box (<select multiple>): <p>",
     )
-    ok, _, actual = _judge(extras, {"not": {"not": {"values": {"css": "#chosen", "equals": ["wrap"]}}}})
+    ok, _, actual = judge(extras, {"not": {"not": {"values": {"css": "#chosen", "equals": ["wrap"]}}}})
     assert (ok, actual) == (False, "not a list box (<select multiple>): <p>")
 
 
@@ -141,20 +123,20 @@ def test_values_wait_for_the_selection_and_not_waits_for_it_to_change(extras: Pa
     later = "ms => setTimeout(() => { for (const o of document.querySelectorAll('#extras option')) o.selected = o.value !== 'wrap'; }, ms)"
     extras.evaluate(later, 400)
     started = time.monotonic()
-    assert _judge(extras, {"values": {"css": "#extras", "equals": ["ins", "card"]}}, 5000)[0]
+    assert judge(extras, {"values": {"css": "#extras", "equals": ["ins", "card"]}}, 5000)[0]
     assert 0.3 < time.monotonic() - started < 4
     extras.evaluate(later.replace("!==", "==="), 400)
     started = time.monotonic()
-    assert _judge(extras, {"not": {"values": {"css": "#extras", "equals": ["ins", "card"]}}}, 5000)[0]
+    assert judge(extras, {"not": {"values": {"css": "#extras", "equals": ["ins", "card"]}}}, 5000)[0]
     assert 0.3 < time.monotonic() - started < 4
 
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_a_workflow_choosing_a_list_box_s_options_checks_them(site: str, page: Page) -> None:
+def test_a_workflow_choosing_a_list_box_s_options_checks_them(pages_url: str, page: Page) -> None:
     text = f"""name: n
 task: t
-start_url: {site}/extras.html
+start_url: {pages_url}/recorded/extras.html
 settings: {{action_timeout: 2, check_timeout: 1}}
 steps:
   - action: Choose gift wrap and insurance
@@ -215,12 +197,12 @@ def test_to_have_values_with_a_regular_expression_is_said_not_imported() -> None
 @pytest.mark.slow
 @pytest.mark.browser
 def test_a_traced_list_box_and_its_to_have_values_import_and_run_again(
-    browser_session: BrowserSession, site: str, tmp_path: Path, page: Page
+    browser_session: BrowserSession, pages_url: str, tmp_path: Path, page: Page
 ) -> None:
     context = browser_session.new_context({}, NavigationFence(("127.0.0.1",)))
     context.tracing.start(snapshots=True, title="choose extras")
     traced = context.new_page()
-    traced.goto(f"{site}/extras.html")
+    traced.goto(f"{pages_url}/recorded/extras.html")
     traced.locator("#extras").select_option(["wrap", "ins"])
     expect(traced.locator("#extras")).to_have_values(["wrap", "ins"])
     expect(traced.locator("#extras")).not_to_have_values(["wrap"])
@@ -238,6 +220,6 @@ def test_a_traced_list_box_and_its_to_have_values_import_and_run_again(
         "the format compares exact values)" in text
     ), text
     assert "2 checks from the source, 1 not imported (comments)" in done.stdout, done.stdout
-    result = execute(page, load(written), builtins={"base_url": site})
+    result = execute(page, load(written), builtins={"base_url": pages_url})
     assert result.status == "passed", result.message
     assert page.locator("#chosen").inner_text() == "Chosen: wrap, ins"
