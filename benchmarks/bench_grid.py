@@ -73,10 +73,13 @@ def _cpu_s(pid: int) -> float:
     return sum(cpu_ticks(p) for p in [pid, *descendants(pid, children())]) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(fn: Callable[[], object]) -> float:
+def measured(fn: Callable[[], object], pids: list[int]) -> tuple[float, float]:
+    """Seconds ``fn`` took, and the CPU seconds of ``pids``' process trees meanwhile."""
+    cpu0 = sum(_cpu_s(p) for p in pids)
     start = time.perf_counter()
     fn()
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    return wall, sum(_cpu_s(p) for p in pids) - cpu0
 
 
 def start_cost(config: BrowserConfig, pids: list[int], driver: bool = False) -> tuple[float, float]:
@@ -93,9 +96,7 @@ def start_cost(config: BrowserConfig, pids: list[int], driver: bool = False) -> 
             context.new_page()
             context.close()
 
-        cpu0 = sum(_cpu_s(p) for p in pids)
-        wall = timed(start)
-        return wall, sum(_cpu_s(p) for p in pids) - cpu0
+        return measured(start, pids)
     finally:
         session.close()
 
@@ -153,9 +154,7 @@ def chromedriver_cost(browser: str, pids: list[int]) -> tuple[float, float]:
         context.close()
 
     try:
-        cpu0 = sum(_cpu_s(p) for p in pids)
-        wall = timed(start)
-        return wall, sum(_cpu_s(p) for p in pids) - cpu0
+        return measured(start, pids)
     finally:
         for driver in started:
             driver.stop()
