@@ -45,18 +45,15 @@ def _close_page(ctx: OpContext, arg: Any) -> None:
     ctx.pages.close_current()
 
 
-def _history(method: str, words: str) -> registry.Handler:
+def _history(method: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Any) -> None:
-        before = ctx.page.url
-        response = history_step(ctx.page, method, navigation_s(ctx.page) * 1000, ctx.action_timeout_ms)
-        # No response also means a same-document step (a #hash route of a single-page app): only
-        # an unchanged URL says there was nowhere to go.
-        if response is None and method != "reload" and ctx.page.url == before:
-            raise OpFailed(method.replace("go_", ""), f"there is no {words} page in this page's history", "not_found")
+        nowhere = history_step(ctx.page, method, navigation_s(ctx.page) * 1000, ctx.action_timeout_ms)
+        if nowhere:
+            raise OpFailed(method.replace("go_", ""), nowhere, "not_found")
 
     return handler
 
 
-registry.attach("back", _history("go_back", "previous"))
-registry.attach("forward", _history("go_forward", "next"))
-registry.attach("reload", _history("reload", ""))
+registry.attach("back", _history("go_back"))
+registry.attach("forward", _history("go_forward"))
+registry.attach("reload", _history("reload"))

@@ -315,15 +315,16 @@ _MARK = "__reuseitHistoryStep"
 _STEPS = itertools.count(1)
 
 
-def history_step(page: Page, method: str, navigation_ms: float, action_ms: float) -> Any:
-    """``page.go_back`` / ``go_forward`` / ``reload``, waited for as :func:`until_loaded` does.
+def history_step(page: Page, method: str, navigation_ms: float, action_ms: float) -> str:
+    """``page.go_back`` / ``go_forward`` / ``reload``, waited for as :func:`until_loaded` does;
+    '' when it was done, else why not (there was nowhere to go).
 
     A browser reached over CDP keeps Chromium's back/forward cache (Playwright gives only the
     browsers it launches --disable-back-forward-cache). A page restored from it fires no load
     events, and Playwright's load states for it never come: waiting for them would time out as if
     the site never answered, on that step and every later one. Such a page is loaded again, as a
-    browser without that cache loads it. Returns the navigation's response (None for a
-    same-document step, or when there was nowhere to go)."""
+    browser without that cache loads it."""
+    before = page.url
     token = next(_STEPS)
     try:
         page.evaluate(f"window.{_MARK} = {token}")
@@ -336,7 +337,11 @@ def history_step(page: Page, method: str, navigation_ms: float, action_ms: float
     else:
         page.wait_for_load_state("domcontentloaded", timeout=navigation_ms)
     until_loaded(page, action_ms)
-    return response
+    # No response also means a same-document step (a #hash route of a single-page app): only an
+    # unchanged URL says there was nowhere to go.
+    if response is None and method != "reload" and page.url == before:
+        return f"there is no {'previous' if method == 'go_back' else 'next'} page in this page's history"
+    return ""
 
 
 def _restored(page: Page, token: int) -> bool:

@@ -226,13 +226,7 @@ class ModelAgent:
         the run's navigation budget, and a browser reached over CDP (a Grid node, ``--reuseit-cdp``),
         which keeps Chromium's back/forward cache, does not stall on a restored page's missing load
         event. Returns why it could not be done ("" when it was)."""
-        before = page.url
-        response = history_step(page, _HISTORY[action], navigation_s(page) * 1000, self.timeout)
-        # No response also means a same-document step (a #hash route): only an unchanged URL says
-        # there was nowhere to go.
-        if response is None and action != "reload" and page.url == before:
-            return f"there is no {'previous' if action == 'back' else 'next'} page in this page's history"
-        return ""
+        return history_step(page, _HISTORY[action], navigation_s(page) * 1000, self.timeout)
 
     def _upload(self, a: AgentAction, pages: Pages, page: Page, obs: Observation, record: ActionRecord) -> ActionRecord:
         target = a.element.strip()
