@@ -167,7 +167,7 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
         if not options:  # Playwright's selectOption([]): nothing selected
             demo.add_check(None, f"every option of {selector} deselected (not in the format)")
             return
-        step.options = options if len(options) > 1 else ()
+        step.chose(options)
     if kind == "click" and int(action.get("clickCount") or 1) == 2:
         step.kind = "dblclick"
     if kind == "click" and action.get("button") in ("right", "middle"):
@@ -186,9 +186,7 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
 
 
 def _value(kind: str, action: dict[str, Any]) -> str:
-    """The URL, text, key, option or files of an action."""
-    if kind == "select":
-        return ", ".join(str(o) for o in action.get("options") or [])
+    """The URL, text, key or files of an action (a select's options: ``DemoStep.chose``)."""
     if kind == "upload":
         return ", ".join(Path(str(f)).name for f in action.get("files") or [])
     field = {"goto": "url", "fill": "text", "press": "key"}.get(kind)

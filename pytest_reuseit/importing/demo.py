@@ -59,6 +59,12 @@ class DemoStep:
     timeout: float = 0.0
     check_timeout: float = 0.0
 
+    def chose(self, options: tuple[str, ...]) -> None:
+        """A select's options, worded in ``value``; kept as ``options`` only when there are
+        several (a list box), where one is written as the value it is."""
+        self.value = ", ".join(options)
+        self.options = options if len(options) > 1 else ()
+
 
 @dataclass
 class Demonstration:

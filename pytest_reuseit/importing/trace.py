@@ -321,8 +321,7 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
     elif kind == "press":
         step.value = str(params.get("key") or "")
     elif kind == "select":
-        step.value = ", ".join(options or ())
-        step.options = options if options and len(options) > 1 else ()
+        step.chose(options or ())
     elif kind == "upload":
         step.value = _files(params)
     return step
