@@ -17,11 +17,14 @@ from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
 from pytest_reuseit.workflow.placeholders import Values
 from tests.support.morning import heal_from
 
-WORKFLOW = """name: Cart
+HEADER = """name: Cart
 task: Put things in the cart
 start_url: "{base_url}/cart"
 steps:
-  - action: Add two
+"""
+WORKFLOW = (
+    HEADER
+    + """  - action: Add two
     do:
       - click: {role: button, name: Add to cart}
       - click: {name: "Add to cart", role: button}  # the same, written in another order
@@ -38,6 +41,7 @@ steps:
     post:
       - expect: {not: {visible: {role: button, name: Add to cart}}}
 """
+)
 
 THEN = '- main:\n  - heading "Cart" [level=1]\n  - button "Add to cart"\n'
 NOW = THEN.replace("Add to cart", "Add to basket")
@@ -102,11 +106,9 @@ def test_heal_writes_every_place_in_one_hunk_of_the_cause_and_never_a_check(tmp_
     assert "expect: {not: {visible: {role: button, name: Add to cart}}}" in text
 
 
-MODIFIED = """name: Cart
-task: Put things in the cart
-start_url: "{base_url}/cart"
-steps:
-  - action: Add two
+MODIFIED = (
+    HEADER
+    + """  - action: Add two
     do:
       - click: {role: button, name: Add to cart}
         timeout: 12
@@ -115,6 +117,7 @@ steps:
       - click: {role: button, name: Add to cart}
         button: right
 """
+)
 
 
 def test_ops_with_modifiers_are_uses_and_heal_writes_them(tmp_path: Path) -> None:
