@@ -19,6 +19,7 @@ import pytest
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.report import history, since_last
+from pytest_reuseit.report.alert_policy import Policy
 from pytest_reuseit.report.since_last import SinceLast
 from tests.support.run_records import page, record, results_folder
 
@@ -32,9 +33,9 @@ ADD = "role=button[name='Add to cart']"
 class Nights:
     """One history file and the nights reported into it."""
 
-    def __init__(self, path: Path, alert_after: int = 1) -> None:
+    def __init__(self, path: Path, alert_after: int = 1, policy: Policy | None = None) -> None:
         self.path = path
-        self.alert_after = alert_after
+        self.policy = policy or Policy(alert_after=alert_after)
         self.starts: list[str] = []  # each reported night's start, as the history gives it
 
     def report(self, recs: list[dict[str, Any]]) -> SinceLast:
@@ -42,7 +43,7 @@ class Nights:
         with history.writing(self.path) as h:
             since_last.annotate(recs)
             suite = h.append(recs)
-            out = since_last.compare(h, suite, recs, alert_after=self.alert_after)
+            out = since_last.compare(h, suite, recs, policy=self.policy)
         if out.data["suite_run"]["started"] not in self.starts:
             self.starts.append(out.data["suite_run"]["started"])
         return out
@@ -258,7 +259,10 @@ def test_alerts_fire_on_state_changes_only(nights: Nights) -> None:
     failing = nights.report([record("a", "failed", night=1, locator=ADD), record("b", night=1)])
     assert _kinds(failing) == [("failing", "a")]
     (event,) = failing.events
-    assert set(event) == {"kind", "test", "workflow", "variation", "cause", "since"}
+    # The contract's keys first, then the policy's: the state, the rule in numbers, the strip.
+    assert list(event)[:6] == ["kind", "test", "workflow", "variation", "cause", "since"]
+    assert event["state"] == "failing" and event["rule"] == "failed 1 run in a row (--alert-after 1)"
+    assert event["strip"] == "✓ ✗" and event["last_passed"] == nights.starts[0]
     assert event["cause"] == failing.data["causes"][0]["id"] and event["since"] == nights.starts[1]
     # Still failing: no second message; an unchanged night sends nothing.
     assert nights.report([record("a", "failed", night=2, locator=ADD), record("b", night=2)]).events == []
@@ -275,7 +279,8 @@ def test_alerts_fire_on_state_changes_only(nights: Nights) -> None:
 
 
 def test_alert_after_n_waits_for_n_failing_runs_in_a_row_and_fixed_only_follows_an_alert(tmp_path: Path) -> None:
-    nights = Nights(tmp_path / "h.sqlite", alert_after=3)
+    # The window rule apart (10 of 10): this is the rule of failures in a row alone.
+    nights = Nights(tmp_path / "h.sqlite", policy=Policy(alert_after=3, window_k=10, window_m=10))
     nights.report([record("a")])
     for n in (1, 2):
         assert nights.report([record("a", "failed", night=n, locator=ADD)]).events == []
@@ -381,12 +386,6 @@ def test_history_comes_from_the_environment_when_not_given(
     assert main(["report", "--results", str(results), "--output", str(tmp_path / "o"), "--no-allure"]) == 0
     assert history.check(hist) == history.VERSION
     assert "since the last run:" in capsys.readouterr().out
-
-
-def test_alert_after_must_be_a_positive_whole_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["report", "--alert-after", "0"])
-    assert exc.value.code == 2 and "must be 1 or more" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

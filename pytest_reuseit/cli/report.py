@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 from .. import project
 from ..atomic import write_text_atomic
-from ..report import alerts, allure_files, history, metrics, monitor, records, since_last
+from ..report import alert_policy, alerts, allure_files, history, metrics, monitor, records, since_last
 from .output import say
 
 ALLURE_ENV = "REUSEIT_ALLURE"
@@ -77,6 +77,12 @@ _SHORT_LIVED_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 def cmd_report(args: argparse.Namespace) -> int:
     results, output = Path(args.results), Path(args.output)
+    # Options first: a typo found only on the night something fails would lose that night's alert.
+    policy = _policy(args)
+    if isinstance(policy, str):
+        print(f"reuseit report: {policy}", file=sys.stderr)
+        return 2
+    args.policy = policy
     if not results.is_dir() or not any(results.glob("*-result.json")):
         print(f"no Allure results in {results}: run pytest with --alluredir {results} first", file=sys.stderr)
         return 2
@@ -140,14 +146,18 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
             with history.writing(path) as kept:
                 since_last.annotate(found)  # each failure's cause id goes into the history with it
                 suite = kept.append(found)
-                since = since_last.compare(
-                    kept, suite, found, alert_after=args.alert_after, heal_command=_heal_command(args)
-                )
+                since = since_last.compare(kept, suite, found, policy=args.policy, heal_command=_heal_command(args))
                 kept.trim()
         except history.HistoryError as exc:
             print(f"reuseit report: {exc}", file=sys.stderr)
             return 2
         say(since.line)
+        say(since_last.states_line(since.data))
+        sick = since.data.get("unhealthy")
+        if sick:
+            say(
+                f"unhealthy night: {sick['cause']}: {sick['runs']} of {sick['of']} runs broken; counted toward no workflow's rule"
+            )
         for cause in since.data["causes"]:
             if cause.get("heal"):
                 say(f"  {cause['summary']}: {since_last.heal_words(cause['heal'])}")
@@ -159,10 +169,17 @@ def _monitor(args: argparse.Namespace, results: Path) -> _Night | int | None:
             if problem:
                 print(f"warning: {problem}", file=sys.stderr)
     if args.pushgateway:
-        problem = metrics.push(args.pushgateway, found)
+        problem = metrics.push(args.pushgateway, found, states=_states(since))
         if problem:
             print(f"warning: {problem}", file=sys.stderr)
     return _Night(found, since)
+
+
+def _states(since: since_last.SinceLast | None) -> dict[str, str] | None:
+    """Each test's state under the alert policy (None without a history)."""
+    if since is None:
+        return None
+    return {str(r.get("test")): str(r.get("state")) for r in since.data.get("states") or []}
 
 
 def _heal_command(args: argparse.Namespace) -> str:
@@ -184,7 +201,7 @@ def _write_monitoring(night: _Night, output: Path) -> None:
     else:
         (output / HEALING).unlink(missing_ok=True)
     # Every file first, then what is printed: a reader that went away loses a line, not a file.
-    metrics.write_textfile(output / metrics.FILE, night.records)
+    metrics.write_textfile(output / metrics.FILE, night.records, _states(night.since))
     if night.since is not None:
         say(f"monitor: {page.resolve()}  (what needs attention, each workflow's recent runs, rates over time)")
 
@@ -228,13 +245,64 @@ def _allure_report(args: argparse.Namespace, results: Path, output: Path) -> int
     return 0
 
 
-def _at_least_one(text: str) -> int:
+# Each alert policy option: its ini key and its environment variable (the command line wins, then
+# the ini, then the environment, as for --history).
+POLICY_OPTIONS = {
+    "alert_after": ("reuseit_alert_after", "REUSEIT_ALERT_AFTER"),
+    "alert_window": ("reuseit_alert_window", "REUSEIT_ALERT_WINDOW"),
+    "recover_after": ("reuseit_recover_after", "REUSEIT_RECOVER_AFTER"),
+    "remind_every": ("reuseit_remind_every", "REUSEIT_REMIND_EVERY"),
+}
+_MAX_RUNS = 1000
+MAX_WINDOW = 100
+
+
+def _policy(args: argparse.Namespace) -> alert_policy.Policy | str:
+    """The alert policy from the command line, the ini and the environment; a str: what is wrong."""
+    ini = project.find().ini
+    values: dict[str, tuple[str, str]] = {}
+    for name, (key, env) in POLICY_OPTIONS.items():
+        given = getattr(args, name, None)
+        if given is not None:
+            values[name] = (str(given), f"--{name.replace('_', '-')}")
+        elif ini.get(key):
+            values[name] = (ini[key], f"ini {key}")
+        elif os.environ.get(env):
+            values[name] = (os.environ[env], f"${env}")
+    numbers: dict[str, int] = {}
+    for name, least in (("alert_after", 1), ("recover_after", 1), ("remind_every", 0)):
+        if name in values:
+            text, where = values[name]
+            number = _whole(text.strip(), least)
+            if isinstance(number, str):
+                return f"{where}: {number}"
+            numbers[name] = number
+    k, m = 3, 10
+    if "alert_window" in values:
+        text, where = values["alert_window"]
+        parts = text.strip().split("/")
+        pair = [_whole(part.strip(), 1) for part in parts] if len(parts) == 2 else []
+        if len(pair) != 2 or isinstance(pair[0], str) or isinstance(pair[1], str) or pair[0] > pair[1]:
+            return f"{where}: {text.strip()!r} is not K/M, K of the last M runs with 1 <= K <= M (say 3/10)"
+        k, m = int(pair[0]), int(pair[1])
+        if m > MAX_WINDOW:
+            return f"{where}: M is at most {MAX_WINDOW} runs (the history read back each night), not {m}"
+    return alert_policy.Policy(
+        alert_after=numbers.get("alert_after", 1),
+        window_k=k,
+        window_m=m,
+        recover_after=numbers.get("recover_after", 1),
+        remind_every=numbers.get("remind_every", 0),
+    )
+
+
+def _whole(text: str, least: int) -> int | str:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+        return f"not a whole number: {text!r}"
+    if value < least or value > _MAX_RUNS:
+        return f"must be {least} to {_MAX_RUNS}, not {value}"
     return value
 
 
@@ -269,9 +337,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--alert-after",
         metavar="N",
-        type=_at_least_one,
-        default=1,
-        help="alert a workflow run as failing once it failed N runs of the suite in a row [1]",
+        help="open a failing alert once a workflow run failed N runs of the suite in a row "
+        f"[ini reuseit_alert_after, ${POLICY_OPTIONS['alert_after'][1]}, 1]",
+    )
+    p.add_argument(
+        "--alert-window",
+        metavar="K/M",
+        help="also open it once K of its last M runs failed, passes between not resetting it "
+        f"[ini reuseit_alert_window, ${POLICY_OPTIONS['alert_window'][1]}, 3/10]",
+    )
+    p.add_argument(
+        "--recover-after",
+        metavar="R",
+        help="close an open alert (fixed) after R passes in a row; until then it is recovering and nothing is sent "
+        f"[ini reuseit_recover_after, ${POLICY_OPTIONS['recover_after'][1]}, 1]",
+    )
+    p.add_argument(
+        "--remind-every",
+        metavar="N",
+        help="send an open alert again every N runs while it stays open; 0: never "
+        f"[ini reuseit_remind_every, ${POLICY_OPTIONS['remind_every'][1]}, 0]",
     )
     p.add_argument("--pushgateway", metavar="URL", help="push the last run's figures to this Prometheus Pushgateway")
     p.set_defaults(func=cmd_report)

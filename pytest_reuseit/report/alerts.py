@@ -34,17 +34,31 @@ MAX_CHANGED_LINES = 3
 MAX_FIELD = 200
 # Worst case of post() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
 
-KIND_ORDER = ("failing", "drifting", "fixed")
+KIND_ORDER = ("unhealthy", "failing", "flapping", "steady", "drifting", "fixed")
 
 
 def message(events: list[dict[str, Any]], causes: list[dict[str, Any]]) -> dict[str, Any]:
     """The webhook body: ``{"text": human summary grouped by cause, "events": events as given}``."""
     by_kind: dict[str, list[dict[str, Any]]] = {kind: [] for kind in KIND_ORDER}
+    reminders = []
     for event in events:
+        if event.get("kind") == "failing" and event.get("reminder"):
+            reminders.append(event)
+            continue
         by_kind.setdefault(str(event.get("kind", "")), []).append(event)
     cause_of = {str(c.get("id", "")): c for c in causes}
-    parts = [_headline(by_kind)]
+    parts = [_headline(by_kind, reminders)]
+    parts += [_unhealthy(e) for e in by_kind["unhealthy"]]
     parts += _failing(by_kind["failing"], cause_of)
+    if reminders:
+        parts.append("Still failing (reminder: the alert is open)\n" + _items(reminders, _run_line))
+    if by_kind["flapping"]:
+        parts.append(
+            "Flapping: failing and passing by turns; held to this one message until steady\n"
+            + _items(by_kind["flapping"], _flap_line)
+        )
+    if by_kind["steady"]:
+        parts.append("Steady again: no longer flapping\n" + _items(by_kind["steady"], _steady_line))
     if by_kind["drifting"]:
         parts.append(
             "Drifting: passed only through a fallback or healing (the site changed; the test got around it)\n"
@@ -78,17 +92,30 @@ def post(url: str, body: dict[str, Any], *, attempts: int = 3, timeout: float = 
     return failure_line("alert webhook", url, error, tried, seconds, "no message delivered") if error else None
 
 
-def _headline(by_kind: dict[str, list[dict[str, Any]]]) -> str:
-    failing = by_kind["failing"]
+def _headline(by_kind: dict[str, list[dict[str, Any]]], reminders: list[dict[str, Any]]) -> str:
     counts = []
+    for sick in by_kind["unhealthy"]:
+        counts.append(f"unhealthy night ({sick.get('runs', '?')} of {sick.get('of', '?')} runs broken by one cause)")
+    failing = by_kind["failing"]
     if failing:
         n_causes = len({str(e.get("cause", "")) for e in failing})
         counts.append(f"{len(failing)} failing ({n_causes} cause{'s' if n_causes != 1 else ''})")
-    if by_kind["drifting"]:
-        counts.append(f"{len(by_kind['drifting'])} drifting")
-    if by_kind["fixed"]:
-        counts.append(f"{len(by_kind['fixed'])} fixed")
+    if reminders:
+        counts.append(f"{len(reminders)} still failing")
+    for kind in ("flapping", "steady", "drifting", "fixed"):
+        if by_kind[kind]:
+            counts.append(f"{len(by_kind[kind])} {kind}")
     return "reuseit nightly: " + (", ".join(counts) if counts else "no change")
+
+
+def _unhealthy(event: dict[str, Any]) -> str:
+    nights = int(event.get("nights") or 1)
+    again = f" ({nights} nights in a row)" if nights > 1 else ""
+    return (
+        f"Unhealthy night{again}: {_code(event.get('cause') or 'infrastructure')} broke {event.get('runs', '?')} of "
+        f"{event.get('of', '?')} runs. They were not judged: they count toward no workflow's rule and open no "
+        "alert. Fix the runner's access to the site, the browser host or the model server, not the workflows."
+    )
 
 
 def _failing(failing: list[dict[str, Any]], cause_of: dict[str, dict[str, Any]]) -> list[str]:
@@ -136,12 +163,33 @@ def _changed(changed: Any) -> list[str]:
 
 def _run_line(event: dict[str, Any]) -> str:
     since = f" since {_plain(event['since'])}" if event.get("since") else ""
-    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}"
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}{_detail(event)}"
 
 
 def _fixed_line(event: dict[str, Any]) -> str:
     since = f" (failing since {_plain(event['since'])})" if event.get("since") else ""
-    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}"
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}{_detail(event)}"
+
+
+def _flap_line(event: dict[str, Any]) -> str:
+    whose = f"; {_plain(event['whose_words'])}" if event.get("whose_words") else ""
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{whose}{_detail(event)}"
+
+
+def _steady_line(event: dict[str, Any]) -> str:
+    return f"{_code(event.get('test') or event.get('workflow') or '?')} now {_plain(event.get('state') or '?')}{_detail(event)}"
+
+
+def _detail(event: dict[str, Any]) -> str:
+    """The rule that fired in numbers, the recent runs as a strip and when it last passed."""
+    out = []
+    if event.get("rule"):
+        out.append(_plain(event["rule"]))
+    if event.get("strip"):
+        out.append(f"last runs {_code(event['strip'])}")
+    if "last_passed" in event:
+        out.append(f"last passed {_plain(event['last_passed'])}" if event.get("last_passed") else "never passed")
+    return ": " + "; ".join(out) if out else ""
 
 
 def _drift_line(event: dict[str, Any], cause_of: dict[str, dict[str, Any]]) -> str:
@@ -150,7 +198,8 @@ def _drift_line(event: dict[str, Any], cause_of: dict[str, dict[str, Any]]) -> s
     if not cause:
         return _run_line(event)
     summary = cause_of.get(str(cause), {}).get("summary") or cause
-    return f"{_run_line(event)}: {_code(summary)}"
+    since = f" since {_plain(event['since'])}" if event.get("since") else ""
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}{since}: {_code(summary)}{_detail(event)}"
 
 
 def _items(events: Iterable[dict[str, Any]], line: Callable[[dict[str, Any]], str]) -> str:

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..browser.aria import PageSnapshot
 from ..errors import ReuseitError
+from .alert_policy import Track
 from .history_schema import MIGRATIONS
 from .records import FAILING, PASSING
 
@@ -258,6 +259,13 @@ _RUN_KEYS = [
     "recovered",
     "calls",
     "cost",
+    "uncounted",
+    "phase",
+    "check",
+    "locator",
+    "error",
+    "category",
+    "changed",
 ]
 
 
@@ -426,7 +434,10 @@ class History:
         marks = ",".join("?" * len(suites))
         cur = self.conn.execute(
             "SELECT r.id, r.suite_run, t.test, t.workflow, t.variation, r.name, r.status, r.started, r.duration,"
-            " r.step, r.action, r.cause, r.recovered, r.calls, r.cost FROM runs r JOIN tests t ON t.id = r.test"
+            ' r.step, r.action, r.cause, r.recovered, r.calls, r.cost, r.uncounted, r.phase, r."check", r.locator,'
+            # What a failure met is read for failures only: a passing run's columns are empty anyway.
+            " r.error, r.category, CASE WHEN r.status IN ('failed', 'broken') THEN r.changed END"
+            " FROM runs r JOIN tests t ON t.id = r.test"
             f" WHERE r.suite_run IN ({marks})",
             [s.id for s in suites],
         )
@@ -435,16 +446,18 @@ class History:
         for row in cur:
             item = dict(zip(keys, row, strict=True))
             item["recovered"] = json.loads(item["recovered"] or "[]")
+            item["uncounted"] = bool(item["uncounted"])
             out.append(item)
         return out
 
     def failing_streak(self, test: str, suite: SuiteRun) -> list[SuiteRun]:
         """The runs of the suite, newest first, in which ``test`` failed without a pass between,
-        ending at ``suite`` (the test's own runs: a night it did not run breaks nothing)."""
+        ending at ``suite`` (the test's own runs: a night it did not run breaks nothing, nor does a
+        run a sick night broke, which counts toward no rule)."""
         cur = self.conn.execute(
             "SELECT s.id, s.key, s.started, s.reported_at, r.status FROM runs r"
             " JOIN tests t ON t.id = r.test JOIN suite_runs s ON s.id = r.suite_run"
-            " WHERE t.test = ? AND (s.started < ? OR (s.started = ? AND s.id <= ?))"
+            " WHERE t.test = ? AND r.uncounted = 0 AND (s.started < ? OR (s.started = ? AND s.id <= ?))"
             " ORDER BY s.started DESC, s.id DESC",
             (test, suite.started, suite.started, suite.id),
         )
@@ -472,18 +485,60 @@ class History:
         """The last passing run of ``test`` (before ``before`` when given) and its steps' pages."""
         return _last_pass(self.conn, test, before)
 
-    # ----------------------------------------------------------------- alert state
+    # ----------------------------------------------------------------- the alert policy
 
-    def alert_state(self) -> dict[str, tuple[bool, int | None]]:
-        return {r[0]: (bool(r[1]), r[2]) for r in self.conn.execute("SELECT test, alerted, since FROM alert_state")}
+    def tracks(self) -> dict[str, Track]:
+        """Each test's kept alert track (report/alert_policy.py); a test with none starts passing."""
+        out = {}
+        for row in self.conn.execute(
+            "SELECT test, alerted, since, state, flapping, open_runs, quiet, since_when FROM alert_state"
+        ):
+            test, alerted, since, state, flapping, open_runs, quiet, since_when = row
+            # A file from before the policy kept only whether an alert was open.
+            state = state or ("failing" if alerted else "passing")
+            out[test] = Track(state, bool(alerted), since, since_when or "", bool(flapping), int(open_runs), quiet)
+        return out
 
-    def set_alert(self, test: str, *, alerted: bool, since: int | None, event: str) -> None:
+    def keep_track(self, test: str, track: Track, rule: str, event: str) -> None:
         self.conn.execute(
-            "INSERT INTO alert_state (test, alerted, since, last_event, updated) VALUES (?, ?, ?, ?, ?)"
-            " ON CONFLICT(test) DO UPDATE SET alerted = excluded.alerted, since = excluded.since,"
-            " last_event = excluded.last_event, updated = excluded.updated",
-            (test, int(alerted), since, event, time.time()),
+            "INSERT INTO alert_state (test, alerted, since, last_event, updated, state, flapping, open_runs, quiet,"
+            " since_when, rule) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(test) DO UPDATE SET"
+            " alerted = excluded.alerted, since = excluded.since, updated = excluded.updated,"
+            " last_event = CASE WHEN excluded.last_event = '' THEN last_event ELSE excluded.last_event END,"
+            " state = excluded.state, flapping = excluded.flapping, open_runs = excluded.open_runs,"
+            " quiet = excluded.quiet, since_when = excluded.since_when, rule = excluded.rule",
+            (test, int(track.open), track.since, event, time.time(), track.state, int(track.flapping),
+             track.open_runs, track.quiet, track.since_when, rule),
+        )  # fmt: skip
+
+    def mark_unhealthy(self, suite: SuiteRun, cause: str, tests: Iterable[str]) -> None:
+        """Record that a sick night broke these tests' runs: they count toward no rule, then or later."""
+        self.conn.execute("UPDATE suite_runs SET unhealthy = ? WHERE id = ?", (cause, suite.id))
+        self.conn.executemany(
+            "UPDATE runs SET uncounted = 1 WHERE suite_run = ? AND test = (SELECT id FROM tests WHERE test = ?)",
+            [(suite.id, test) for test in tests],
         )
+
+    def unhealthy_streak(self, suite: SuiteRun) -> int:
+        """Runs of the suite in a row, ending at ``suite``, that were unhealthy (0: ``suite`` was not)."""
+        order = self._suite_order()
+        pos = order.index((suite.started, suite.id))
+        sick = {row[0] for row in self.conn.execute("SELECT id FROM suite_runs WHERE unhealthy IS NOT NULL")}
+        n = 0
+        for _, sid in reversed(order[: pos + 1]):
+            if sid not in sick:
+                break
+            n += 1
+        return n
+
+    def last_passed(self, test: str) -> str:
+        """When ``test`` last passed (with or without help), "" when the history holds no pass."""
+        row = self.conn.execute(
+            "SELECT MAX(s.started) FROM runs r JOIN tests t ON t.id = r.test JOIN suite_runs s ON s.id = r.suite_run"
+            " WHERE t.test = ? AND r.status IN ('passed', 'recovered', 'healed')",
+            (test,),
+        ).fetchone()
+        return iso(row[0]) if row and row[0] is not None else ""
 
     # ----------------------------------------------------------------- trimming
 

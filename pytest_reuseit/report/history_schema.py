@@ -39,4 +39,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE alert_state (test TEXT PRIMARY KEY, alerted INTEGER NOT NULL DEFAULT 0,"
         " since INTEGER, last_event TEXT NOT NULL DEFAULT '', updated REAL NOT NULL DEFAULT 0)",
     ),
+    (  # 3: the alert policy: each test's kept track, and the runs a sick night broke (counted toward no rule)
+        "ALTER TABLE suite_runs ADD COLUMN unhealthy TEXT",
+        "ALTER TABLE runs ADD COLUMN uncounted INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE alert_state ADD COLUMN state TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE alert_state ADD COLUMN flapping INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE alert_state ADD COLUMN open_runs INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE alert_state ADD COLUMN quiet INTEGER",
+        "ALTER TABLE alert_state ADD COLUMN since_when TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE alert_state ADD COLUMN rule TEXT NOT NULL DEFAULT ''",
+    ),
 )

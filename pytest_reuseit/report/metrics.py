@@ -15,6 +15,7 @@ Every figure is a gauge (the value of the last run, not a running count) labelle
 | ``reuseit_suite_runs{status}`` | runs of the suite run by status |
 | ``reuseit_suite_duration_seconds``, ``reuseit_suite_model_calls``, ``reuseit_suite_model_cost_usd`` | summed over its runs |
 | ``reuseit_report_timestamp_seconds`` | when the report was made (alert on it going stale) |
+| ``reuseit_state{workflow,variation,state}`` | 1 for the run's state under the alert policy (passing, drifting, pending, failing, recovering, flapping, broken), 0 for the others |
 
 Every status is written, 0 or 1, so that a query such as ``reuseit_run_status{status="failed"} == 1``
 finds the failing runs and a run's series never vanish when it changes status. Two records with
@@ -32,6 +33,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from prometheus_client import CollectorRegistry, Gauge, push_to_gateway, write_to_textfile
 from prometheus_client.exposition import basic_auth_handler, default_handler
 
+from .alert_policy import STATES as POLICY_STATES
 from .delivery import deliver, failure_line, http_error
 
 STATUSES = ("passed", "recovered", "healed", "failed", "broken", "skipped")
@@ -40,8 +42,11 @@ FILE = "metrics.prom"
 # Worst case of push() with its defaults: 3 attempts x 5 s + 0.5 s + 1 s of backoff = 16.5 s.
 
 
-def registry_of(records: Iterable[dict[str, Any]], *, now: float | None = None) -> CollectorRegistry:
-    """The figures of ``records`` in a registry of their own (not the process's global one)."""
+def registry_of(
+    records: Iterable[dict[str, Any]], *, now: float | None = None, states: dict[str, str] | None = None
+) -> CollectorRegistry:
+    """The figures of ``records`` in a registry of their own (not the process's global one);
+    ``states``: each test's state under the alert policy, when the history gave one."""
     registry = CollectorRegistry(auto_describe=True)
 
     def gauge(name: str, doc: str, labels: tuple[str, ...] = LABELS) -> Gauge:
@@ -61,6 +66,9 @@ def registry_of(records: Iterable[dict[str, Any]], *, now: float | None = None) 
     suite_calls = gauge("reuseit_suite_model_calls", "model calls of the suite run", ())
     suite_cost = gauge("reuseit_suite_model_cost_usd", "model cost of the suite run in US dollars", ())
     stamp = gauge("reuseit_report_timestamp_seconds", "when the report was made (Unix time)", ())
+    state_of = gauge(
+        "reuseit_state", "1 for the run's state under the alert policy, 0 for the others", (*LABELS, "state")
+    )
 
     totals = dict.fromkeys(STATUSES, 0)
     total_duration = total_calls = total_cost = 0.0
@@ -81,6 +89,10 @@ def registry_of(records: Iterable[dict[str, Any]], *, now: float | None = None) 
         tokens.labels(*labels).set(_number(usage.get("tokens")))
         cost.labels(*labels).set(_number(usage.get("cost")))
         totals[state] = totals.get(state, 0) + 1
+        if states is not None and str(record.get("test")) in states:
+            now_state = states[str(record.get("test"))]
+            for name in dict.fromkeys((*POLICY_STATES, now_state)):
+                state_of.labels(*labels, name).set(1 if name == now_state else 0)
         total_duration += _number(record.get("duration"))
         total_calls += _number(usage.get("calls"))
         total_cost += _number(usage.get("cost"))
@@ -93,17 +105,23 @@ def registry_of(records: Iterable[dict[str, Any]], *, now: float | None = None) 
     return registry
 
 
-def write_textfile(path: Path | str, records: Iterable[dict[str, Any]]) -> Path:
+def write_textfile(path: Path | str, records: Iterable[dict[str, Any]], states: dict[str, str] | None = None) -> Path:
     """``path`` in the text exposition format, replaced at once: node_exporter's textfile collector
     never reads a half-written file (prometheus_client writes a temporary file and renames it)."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    write_to_textfile(str(target), registry_of(records))
+    write_to_textfile(str(target), registry_of(records, states=states))
     return target
 
 
 def push(
-    url: str, records: Iterable[dict[str, Any]], job: str = "reuseit", *, attempts: int = 3, timeout: float = 5.0
+    url: str,
+    records: Iterable[dict[str, Any]],
+    job: str = "reuseit",
+    *,
+    attempts: int = 3,
+    timeout: float = 5.0,
+    states: dict[str, str] | None = None,
 ) -> str | None:
     """PUT the figures to the Pushgateway at ``url`` under ``job`` (replacing that job's last push,
     so a workflow that was removed leaves with it); None when it took them, else one line.
@@ -111,7 +129,7 @@ def push(
     Retried on a connection error, a timeout, 408, 429, 500 and 502-504, with a short backoff, never started past a
     20 s deadline; the line names the gateway's host only (its URL may carry credentials).
     """
-    registry = registry_of(records)
+    registry = registry_of(records, states=states)
     shown = url
     url, handler = _with_credentials(url)
 

@@ -65,11 +65,13 @@ def render(since_last: dict[str, Any], recent: list[dict[str, Any]]) -> str:
         "<header>",
         f"<h1>reuseit nightly <small>{_e(when)}</small></h1>",
         f"<p class='line'>{_e(since_line(since_last))}</p>",
+        _states_line(since_last),
+        _unhealthy(since_last),
         f"<p class='tally'>{len(runs)} runs in the last suite run{': ' + tally if tally else ''}"
         " · <a href='index.html'>full Allure report</a></p>",
         "</header>",
         _attention(since_last),
-        _workflows(recent),
+        _workflows(recent, _states_of(since_last)),
         _charts(recent),
     ]
     return _page("\n".join(body), _chart_data(recent))
@@ -100,8 +102,9 @@ def _attention(since_last: dict[str, Any]) -> str:
     fixed = _list(since_last, "fixed")
     flaky = _list(since_last, "flaky")
     causes = _list(since_last, "causes")
+    flapping = [r for r in _list(since_last, "states") if r.get("state") == "flapping"]
     parts = ["<section id='attention'><h2>Needs attention</h2>"]
-    if not (new or still or recovered or slower):
+    if not (new or still or recovered or slower or flapping):
         parts.append(
             "<p class='calm'>Nothing: no new failure, nothing still failing, no new recovery, nothing slower.</p>"
         )
@@ -119,6 +122,17 @@ def _attention(since_last: dict[str, Any]) -> str:
         parts.append(
             f"<h3 class='failed'>Still failing <span>{len(still)}</span></h3><table class='list'>"
             f"<tr><th>run</th><th>failing since</th><th>runs</th><th>step</th><th>cause</th></tr>{rows}</table>"
+        )
+    if flapping:
+        rows = "".join(
+            f"<tr><td>{_test(r)}</td><td><code class='strip'>{_e(r.get('strip'))}</code></td>"
+            f"<td>{_e(r.get('rule'))}</td></tr>"
+            for r in flapping
+        )
+        parts.append(
+            f"<h3 class='flapping'>Flapping <span>{len(flapping)}</span></h3>"
+            "<p class='hint'>Failing and passing by turns: one message when it started, the next when it is steady.</p>"
+            f"<table class='list'><tr><th>run</th><th>last runs</th><th>rule</th></tr>{rows}</table>"
         )
     if recovered:
         rows = "".join(f"<tr><td>{_test(r)}</td><td>{_step(r)}</td><td>{_e(_fallback(r))}</td></tr>" for r in recovered)
@@ -226,7 +240,40 @@ def _aria_line(line: str) -> str:
     return line[2:] if line.startswith("- ") else line
 
 
-def _workflows(recent: list[dict[str, Any]]) -> str:
+def _states_of(since_last: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {str(r.get("test")): r for r in _list(since_last, "states")}
+
+
+STATE_ORDER = ("failing", "flapping", "broken", "pending", "recovering", "drifting", "passing")
+
+
+def _states_line(since_last: dict[str, Any]) -> str:
+    counts: dict[str, int] = {}
+    for run in _list(since_last, "states"):
+        counts[str(run.get("state"))] = counts.get(str(run.get("state")), 0) + 1
+    if not counts:
+        return ""
+    shown = " · ".join(
+        f"<span class='st st-{_e(s)}'>{counts[s]} {_e(s)}</span>"
+        for s in sorted(counts, key=lambda s: (STATE_ORDER.index(s) if s in STATE_ORDER else 99, s))
+    )
+    return f"<p class='states'>states: {shown}</p>"
+
+
+def _unhealthy(since_last: dict[str, Any]) -> str:
+    sick = since_last.get("unhealthy") if isinstance(since_last, dict) else None
+    if not isinstance(sick, dict):
+        return ""
+    nights = int(_num(sick.get("nights")) or 1)
+    again = f" ({nights} nights in a row)" if nights > 1 else ""
+    return (
+        f"<p class='sick'>Unhealthy night{again}: {_e(sick.get('cause'))} broke {_e(sick.get('runs'))} of "
+        f"{_e(sick.get('of'))} runs. They were not judged: they count toward no workflow's rule and open no alert.</p>"
+    )
+
+
+def _workflows(recent: list[dict[str, Any]], states: dict[str, dict[str, Any]] | None = None) -> str:
+    states = states or {}
     if not recent:
         return "<section id='workflows'><h2>Workflows</h2><p class='muted'>No run recorded yet.</p></section>"
     rows: dict[str, list[dict[str, Any] | None]] = {}
@@ -234,7 +281,12 @@ def _workflows(recent: list[dict[str, Any]]) -> str:
         for run in suite.get("runs", []):
             if isinstance(run, dict):
                 rows.setdefault(str(run.get("test", "?")), [None] * len(recent))[i] = run
-    order = sorted(rows, key=lambda t: (_severity(rows[t][-1]), t))
+
+    def rank(test: str) -> tuple[int, int, str]:
+        state = str(states.get(test, {}).get("state", ""))
+        return (STATE_ORDER.index(state) if state in STATE_ORDER else 99, _severity(rows[test][-1]), test)
+
+    order = sorted(rows, key=rank)
     head = "".join(
         f"<th class='day' title='{_e(_when_text(s.get('reported_at')))} ({_e(s.get('id', ''))})'>{_e(_day(s.get('reported_at')))}</th>"
         for s in recent
@@ -247,18 +299,26 @@ def _workflows(recent: list[dict[str, Any]]) -> str:
         last = cells[-1]
         variation = f" <span class='var'>{_e(first.get('variation'))}</span>" if first.get("variation") else ""
         strip = "".join(_cell(run, suite) for run, suite in zip(cells, recent, strict=True))
+        state = states.get(test, {})
+        shown = (
+            f"<td class='state st-{_e(state.get('state'))}' title='{_e(state.get('rule'))}'>{_e(state.get('state'))}"
+            f"<small>{_e(state.get('rule'))}</small></td>"
+            if state
+            else "<td class='state'></td>"
+        )
         body.append(
-            f"<tr><td class='wf' title='{_e(test)}'>{_e(first.get('workflow') or test)}{variation}</td>{strip}"
+            f"<tr><td class='wf' title='{_e(test)}'>{_e(first.get('workflow') or test)}{variation}</td>{shown}{strip}"
             f"<td class='num'>{_seconds(last.get('duration')) if last else '–'}</td>"
             f"<td>{_spark([c.get('duration') if c else None for c in cells])}</td>"
             f"<td class='num'>{_cost(last.get('cost')) if last else '–'}</td>"
             f"<td class='num'>{_cost(sum(_num(c.get('cost')) for c in known))}</td></tr>"
         )
-    legend = "".join(f"<span class='cell s-{s}'></span>{s} " for s in (*SEVERITY, "none"))
+    legend = "".join(f"<span class='cell s-{s}'></span>{s} " for s in (*SEVERITY, "uncounted", "none"))
+    legend = legend.replace("uncounted ", "broken on an unhealthy night (not counted) ")
     return (
         f"<section id='workflows'><h2>Workflows <span class='muted'>{len(order)} runs × last {len(recent)} nights</span></h2>"
         f"<p class='legend'>{legend.replace('none ', 'not run')}</p>"
-        f"<div class='scroll'><table class='grid'><tr><th>workflow</th>{head}<th>duration</th><th>over time</th>"
+        f"<div class='scroll'><table class='grid'><tr><th>workflow</th><th>state</th>{head}<th>duration</th><th>over time</th>"
         f"<th>cost</th><th>cost, {len(recent)} nights</th></tr>{''.join(body)}</table></div></section>"
     )
 
@@ -269,6 +329,8 @@ def _cell(run: dict[str, Any] | None, suite: dict[str, Any]) -> str:
         return f"<td class='cell s-none' title='{_e(when)}: not run'></td>"
     status = str(run.get("status", "broken"))
     css = status if status in SEVERITY else "broken"
+    if run.get("uncounted"):
+        css, status = "uncounted", f"{status} on an unhealthy night (not counted)"
     calls = int(_num(run.get("calls")))
     tip = f"{when}: {status}, {_seconds(run.get('duration'))}, {_cost(run.get('cost'))} ({calls} model calls)"
     return f"<td class='cell s-{css}' title='{_e(tip)}'></td>"
@@ -462,6 +524,14 @@ span.cell{display:inline-block;height:12px;width:12px;vertical-align:-1px;margin
 figure{margin:0;background:#fff;border:1px solid var(--line);border-radius:4px;padding:8px}
 figcaption{font-weight:600;font-size:13px;color:#495057;margin-bottom:4px}.chart{min-height:240px}
 a{color:#1971c2}
+.s-uncounted{background:repeating-linear-gradient(45deg,var(--broken) 0 3px,#fff 3px 6px)}
+p.states{margin:2px 0;color:#495057}.st{font-weight:600}.st-failing{color:var(--failed)}
+.st-flapping{color:#ae3ec9}.st-broken{color:var(--broken)}.st-pending{color:#e8590c}.st-recovering{color:#1971c2}
+.st-drifting{color:var(--healed)}.st-passing{color:var(--passed)}
+.sick{padding:8px 14px;background:#fff0f6;border-left:4px solid var(--broken);margin:8px 0 0}
+td.state{font-weight:600;max-width:260px;white-space:normal!important;font-size:12px}
+td.state small{display:block;font-weight:400;color:var(--muted);font-size:11px;line-height:1.3}
+h3.flapping span{background:#ae3ec9}code.strip{white-space:nowrap;letter-spacing:1px}
 """
 
 _SCRIPT = """

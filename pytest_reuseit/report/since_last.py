@@ -21,6 +21,7 @@ Rules this module decides (stated in docs/monitoring.md, "Since the last run"):
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import statistics
 from dataclasses import dataclass, field
@@ -29,6 +30,8 @@ from urllib.parse import urlsplit
 
 from ..browser.aria import PageSnapshot, renamed, role_names
 from ..browser.aria import compare as compare_pages
+from . import night_health
+from .alert_policy import Decision, Policy, Run, Track, decide
 from .history import History, SuiteRun, iso
 from .records import FAILING, PASSING
 
@@ -155,13 +158,19 @@ def compare(
     suite: SuiteRun,
     records: list[dict[str, Any]],
     *,
-    alert_after: int = 1,
+    policy: Policy | None = None,
     heal_command: str = "reuseit heal --apply",
 ) -> SinceLast:
-    """What changed from the previous run of the suite; alert events, with their state kept.
-    ``heal_command`` writes the edits the history proves (each cause with one names it)."""
+    """What changed from the previous run of the suite; each test's state under the alert policy
+    and the events it sends, the tracks kept in the history. ``heal_command`` writes the edits the
+    history proves (each cause with one names it)."""
+    policy = policy or Policy()
     annotate(records)
-    window = history.window(suite, WINDOW)
+    health = night_health.judge(records)
+    if health is not None:
+        history.mark_unhealthy(suite, health.cause, health.tests)
+    # Enough runs of the suite for the policy's windows, and some nights a test did not run.
+    window = history.window(suite, max(WINDOW, policy.reach + 10))
     earlier = window[:-1]
     by_test: dict[str, list[dict[str, Any]]] = {}
     order = {s.id: n for n, s in enumerate(window)}
@@ -182,12 +191,109 @@ def compare(
     }
     for record in records:
         test = str(record.get("test"))
-        past = [r for r in by_test.get(test, []) if r["suite_run"] != suite.id]
+        # A run a sick night broke is no evidence about the test: the one before it is its previous.
+        past = [r for r in by_test.get(test, []) if r["suite_run"] != suite.id and not r["uncounted"]]
         _classify(history, suite, record, past, data)
     data["causes"] = _causes(history, suite, records, heal_command)
     data["line"] = line_of(data)
-    events = _alerts(history, suite, records, data, alert_after) if suite.new and history.is_latest(suite) else []
-    return SinceLast(data["line"], data, events, _recent(window, by_test))
+    latest = suite.new and history.is_latest(suite)
+    when = {s.id: s.when for s in window}
+    decisions = _decide(history, records, by_test, when, policy, keep=latest)
+    _add_states(data, records, decisions, policy)
+    unhealthy = None
+    if health is not None:
+        unhealthy = health.as_dict() | {"nights": history.unhealthy_streak(suite), "tests": list(health.tests)}
+    data["unhealthy"] = unhealthy
+    events = _events(history, suite, records, data, decisions) if latest else []
+    return SinceLast(data["line"], data, events, _recent(window[-RECENT_RUNS:], by_test))
+
+
+def _policy_run(row: dict[str, Any], when: dict[int, str]) -> Run:
+    error = str(row.get("error") or "")
+    changed: bool | None = None
+    if row.get("changed"):
+        try:
+            found = json.loads(row["changed"])
+        except ValueError:
+            found = None
+        if isinstance(found, dict):
+            changed = bool(found.get("removed") or found.get("added"))
+    return Run(
+        suite=int(row["suite_run"]),
+        when=when.get(int(row["suite_run"]), ""),
+        status=str(row["status"]),
+        counted=not row["uncounted"],
+        step=row.get("step"),
+        target=str(row.get("check") or row.get("locator") or ""),
+        cause=str(row.get("cause") or ""),
+        timed_out="timed out" in error or row.get("category") == "page_not_ready",
+        page_changed=changed,
+    )
+
+
+def _decide(
+    history: History,
+    records: list[dict[str, Any]],
+    by_test: dict[str, list[dict[str, Any]]],
+    when: dict[int, str],
+    policy: Policy,
+    *,
+    keep: bool,
+) -> dict[str, Decision]:
+    """Each test's decision tonight; its track kept when this is the newest run of the suite, met
+    for the first time (a results folder reported again, or an older one, changes no track)."""
+    tracks = history.tracks()
+    out: dict[str, Decision] = {}
+    for record in records:
+        test = str(record.get("test"))
+        rows = by_test.get(test) or []
+        if not rows:
+            continue
+        decision = decide(tracks.get(test, Track()), [_policy_run(r, when) for r in rows], policy)
+        out[test] = decision
+        if keep:
+            kinds = ",".join(str(e["kind"]) for e in decision.events)
+            history.keep_track(test, decision.track, decision.rule, kinds)
+    return out
+
+
+def _add_states(
+    data: dict[str, Any], records: list[dict[str, Any]], decisions: dict[str, Decision], policy: Policy
+) -> None:
+    """Every run in since-last.json says its state and the rule that set it; ``states`` lists all."""
+    for key in ("new_failures", "still_failing", "fixed", "newly_recovered", "slower", "flaky"):
+        for run in data[key]:
+            found = decisions.get(str(run.get("test")))
+            if found is not None:
+                run["state"], run["rule"] = found.state, found.rule
+    states = []
+    for record in records:
+        found = decisions.get(str(record.get("test")))
+        if found is None:
+            continue
+        states.append(
+            _run(record)
+            | {"state": found.state, "rule": found.rule, "strip": found.strip, "last_passed": found.last_passed}
+        )
+    data["states"] = states
+    data["alert_policy"] = {
+        "alert_after": policy.alert_after,
+        "alert_window": f"{policy.window_k}/{policy.window_m}",
+        "recover_after": policy.recover_after,
+        "remind_every": policy.remind_every,
+        "flapping": {"start": policy.flap_start, "stop": policy.flap_stop, "runs": 21},
+    }
+
+
+def states_line(data: dict[str, Any]) -> str:
+    """The states of the night's runs in one line, worst first: ``states: 1 failing, 40 passing``."""
+    counts: dict[str, int] = {}
+    for run in data.get("states") or []:
+        counts[str(run.get("state"))] = counts.get(str(run.get("state")), 0) + 1
+    worst = ("failing", "flapping", "broken", "pending", "recovering", "drifting", "passing")
+    shown = [f"{counts[s]} {s}" for s in worst if counts.get(s)]
+    shown += [f"{n} {s}" for s, n in sorted(counts.items()) if s not in worst]
+    return "states: " + (", ".join(shown) if shown else "none")
 
 
 def _classify(
@@ -382,39 +488,56 @@ def _renamed_summary(cause: dict[str, Any]) -> str:
     )
 
 
-def _alerts(
-    history: History, suite: SuiteRun, records: list[dict[str, Any]], data: dict[str, Any], alert_after: int
+def _events(
+    history: History,
+    suite: SuiteRun,
+    records: list[dict[str, Any]],
+    data: dict[str, Any],
+    decisions: dict[str, Decision],
 ) -> list[dict[str, Any]]:
-    """State changes only: ``failing`` once when a test's failing streak reaches ``alert_after``,
-    ``fixed`` when an alerted test passes again, ``drifting`` when newly recovered or healed."""
-    state = history.alert_state()
-    streaks = {r["test"]: r for r in data["still_failing"]}
-    drifting = {r["test"]: r for r in data["newly_recovered"]}
+    """Tonight's messages: one ``unhealthy`` for a sick night, then each test's events, each with
+    its state, the rule in numbers, its recent runs as a strip and when it last passed."""
     events: list[dict[str, Any]] = []
+    sick = data.get("unhealthy")
+    if sick:
+        events.append(
+            {"kind": "unhealthy", "test": None, "workflow": None, "variation": None, "cause": sick["cause"],
+             "since": suite.when, "state": "broken", "runs": sick["runs"], "of": sick["of"],
+             "nights": sick["nights"], "rule": f"{sick['runs']} of {sick['of']} runs broken by one infrastructure "
+             "cause (more than half): counted toward no workflow's rule"}
+        )  # fmt: skip
+    drifting = {r["test"]: r for r in data["newly_recovered"]}
     for record in records:
         test = str(record.get("test"))
-        status = record.get("status")
-        alerted, since_id = state.get(test, (False, None))
+        decision = decisions.get(test)
+        if decision is None:
+            continue
         base = {"test": test, "workflow": record.get("workflow", ""), "variation": record.get("variation", "")}
-        if status in FAILING and not alerted:
-            still = streaks.get(test)
-            count = int(still["runs_failing"]) if still else 1
-            if count >= max(1, alert_after):
-                since = still["since"] if still else suite.when
-                events.append(base | {"kind": "failing", "cause": record.get("cause"), "since": since})
-                history.set_alert(test, alerted=True, since=suite.id, event="failing")
-        elif status in PASSING and alerted:
-            started = history.suite_run(since_id) if since_id is not None else None
-            events.append(base | {"kind": "fixed", "cause": None, "since": started.when if started else None})
-            history.set_alert(test, alerted=False, since=None, event="fixed")
-        if test in drifting:
-            helped = drifting[test].get("recovered") or []
-            what = "; ".join(
-                f"step {h.get('step')}: {h.get('fallback') or 'recovered'}" for h in helped if isinstance(h, dict)
+        for event in decision.events:
+            kind = event["kind"]
+            cause: Any = None
+            if kind == "failing" or (kind in ("flapping", "steady") and record.get("status") in FAILING):
+                cause = record.get("cause")
+            elif kind == "drifting":
+                helped = (drifting.get(test) or {}).get("recovered") or record.get("recovered") or []
+                cause = (
+                    "; ".join(
+                        f"step {h.get('step')}: {h.get('fallback') or 'recovered'}"
+                        for h in helped
+                        if isinstance(h, dict)
+                    )
+                    or None
+                )
+            last_passed = decision.last_passed or history.last_passed(test)
+            events.append(
+                base
+                | {"cause": cause, "since": event.get("since") or None}
+                | {k: v for k, v in event.items() if k not in ("kind", "since")}
+                | {"kind": kind, "strip": decision.strip, "last_passed": last_passed}
             )
-            events.append(base | {"kind": "drifting", "cause": what or None, "since": suite.when})
-            history.set_alert(test, alerted=False, since=None, event="drifting")
-    return events
+    # Keys in the contract's order first, for people reading the JSON.
+    head = ("kind", "test", "workflow", "variation", "cause", "since")
+    return [{k: e.get(k) for k in head} | {k: v for k, v in e.items() if k not in head} for e in events]
 
 
 def _recent(window: list[SuiteRun], by_test: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
@@ -436,6 +559,7 @@ def _recent(window: list[SuiteRun], by_test: dict[str, list[dict[str, Any]]]) ->
                         "cost": r["cost"],
                         "step": r["step"],
                         "cause": r["cause"],
+                        "uncounted": r["uncounted"],
                     }
                 )
     return [{"id": s.id, "started": s.when, "reported_at": iso(s.reported_at), "runs": runs_of[s.id]} for s in shown]
