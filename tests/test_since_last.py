@@ -6,7 +6,6 @@ each test states the rule of docs/monitoring.md it holds to.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import shutil
@@ -18,35 +17,16 @@ from typing import Any
 import pytest
 
 from pytest_reuseit.cli import main
-from pytest_reuseit.report import history, since_last
+from pytest_reuseit.report import history
 from pytest_reuseit.report.alert_policy import Policy
 from pytest_reuseit.report.since_last import SinceLast
-from tests.support.run_records import page, record, results_folder
+from tests.support.run_records import Nights, page, record, results_folder
 
 LINE = re.compile(
     r"^since the last run: (\d+) new failures? \((\d+) causes?\), (\d+) still failing, (\d+) fixed, "
     r"(\d+) newly recovered, (\d+) slower$"
 )
 ADD = "role=button[name='Add to cart']"
-
-
-class Nights:
-    """One history file and the nights reported into it."""
-
-    def __init__(self, path: Path, alert_after: int = 1, policy: Policy | None = None) -> None:
-        self.path = path
-        self.policy = policy or Policy(alert_after=alert_after)
-        self.starts: list[str] = []  # each reported night's start, as the history gives it
-
-    def report(self, recs: list[dict[str, Any]]) -> SinceLast:
-        recs = copy.deepcopy(recs)
-        with history.writing(self.path) as h:
-            since_last.annotate(recs)
-            suite = h.append(recs)
-            out = since_last.compare(h, suite, recs, policy=self.policy)
-        if out.data["suite_run"]["started"] not in self.starts:
-            self.starts.append(out.data["suite_run"]["started"])
-        return out
 
 
 @pytest.fixture

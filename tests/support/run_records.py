@@ -7,7 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_reuseit.report import history, since_last
 from pytest_reuseit.report import records as records_mod
+from pytest_reuseit.report.alert_policy import Policy
+from pytest_reuseit.report.since_last import SinceLast
 
 DAY = 86_400.0
 T0 = 1_700_000_000.0  # a fixed night 0, so times in assertions are known
@@ -41,6 +44,7 @@ def record(
     check: str = "",
     error: str = "",
     infrastructure: str = "",
+    category: str = "",
     url: str = "http://127.0.0.1:8000/product.html?id=1",
     aria: str | None = None,
     recovered: list[dict[str, Any]] | None = None,
@@ -73,7 +77,7 @@ def record(
         "expected": "",
         "actual": "",
         "error": error,
-        "category": "",
+        "category": category,
         "infrastructure": infrastructure,
         "recovered": recovered or [],
         "usage": {"calls": 2, "cache_hits": 1, "tokens": 300, "cost": 0.0012},
@@ -104,3 +108,22 @@ def results_folder(folder: Path, recs: list[dict[str, Any]]) -> Path:
         )
         records_mod.write(folder, copy.deepcopy(rec))
     return folder
+
+
+class Nights:
+    """One history file and the nights reported into it, through the calls ``reuseit report`` makes."""
+
+    def __init__(self, path: Path, alert_after: int = 1, policy: Policy | None = None) -> None:
+        self.path = path
+        self.policy = policy or Policy(alert_after=alert_after)
+        self.starts: list[str] = []  # each reported night's start, as the history gives it
+
+    def report(self, recs: list[dict[str, Any]]) -> SinceLast:
+        recs = copy.deepcopy(recs)
+        with history.writing(self.path) as h:
+            since_last.annotate(recs)
+            suite = h.append(recs)
+            out = since_last.compare(h, suite, recs, policy=self.policy)
+        if out.data["suite_run"]["started"] not in self.starts:
+            self.starts.append(out.data["suite_run"]["started"])
+        return out
