@@ -98,7 +98,10 @@ def test_flips_at_different_steps_or_on_an_unchanged_page_are_the_tests() -> Non
     assert whose == "test" and words.startswith("the test's: it fails at different places (steps 2, 4;")
     same = {"step": 3, "target": "cart check"}
     whose, words = alert_policy.whose_flips(runs(same | {"timed_out": True}, same | {"timed_out": True}, same))
-    assert whose == "test" and "timed out in 2 of 3 failures" in words
+    assert whose == "test" and "timed out in 2 of 3 failures, no page changed" in words
+    # A click that found no element times out too: the page that left the element says whose it is.
+    gone = same | {"timed_out": True, "page_changed": True}
+    assert alert_policy.whose_flips(runs(gone, gone))[0] == "site"
     whose, words = alert_policy.whose_flips(runs(same | {"page_changed": False}, same | {"page_changed": False}))
     assert whose == "test" and "the page was as at the last pass in 2 of 2" in words
     whose, words = alert_policy.whose_flips(runs(same | {"page_changed": True}, same | {"page_changed": False}))

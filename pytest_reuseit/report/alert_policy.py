@@ -352,8 +352,8 @@ def whose_flips(runs: list[Run]) -> tuple[str, str]:
         steps = sorted({str(r.step) if r.step is not None else "start" for r in fails})
         places = f"steps {', '.join(steps)}" if len(steps) > 1 else f"step {steps[0]}, different checks"
         return "test", f"the test's: it fails at different places ({places}; {named} {most} of {n} times)"
-    if timed_out * 2 >= n:
-        return "test", f"the test's: {named} timed out in {timed_out} of {n} failures (a wait too short?)"
+    # The page against the last pass first: Playwright says "timed out" of every element it did not
+    # find, so a timeout alone tells nothing when the page shows the element left.
     if changed and changed >= same_page:
         return "site", (
             f"the site's: {named} failed each time ({n} of {n}), and the page differed from the last pass "
@@ -363,6 +363,11 @@ def whose_flips(runs: list[Run]) -> tuple[str, str]:
         return "test", (
             f"the test's: {named} failed each time, but the page was as at the last pass in {same_page} "
             f"of {n} (the check or the wait varies, not the page)"
+        )
+    if timed_out * 2 >= n:
+        return (
+            "test",
+            f"the test's: {named} timed out in {timed_out} of {n} failures, no page changed (a wait too short?)",
         )
     return "unclear", f"{named} failed each time ({n} of {n}); no page was kept to compare with the last pass"
 

@@ -8,7 +8,7 @@ and the test changes the night between pytest sessions, as a deploy would.
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, urlparse
 
@@ -17,6 +17,10 @@ from urllib.parse import parse_qs, urlparse
 class Night:
     add_label: str = "Add to cart"
     overlay: bool = False
+    labels: dict[str, str] = field(default_factory=dict)  # one product's own label tonight
+
+    def label(self, item: str) -> str:
+        return self.labels.get(item, self.add_label)
 
 
 PRODUCTS = {"shoes": "Trail shoes", "jacket": "Rain jacket", "hat": "Sun hat"}
@@ -24,7 +28,7 @@ PRODUCTS = {"shoes": "Trail shoes", "jacket": "Rain jacket", "hat": "Sun hat"}
 
 def product_page(night: Night, item: str) -> str:
     name = html.escape(PRODUCTS.get(item, item))
-    label = html.escape(night.add_label)
+    label = html.escape(night.label(item))
     return f"""<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name} - Shop</title></head>
 <body><header><a href="/">Shop</a></header>
 <main><h1>{name}</h1><p>In stock.</p>
