@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from pytest_reuseit.report import history, since_last  # noqa: E402
+from pytest_reuseit.report import alerts, history, monitor, since_last  # noqa: E402
 
 DAY = 86_400.0
 T0 = 1_700_000_000.0
@@ -169,6 +169,9 @@ def statuses(rng: random.Random, workflows: int, night: int) -> list[str]:
     return out
 
 
+REPORTS: list[float] = []  # each night's whole report: the history, the message, monitor.html
+
+
 def night_of(path: Path, recs: list[dict[str, Any]], **trim: Any) -> tuple[float, float, str]:
     started = time.perf_counter()
     with history.writing(path) as kept:
@@ -178,7 +181,12 @@ def night_of(path: Path, recs: list[dict[str, Any]], **trim: Any) -> tuple[float
         out = since_last.compare(kept, suite, recs)
         compare = time.perf_counter() - t
         kept.trim(**trim)
-    return time.perf_counter() - started, compare, out.line
+    total = time.perf_counter() - started
+    # What the report does with it: the message (when something changed) and the monitor page.
+    alerts.message(out.events, out.data["causes"])
+    monitor.render(out.data, out.recent)
+    REPORTS.append(time.perf_counter() - started)
+    return total, compare, out.line
 
 
 def main() -> int:
@@ -223,7 +231,11 @@ def main() -> int:
     )
     print(f"built in {time.perf_counter() - wall:.0f} s; last line: {line}")
     print(f"size on disk: {size / 1e6:.1f} MB (goal <= 100 MB)")
-    for label, series in (("history per night", totals), ("since-last compare", compares)):
+    for label, series in (
+        ("history per night", totals),
+        ("since-last compare (the alert policy included)", compares),
+        ("the report: history, message and monitor.html", REPORTS[: len(totals)]),
+    ):
         last10 = series[-10:]
         print(
             f"{label}: median of the last 10 nights {statistics.median(last10):.2f} s, last {series[-1]:.2f} s, max {max(last10):.2f} s"

@@ -287,6 +287,7 @@ def _workflows(recent: list[dict[str, Any]], states: dict[str, dict[str, Any]] |
         return (STATE_ORDER.index(state) if state in STATE_ORDER else 99, _severity(rows[test][-1]), test)
 
     order = sorted(rows, key=rank)
+    whens = [_when_text(s.get("reported_at")) for s in recent]  # once a night, not once a cell
     head = "".join(
         f"<th class='day' title='{_e(_when_text(s.get('reported_at')))} ({_e(s.get('id', ''))})'>{_e(_day(s.get('reported_at')))}</th>"
         for s in recent
@@ -298,7 +299,7 @@ def _workflows(recent: list[dict[str, Any]], states: dict[str, dict[str, Any]] |
         first = known[-1]
         last = cells[-1]
         variation = f" <span class='var'>{_e(first.get('variation'))}</span>" if first.get("variation") else ""
-        strip = "".join(_cell(run, suite) for run, suite in zip(cells, recent, strict=True))
+        strip = "".join(_cell(run, when) for run, when in zip(cells, whens, strict=True))
         state = states.get(test, {})
         shown = (
             f"<td class='state st-{_e(state.get('state'))}' title='{_e(state.get('rule'))}'>{_e(state.get('state'))}"
@@ -323,8 +324,7 @@ def _workflows(recent: list[dict[str, Any]], states: dict[str, dict[str, Any]] |
     )
 
 
-def _cell(run: dict[str, Any] | None, suite: dict[str, Any]) -> str:
-    when = _when_text(suite.get("reported_at"))
+def _cell(run: dict[str, Any] | None, when: str) -> str:
     if run is None:
         return f"<td class='cell s-none' title='{_e(when)}: not run'></td>"
     status = str(run.get("status", "broken"))
