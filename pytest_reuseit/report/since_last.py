@@ -249,7 +249,10 @@ def _decide(
         rows = by_test.get(test) or []
         if not rows:
             continue
-        decision = decide(tracks.get(test, Track()), [_policy_run(r, when) for r in rows], policy)
+        runs = [_policy_run(r, when) for r in rows]
+        if test not in tracks and not any(r.judged for r in runs):
+            continue  # never judged (skipped each time): no state to claim for it
+        decision = decide(tracks.get(test, Track()), runs, policy)
         out[test] = decision
         if keep:
             kinds = ",".join(str(e["kind"]) for e in decision.events)
