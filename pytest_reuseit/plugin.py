@@ -22,7 +22,7 @@ from . import hookspecs, project, pytest_summary
 from . import settings as settings_mod
 from .engine.ports import Probe
 from .engine.result import RunResult
-from .errors import ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
+from .errors import BrokenRun, ReuseitError, WorkflowBroken, WorkflowFailed, WorkflowFormatError
 from .experience import learn_from_result
 from .llm.client import load_prices
 from .pytest_marks import allure_marks, fixture_placeholders, mark_from_spec
@@ -337,14 +337,20 @@ class WorkflowItem(pytest.Item):
     def runtest(self) -> None:
         runtime = self.config.stash[RUNTIME]
         allure_adapter.before_run(self.loaded, self.variation, runtime.settings.params)
-        result = runtime.run(
-            self.loaded,
-            self.variation,
-            self.nodeid,
-            placeholders=[fixture_placeholders(self.fixture_values()), *placeholders_for(self)],
-            on_start=lambda page: self.ihook.pytest_reuseit_run_start(item=self, page=page),
-            probe=self.stash.get(PROBE, None),
-        )
+        try:
+            result = runtime.run(
+                self.loaded,
+                self.variation,
+                self.nodeid,
+                placeholders=[fixture_placeholders(self.fixture_values()), *placeholders_for(self)],
+                on_start=lambda page: self.ihook.pytest_reuseit_run_start(item=self, page=page),
+                probe=self.stash.get(PROBE, None),
+            )
+        except BrokenRun as exc:
+            # No browser for this run (none installed, a Grid with no node left, a node that died
+            # while the session was made): broken as any run is, with its record, so the night
+            # counts it and a night that lost its browser host is told as one (an unhealthy night).
+            result = runtime.not_started(self.loaded, self.variation, str(exc), infrastructure=True)
         self.stash[RESULT] = result
         allure_adapter.after_run(result, runtime.settings.attach_max)
         self.ihook.pytest_reuseit_run_end(item=self, result=hookspecs.RunEnd(result))

@@ -330,8 +330,11 @@ class Runtime:
             )
         return state
 
-    def _not_started(self, loaded: LoadedWorkflow, variation: str | None, message: str) -> RunResult:
-        """The result of a run that could not start (its context could not be built): broken."""
+    def not_started(
+        self, loaded: LoadedWorkflow, variation: str | None, message: str, *, infrastructure: bool = False
+    ) -> RunResult:
+        """The result of a run that could not start (its context could not be built, or with
+        ``infrastructure`` its browser could not be started or reached): broken."""
         wf = loaded.workflow
         var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
         index = wf.variations.index(var) if var in wf.variations else None
@@ -348,6 +351,8 @@ class Runtime:
             message=message,
             failed_phase="start",
         )
+        if infrastructure:
+            result.infrastructure = message
         result.analysis = observe(result)
         return result
 
@@ -377,7 +382,7 @@ class Runtime:
             options = self._context_options(loaded, values, placeholders)
         except (PlaceholderError, BrokenRun) as exc:
             message = f"placeholder: {exc}" if isinstance(exc, PlaceholderError) else str(exc)
-            result = self._not_started(loaded, variation, message)
+            result = self.not_started(loaded, variation, message)
             if s.artifacts != "never":  # broken: kept under "on-failure" and "always" alike
                 artifacts.write(result, folder)
             return result, None

@@ -156,3 +156,30 @@ def test_a_month_of_nights_sends_one_message_per_problem(team: Team, browser_ses
         assert row.locator("td.cell.s-uncounted").count() == 1  # the night the site was down
     finally:
         context.close()
+
+
+def test_a_night_the_browser_host_is_gone_is_one_unhealthy_message(team: Team) -> None:
+    """The browser is another machine's (``--reuseit-cdp``) and it is down tonight: every run is
+    broken before its first step, each with its record, and the night is one message."""
+    team.run_night()
+    results = team.root / "results-gone"
+    host = f"http://127.0.0.1:{_closed_port()}"
+    run = team.pytester.runpytest(
+        str(team.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(team.workflows),
+        "--base-url", team.site.url, "--alluredir", str(results), "--reuseit-cdp", host,
+    )  # fmt: skip
+    assert run.ret == 1
+    out = run.stdout.str()
+    assert out.count("[infrastructure] cannot start the browser") >= 4, out[-3000:]
+    assert "0 passed, 0 recovered, 0 healed, 0 failed, 4 broken  (4 workflow runs)" in out
+    assert "no browser could be started or reached for it" in out
+    code = cli.main(["report", "--results", str(results), "--output", str(team.root / "gone"), "--no-allure",
+                     "--alert-webhook", team.hook.url, "--history", str(team.history)])  # fmt: skip
+    assert code == 0
+    (message,) = team.hook.take()
+    (event,) = message["events"]
+    assert event["kind"] == "unhealthy" and (event["runs"], event["of"]) == (4, 4)
+    assert event["cause"] == f"the browser host or Selenium Grid is gone ({host})"
+    # Back the next night: nothing to say.
+    team.run_night()
+    assert team.heard[-1] == []

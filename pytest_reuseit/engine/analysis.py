@@ -279,6 +279,12 @@ def _observe(result: RunResult, without_fallback: Collection[int] | None) -> Ana
                 "http://); this is not a verdict on the site.",
                 "Write it with http:// or https://, or with a placeholder that holds such an address ({base_url}).",
             ]
+        elif result.infrastructure and not result.steps and result.failed_phase == "start":
+            guidance = [
+                "The run could not be judged: no browser could be started or reached for it (not a verdict on the site).",
+                "Check the browser host: Chromium installed, the browser server or DevTools address up, or the "
+                "Selenium Grid's nodes up with a free slot for these capabilities; then run again.",
+            ]
         else:
             guidance = [
                 "The run could not be judged; this is not a verdict on the site.",
