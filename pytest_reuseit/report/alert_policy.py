@@ -141,7 +141,7 @@ def decide(track: Track, runs: list[Run], policy: Policy) -> Decision:
             {
                 "kind": "steady",
                 "state": decision.state,
-                "rule": f"no longer flapping: {why}; now {decision.state}: {decision.rule}",
+                "rule": f"{why}; now {decision.state}: {decision.rule}",
             }
         ]
         return decision
@@ -305,11 +305,9 @@ def _pending_words(facts: _Facts, policy: Policy) -> str:
 
 
 def _passing_words(facts: _Facts, policy: Policy) -> str:
-    how = "through a fallback or healing" if facts.runs[-1].status != "passed" else "passed"
+    how = "passed through a fallback or healing; " if facts.runs[-1].status != "passed" else ""
     n = facts.in_window
-    return (
-        f"{how}; {n} failure{'s' if n != 1 else ''} in the last {len(facts.window)} runs (alert at {policy.window_k})"
-    )
+    return f"{how}{n} failure{'s' if n != 1 else ''} in the last {len(facts.window)} runs (alert at {policy.window_k})"
 
 
 def _trailing(values: list[bool], value: bool) -> int:

@@ -172,12 +172,14 @@ def _fixed_line(event: dict[str, Any]) -> str:
 
 
 def _flap_line(event: dict[str, Any]) -> str:
-    whose = f"; {_plain(event['whose_words'])}" if event.get("whose_words") else ""
-    return f"{_code(event.get('test') or event.get('workflow') or '?')}{whose}{_detail(event)}"
+    # Whose flips first: it says what to look at (the site's page, or the test's waits).
+    whose = f" {_plain(event['whose_words'])}." if event.get("whose_words") else ""
+    return f"{_code(event.get('test') or event.get('workflow') or '?')}:{whose}{_detail(event).removeprefix(':')}"
 
 
 def _steady_line(event: dict[str, Any]) -> str:
-    return f"{_code(event.get('test') or event.get('workflow') or '?')} now {_plain(event.get('state') or '?')}{_detail(event)}"
+    state = _plain(event.get("state") or "?")
+    return f"{_code(event.get('test') or event.get('workflow') or '?')} is {state}{_detail(event)}"
 
 
 def _detail(event: dict[str, Any]) -> str:
