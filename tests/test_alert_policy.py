@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_reuseit.cli import main
-from pytest_reuseit.report import alert_policy, alerts, history, metrics, night_health
+from pytest_reuseit.report import alert_policy, alerts, history, metrics, night_health, since_last
 from pytest_reuseit.report.alert_policy import Policy, Run
 from tests.support.run_records import Nights, record, results_folder
 
@@ -360,3 +360,17 @@ def test_the_flap_score_is_nagios_weighted_state_change() -> None:
     assert alert_policy.flap_score([True] + [False] * 20) == pytest.approx(3.75)
     # Fewer runs than the window: the changes still count out of 20 (Nagios fills its history).
     assert alert_policy.flap_score([False, True]) == pytest.approx(6.25)
+
+
+def test_a_workflow_trimmed_out_of_the_history_keeps_no_alert_track(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite"
+    nights = Nights(path)
+    nights.report([record("gone", "failed", locator=ADD), record("kept")])
+    for night in range(1, 4):
+        with history.writing(path) as h:
+            recs = [record("kept", night=night)]
+            suite = h.append(recs)
+            since_last.compare(h, suite, recs)
+            h.trim(keep_runs=2, sweep_every=1)
+    with sqlite3.connect(path) as conn:
+        assert [row[0] for row in conn.execute("SELECT test FROM alert_state")] == ["kept"]

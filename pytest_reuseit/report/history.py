@@ -584,6 +584,8 @@ class History:
             " UNION SELECT url FROM steps WHERE url IS NOT NULL UNION SELECT title FROM steps WHERE title IS NOT NULL)"
         )
         self.conn.execute("DELETE FROM tests WHERE id NOT IN (SELECT DISTINCT test FROM runs)")
+        # A workflow deleted or renamed long ago keeps no alert track either.
+        self.conn.execute("DELETE FROM alert_state WHERE test NOT IN (SELECT test FROM tests)")
         self._texts.clear()
         self._order = None
         return len(drop)
