@@ -16,6 +16,7 @@ browser.
 
 from __future__ import annotations
 
+import signal
 import socket
 import ssl
 import sys
@@ -56,6 +57,9 @@ def serve(server: socket.socket, host: str, port: int, tls: bool) -> None:
 
 
 def main() -> None:
+    # Ctrl-C in the terminal reaches the whole process group: the run it belongs to handles it and
+    # cuts the relay (or its stdin closes); the relay itself must not print a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     server = socket.create_server(("127.0.0.1", 0))
     print(server.getsockname()[1], flush=True)
     where = sys.stdin.readline().split()
