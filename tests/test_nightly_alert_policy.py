@@ -11,21 +11,14 @@ heard, and the last night's monitor.html is read in Chromium.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import os
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from pytest_reuseit import cli
 from pytest_reuseit.browser.session import BrowserSession
-from tests.support.nightly_site import WORKFLOWS, Night, handler
-from tests.support.serve import Served
-from tests.support.webhook import Hook
+from tests.support import nightly_site
 
 pytestmark = pytest.mark.slow
 
@@ -43,40 +36,21 @@ def _closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-class Team:
-    def __init__(self, pytester: pytest.Pytester, site: Served, night: Night, hook: Hook) -> None:
-        self.pytester, self.root, self.site, self.night, self.hook = pytester, pytester.path, site, night, hook
-        self.workflows = self.root / "workflows"
-        self.workflows.mkdir()
-        for name, text in WORKFLOWS.items():
-            (self.workflows / name).write_text(text, encoding="utf-8")
-        self.history = self.root / "history.sqlite"
-        self.count = 0
+class Team(nightly_site.Team):
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
         self.heard: list[list[dict[str, Any]]] = []  # each night's events, as the webhook got them
         self.texts: list[str] = []  # each night's message text ("" when nothing was sent)
-        self.output = self.root / "report"
 
     def run_night(self, shoes: str = "Add to cart", hat: str = "Add to cart", down: bool = False) -> dict[str, Any]:
         self.night.labels = {"shoes": shoes, "hat": hat}
-        self.count += 1
-        results, self.output = self.root / f"results-{self.count}", self.root / f"report-{self.count}"
-        base = f"http://127.0.0.1:{_closed_port()}" if down else self.site.url
-        run = self.pytester.runpytest(
-            str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows),
-            "--base-url", base, "--alluredir", str(results),
-        )  # fmt: skip
-        assert run.ret in (0, 1), run.stdout.str() + run.stderr.str()
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(["report", "--results", str(results), "--output", str(self.output), "--no-allure",
-                             "--alert-webhook", self.hook.url, "--history", str(self.history),
-                             "--alert-after", "2", "--alert-window", "3/10"])  # fmt: skip
-        assert code == 0, out.getvalue() + err.getvalue()
+        base = f"http://127.0.0.1:{_closed_port()}" if down else ""
+        _, data = self.run(base, "--alert-after", "2", "--alert-window", "3/10")
         messages = self.hook.take()
         assert len(messages) <= 1  # one message a night at most
         self.heard.append(messages[0]["events"] if messages else [])
         self.texts.append(messages[0]["text"] if messages else "")
-        return dict(json.loads((self.output / "since-last.json").read_text(encoding="utf-8")))
+        return data
 
     def kinds(self, test: str) -> list[tuple[int, str]]:
         return [(n, e["kind"]) for n, events in enumerate(self.heard) for e in events if e["test"] == test]
@@ -84,15 +58,8 @@ class Team:
 
 @pytest.fixture
 def team(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
-    for name in list(os.environ):
-        if name.startswith(("OPENAI_", "REUSEIT_")):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("REUSEIT_HISTORY", str(pytester.path / "history.sqlite"))
-    night = Night()
-    hook = Hook()
-    with Served(handler(night)) as site:
-        yield Team(pytester, site, night, hook)
-    hook.httpd.shutdown()
+    with nightly_site.team_of(pytester, monkeypatch, Team) as team:
+        yield team
 
 
 def test_a_month_of_nights_sends_one_message_per_problem(team: Team, browser_session: BrowserSession) -> None:
@@ -165,18 +132,13 @@ def test_a_night_the_browser_host_is_gone_is_one_unhealthy_message(team: Team) -
     team.run_night()
     results = team.root / "results-gone"
     host = f"http://127.0.0.1:{_closed_port()}"
-    run = team.pytester.runpytest(
-        str(team.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(team.workflows),
-        "--base-url", team.site.url, "--alluredir", str(results), "--reuseit-cdp", host,
-    )  # fmt: skip
+    run = team.pytest(results, "", "--reuseit-cdp", host)
     assert run.ret == 1
     out = run.stdout.str()
     assert out.count("[infrastructure] cannot start the browser") >= 4, out[-3000:]
     assert "0 passed, 0 recovered, 0 healed, 0 failed, 4 broken  (4 workflow runs)" in out
     assert "no browser could be started or reached for it" in out
-    code = cli.main(["report", "--results", str(results), "--output", str(team.root / "gone"), "--no-allure",
-                     "--alert-webhook", team.hook.url, "--history", str(team.history)])  # fmt: skip
-    assert code == 0
+    team.report(results, team.root / "gone")  # exit 0, or it says what it printed
     (message,) = team.hook.take()
     (event,) = message["events"]
     assert event["kind"] == "unhealthy" and (event["runs"], event["of"]) == (4, 4)

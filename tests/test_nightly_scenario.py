@@ -14,20 +14,14 @@ only of nights where something changed state.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_reuseit import cli
-from tests.support.nightly_site import WORKFLOWS, Night, handler
-from tests.support.serve import Served
-from tests.support.webhook import Hook
+from tests.support import nightly_site
 
 pytestmark = pytest.mark.slow
 
@@ -36,53 +30,19 @@ ADDS = sorted(f"add-{item}.reuseit.yaml::add-{item}[default]" for item in ("hat"
 DEALS = "deals.reuseit.yaml::deals[default]"
 
 
-class Team:
-    """The workflows folder, the history and the site: one night at a time."""
-
-    def __init__(self, pytester: pytest.Pytester, site: Served, night: Night, hook: Hook) -> None:
-        self.pytester, self.root, self.site, self.night, self.hook = pytester, pytester.path, site, night, hook
-        self.workflows = self.root / "workflows"
-        self.workflows.mkdir()
-        for name, text in WORKFLOWS.items():
-            (self.workflows / name).write_text(text, encoding="utf-8")
-        self.history = self.root / "history.sqlite"
-        self.count = 0
-
+class Team(nightly_site.Team):
     def run_night(self, add_label: str = "Add to cart", overlay: bool = False) -> tuple[str, dict[str, Any]]:
         """Deploy tonight's site, run the suite, report it; the report's line and since-last.json."""
         self.night.add_label, self.night.overlay = add_label, overlay
-        self.count += 1
-        results, output = self.root / f"results-{self.count}", self.root / f"report-{self.count}"
-        # pytest in this process (pytester), as the plugin runs beside another Playwright user: a
-        # session of its own with its own browser, a Python start and the imports less a night.
-        # The fixture cleared the REUSEIT_ and OPENAI_ settings and points REUSEIT_HISTORY at the
-        # history kept between nights.
-        pytest_run = self.pytester.runpytest(
-            str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows),
-            "--base-url", self.site.url, "--alluredir", str(results),
-        )  # fmt: skip
-        assert pytest_run.ret in (0, 1), pytest_run.stdout.str() + pytest_run.stderr.str()
-        # `reuseit report` as its entry point runs it, in this process as well.
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cli.main(["report", "--results", str(results), "--output", str(output), "--no-allure",
-                             "--alert-webhook", self.hook.url, "--history", str(self.history)])  # fmt: skip
-        assert code == 0, out.getvalue() + err.getvalue()
-        (line,) = [x for x in out.getvalue().splitlines() if x.startswith("since the last run:")]
-        return line, json.loads((output / "since-last.json").read_text(encoding="utf-8"))
+        printed, data = self.run()
+        (line,) = [x for x in printed.splitlines() if x.startswith("since the last run:")]
+        return line, data
 
 
 @pytest.fixture
 def team(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
-    for name in list(os.environ):
-        if name.startswith(("OPENAI_", "REUSEIT_")):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("REUSEIT_HISTORY", str(pytester.path / "history.sqlite"))
-    night = Night()
-    hook = Hook()
-    with Served(handler(night)) as site:
-        yield Team(pytester, site, night, hook)
-    hook.httpd.shutdown()
+    with nightly_site.team_of(pytester, monkeypatch, Team) as team:
+        yield team
 
 
 def _tests(runs: list[dict[str, Any]]) -> list[str]:

@@ -35,6 +35,8 @@ from typing import Any
 from .records import FAILING, PASSING
 
 STATES = ("passing", "drifting", "pending", "failing", "recovering", "flapping", "broken")
+# Where a person looks first: the report line, the monitor page's rows.
+WORST_FIRST = ("failing", "flapping", "broken", "pending", "recovering", "drifting", "passing")
 FLAP_RUNS = 21  # Nagios' window: 21 runs, 20 changes between them
 FLAP_MIN = 10  # runs of history before a test can be said to flap
 FLAP_LOW_WEIGHT, FLAP_HIGH_WEIGHT = 0.75, 1.25  # the oldest change weighs 0.75, the newest 1.25
@@ -368,6 +370,19 @@ def whose_flips(runs: list[Run]) -> tuple[str, str]:
             f"the test's: {named} timed out in {timed_out} of {n} failures, no page changed (a wait too short?)",
         )
     return "unclear", f"{named} failed each time ({n} of {n}); no page was kept to compare with the last pass"
+
+
+def worst_first(state: str) -> int:
+    """A state's place in :data:`WORST_FIRST` (a state it does not know after them all)."""
+    return WORST_FIRST.index(state) if state in WORST_FIRST else len(WORST_FIRST)
+
+
+def counted_states(states: list[str]) -> list[tuple[str, int]]:
+    """How many runs are in each state, worst first."""
+    counts: dict[str, int] = {}
+    for state in states:
+        counts[state] = counts.get(state, 0) + 1
+    return [(s, counts[s]) for s in sorted(counts, key=lambda s: (worst_first(s), s))]
 
 
 def strip_of(runs: list[Run]) -> str:

@@ -35,6 +35,7 @@ from typing import Any
 
 from ..atomic import write_text_atomic
 from ..browser.aria import set_aside_words
+from .alert_policy import counted_states, worst_first
 from .since_last import heal_extent
 
 PAGE = "monitor.html"
@@ -244,19 +245,11 @@ def _states_of(since_last: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {str(r.get("test")): r for r in _list(since_last, "states")}
 
 
-STATE_ORDER = ("failing", "flapping", "broken", "pending", "recovering", "drifting", "passing")
-
-
 def _states_line(since_last: dict[str, Any]) -> str:
-    counts: dict[str, int] = {}
-    for run in _list(since_last, "states"):
-        counts[str(run.get("state"))] = counts.get(str(run.get("state")), 0) + 1
+    counts = counted_states([str(run.get("state")) for run in _list(since_last, "states")])
     if not counts:
         return ""
-    shown = " · ".join(
-        f"<span class='st st-{_e(s)}'>{counts[s]} {_e(s)}</span>"
-        for s in sorted(counts, key=lambda s: (STATE_ORDER.index(s) if s in STATE_ORDER else 99, s))
-    )
+    shown = " · ".join(f"<span class='st st-{_e(s)}'>{n} {_e(s)}</span>" for s, n in counts)
     return f"<p class='states'>states: {shown}</p>"
 
 
@@ -284,7 +277,7 @@ def _workflows(recent: list[dict[str, Any]], states: dict[str, dict[str, Any]] |
 
     def rank(test: str) -> tuple[int, int, str]:
         state = str(states.get(test, {}).get("state", ""))
-        return (STATE_ORDER.index(state) if state in STATE_ORDER else 99, _severity(rows[test][-1]), test)
+        return (worst_first(state), _severity(rows[test][-1]), test)
 
     order = sorted(rows, key=rank)
     whens = [_when_text(s.get("reported_at")) for s in recent]  # once a night, not once a cell

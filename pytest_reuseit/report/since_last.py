@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 from ..browser.aria import PageSnapshot, renamed, role_names
 from ..browser.aria import compare as compare_pages
 from . import night_health
-from .alert_policy import Decision, Policy, Run, Track, decide
+from .alert_policy import FLAP_RUNS, Decision, Policy, Run, Track, counted_states, decide
 from .history import History, SuiteRun, iso
 from .records import FAILING, PASSING
 
@@ -284,19 +284,14 @@ def _add_states(
         "alert_window": f"{policy.window_k}/{policy.window_m}",
         "recover_after": policy.recover_after,
         "remind_every": policy.remind_every,
-        "flapping": {"start": policy.flap_start, "stop": policy.flap_stop, "runs": 21},
+        "flapping": {"start": policy.flap_start, "stop": policy.flap_stop, "runs": FLAP_RUNS},
     }
 
 
 def states_line(data: dict[str, Any]) -> str:
     """The states of the night's runs in one line, worst first: ``states: 1 failing, 40 passing``."""
-    counts: dict[str, int] = {}
-    for run in data.get("states") or []:
-        counts[str(run.get("state"))] = counts.get(str(run.get("state")), 0) + 1
-    worst = ("failing", "flapping", "broken", "pending", "recovering", "drifting", "passing")
-    shown = [f"{counts[s]} {s}" for s in worst if counts.get(s)]
-    shown += [f"{n} {s}" for s, n in sorted(counts.items()) if s not in worst]
-    return "states: " + (", ".join(shown) if shown else "none")
+    counts = counted_states([str(run.get("state")) for run in data.get("states") or []])
+    return "states: " + (", ".join(f"{n} {s}" for s, n in counts) if counts else "none")
 
 
 def _classify(

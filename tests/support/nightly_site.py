@@ -7,10 +7,25 @@ and the test changes the night between pytest sessions, as a deploy would.
 
 from __future__ import annotations
 
+import contextlib
 import html
+import io
+import json
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlparse
+
+import pytest
+
+from pytest_reuseit import cli
+from tests.support.serve import Served
+from tests.support.webhook import Hook
+
+T = TypeVar("T", bound="Team")
 
 
 @dataclass
@@ -114,3 +129,62 @@ steps:
 """
 
 WORKFLOWS = {f"add-{item}.reuseit.yaml": _ADD.format(item=item) for item in PRODUCTS} | {"deals.reuseit.yaml": _DEALS}
+
+
+class Team:
+    """A team's nights against the shop: the workflows folder, the history kept between nights, the
+    served site and a webhook listening. Each night is ``pytest`` on the workflows in this process
+    (pytester: a session of its own with its own browser, as the plugin runs beside another
+    Playwright user), then ``reuseit report`` as its entry point runs it, in this process as well."""
+
+    def __init__(self, pytester: pytest.Pytester, site: Served, night: Night, hook: Hook) -> None:
+        self.pytester, self.root, self.site, self.night, self.hook = pytester, pytester.path, site, night, hook
+        self.workflows = self.root / "workflows"
+        self.workflows.mkdir()
+        for name, text in WORKFLOWS.items():
+            (self.workflows / name).write_text(text, encoding="utf-8")
+        self.history = self.root / "history.sqlite"
+        self.count = 0
+        self.output = self.root / "report"
+
+    def pytest(self, results: Path, base_url: str = "", *args: str) -> pytest.RunResult:
+        """The suite run against ``base_url`` (the site by default), its results in ``results``."""
+        return self.pytester.runpytest(
+            str(self.workflows), "-p", "no:cacheprovider", "-q", "--rootdir", str(self.workflows),
+            "--base-url", base_url or self.site.url, "--alluredir", str(results), *args,
+        )  # fmt: skip
+
+    def report(self, results: Path, output: Path, *args: str) -> str:
+        """``reuseit report`` of ``results`` into the history, the webhook told; what it printed."""
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.chdir(self.root), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main(["report", "--results", str(results), "--output", str(output), "--no-allure",
+                             "--alert-webhook", self.hook.url, "--history", str(self.history), *args])  # fmt: skip
+        assert code == 0, out.getvalue() + err.getvalue()
+        return out.getvalue()
+
+    def run(self, base_url: str = "", *report_args: str) -> tuple[str, dict[str, Any]]:
+        """Tonight's suite run and its report: what the report printed and since-last.json."""
+        self.count += 1
+        results, self.output = self.root / f"results-{self.count}", self.root / f"report-{self.count}"
+        pytest_run = self.pytest(results, base_url)
+        assert pytest_run.ret in (0, 1), pytest_run.stdout.str() + pytest_run.stderr.str()
+        printed = self.report(results, self.output, *report_args)
+        return printed, json.loads((self.output / "since-last.json").read_text(encoding="utf-8"))
+
+
+@contextlib.contextmanager
+def team_of(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, kind: type[T]) -> Iterator[T]:
+    """A team whose environment holds none of the REUSEIT_ and OPENAI_ settings of this machine,
+    with REUSEIT_HISTORY at the history kept between nights, the shop served and the hook up."""
+    for name in list(os.environ):
+        if name.startswith(("OPENAI_", "REUSEIT_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("REUSEIT_HISTORY", str(pytester.path / "history.sqlite"))
+    night = Night()
+    hook = Hook()
+    try:
+        with Served(handler(night)) as site:
+            yield kind(pytester, site, night, hook)
+    finally:
+        hook.httpd.shutdown()
