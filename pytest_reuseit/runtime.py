@@ -451,7 +451,7 @@ class Runtime:
         """The Grid node that ran it; a run whose node went away under it is broken, whatever the
         steps made of the browser's silence (the site did nothing: the machine went away)."""
         result.browser_host = self.session.host
-        lost = self.session.lost()
+        lost = self.session.lost(failed=result.status in ("failed", "broken"))
         if lost:
             result.status = "broken"
             result.message = f"{lost}; this run cannot be judged, the next run gets a new Grid session"

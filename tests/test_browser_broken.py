@@ -375,6 +375,7 @@ class ThreadedRuntime:
 
     def __init__(self, root: Path, **settings: Any) -> None:
         self._pool = ThreadPoolExecutor(1, thread_name_prefix="reuseit-runtime")
+        self.closed = False
         self.runtime = Runtime(default_settings(**{"artifacts": "never", "trace": "off", **settings}), root)
 
     def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
@@ -387,6 +388,10 @@ class ThreadedRuntime:
         return self.call(self.runtime.run, load(text), None, run_id)  # type: ignore[no-any-return]
 
     def close(self) -> None:
+        """Closes the runtime, once (a test may close it early and again in its cleanup)."""
+        if self.closed:
+            return
+        self.closed = True
         try:
             self.call(self.runtime.close)
         finally:

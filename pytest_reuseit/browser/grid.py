@@ -22,6 +22,7 @@ import atexit
 import base64
 import json
 import logging
+import re
 import signal
 import subprocess
 import sys
@@ -60,12 +61,19 @@ BFCACHE_FLAG = "--disable-back-forward-cache"
 # failed answers in a row mean it is gone (one may be a hiccup of the network).
 PROBE_S = 2.0
 PROBE_FAILURES = 2
+# How long one question waits: a node that froze or whose machine left the network (no connection
+# reset) leaves the Grid's request to it unanswered; the Grid answers about a live node in
+# milliseconds. Two unanswered questions in a row, 2 s apart, then take 2 + 4 + 2 + 4 = 12 s.
+PROBE_TIMEOUT_S = 4.0
 # A new session waits in the Grid's queue for a free slot up to the Grid's own limit
 # (--session-request-timeout, 300 s by default); the answer is awaited a little longer.
 CREATE_TIMEOUT_S = 360.0
 REQUEST_TIMEOUT_S = 10.0
-# How long a new session is asked for again while the Grid keeps offering a node that died.
-DEAD_NODE_RETRY_S = 60.0
+# How long a new session is asked for again while the Grid keeps offering a node that died (it
+# does until its health check marks the node down: 120 s by default). As long as an op waits for
+# its element by default (action_timeout): another node may free a slot meanwhile; past it the
+# run is broken, naming the node, and the worker's next run asks again.
+DEAD_NODE_RETRY_S = 10.0
 # How long the session's node is given to answer from here before DevTools go through the hub.
 NODE_PROBE_S = 1.0
 # How long an exit waits for a session being started, to delete it (a node starts one in well
@@ -135,9 +143,21 @@ def _why(said: str) -> str:
     low = said.lower()
     if "timed out" in low or "timeout" in low:
         return "no free slot for these capabilities within the Grid's queue time (add nodes or slots, or run fewer workers)"
-    if "connection error" in low:
-        return "the node the Grid chose does not answer (the Grid has not marked it down yet)"
     return "check --reuseit-grid-capabilities against the nodes' browsers"
+
+
+# How the Grid (4.x) says it could not reach the node it chose for a new session: "Connection
+# error (POST http://10.0.3.7:5555/se/grid/node/session)" when the node was gone already, "Failed
+# to execute request (POST ...)" when it died while starting the browser.
+_NODE_GONE = re.compile(
+    r"(?:connection error|failed to execute request) \((?:POST|GET|DELETE) (https?://[^/\s)]+)", re.I
+)
+
+
+def unanswering_node(said: str) -> str:
+    """The node's address when the Grid's answer says the node it chose does not answer, else ''."""
+    found = _NODE_GONE.search(said)
+    return found.group(1) if found else ""
 
 
 def grid_error(exc: BaseException) -> str:
@@ -206,6 +226,8 @@ class GridSession:
     via: str = ""
     # Why the session is gone (its node stopped answering), once the watchdog found out.
     lost: str = ""
+    # The watchdog's unanswered questions in a row.
+    _failures: int = 0
     _closed: threading.Event = field(default_factory=threading.Event)
 
     @classmethod
@@ -262,18 +284,17 @@ class GridSession:
         """Ask the Grid about the session until it closes; cut the relay when its node is gone.
         The requests are WebDriver commands, so they also keep the session from the node's idle
         timeout while this process lives."""
-        failures = 0
         while not self._closed.wait(PROBE_S):
             said = self._probe()
-            failures = failures + 1 if said else 0
-            if failures >= PROBE_FAILURES:
+            self._failures = self._failures + 1 if said else 0
+            if self._failures >= PROBE_FAILURES:
                 self._lose(said)
                 return
 
     def _probe(self) -> str:
         """'' when the Grid reaches the session's node, else what it said."""
         try:
-            self._http.call("GET", f"/session/{quote(self.id)}/timeouts")
+            self._http.call("GET", f"/session/{quote(self.id)}/timeouts", timeout=PROBE_TIMEOUT_S)
             return ""
         except (OSError, ValueError) as exc:
             return grid_error(exc) or "no answer"
@@ -287,13 +308,16 @@ class GridSession:
         log.warning("%s", self.lost)
         self._relay.cut()
 
-    def confirm(self) -> str:
-        """Why the session is gone, asked now: the browser's connection closed under a run before
-        the watchdog's next question (the Grid may close it when the node goes). '' when the
-        node still answers."""
+    def confirm(self, *, disconnected: bool) -> str:
+        """Why the session is gone, asked now, before the watchdog's next question: the browser's
+        connection closed under a run (the Grid may close it when the node goes), or a run
+        failed, which a node that froze makes of every call (each waits out its timeout, no
+        connection is reset). One unanswered question is enough after a disconnection; after a
+        failure the watchdog's last question must have gone unanswered too, so that one slow
+        answer of a live Grid does not turn a failure into a broken run. '' when the node answers."""
         if not self.lost and not self._closed.is_set():
             said = self._probe()
-            if said:
+            if said and (disconnected or self._failures > 0):
                 self._lose(said)
         return self.lost
 
@@ -308,7 +332,8 @@ class GridSession:
         self._closed.set()
         self._relay.cut()
         _OPEN.discard(self)
-        _delete(self._http, self.id)
+        # A lost node's session is only forgotten by the Grid: not waited for as long as a live one's end.
+        _delete(self._http, self.id, timeout=PROBE_TIMEOUT_S if self.lost else REQUEST_TIMEOUT_S)
 
     __hash__ = object.__hash__
 
@@ -372,19 +397,28 @@ def _new_session(http: _Http, where: str, capabilities: dict[str, Any]) -> tuple
     """The new session's id and capabilities, asked of the Grid (again while it offers a node that
     died); BrokenRun in the Grid's words."""
     body = {"capabilities": {"alwaysMatch": {**capabilities, "se:cdpEnabled": True}}}
-    retry_until = time.monotonic() + DEAD_NODE_RETRY_S
+    retry_until = 0.0  # set at the first answer naming a node that does not answer
     while True:
         try:
             value = http.call("POST", "/session", body, timeout=CREATE_TIMEOUT_S)["value"]
             return str(value["sessionId"]), dict(value["capabilities"])
         except urllib.error.HTTPError as exc:
             said = grid_error(exc)
-            # A node that died is offered until the Grid's health check finds it down: ask again.
-            if "connection error" in said.lower() and time.monotonic() < retry_until:
+            node = unanswering_node(said)
+            if not node:
+                raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
+            # A node that died is offered until the Grid's health check finds it down: ask again
+            # (another node may free a slot), for as long as an op waits for its element.
+            retry_until = retry_until or time.monotonic() + DEAD_NODE_RETRY_S
+            if time.monotonic() < retry_until:
                 log.info("%s offered a node that does not answer (%s); asking again", where, said)
                 time.sleep(PROBE_S)
                 continue
-            raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
+            raise BrokenRun(
+                f"the Selenium Grid node {node} does not answer ({where} said: {said}); the Grid offered it "
+                f"again for {DEAD_NODE_RETRY_S:.0f} s (it does until its health check marks the node down): "
+                "this run cannot be judged, the worker's next run asks the Grid again"
+            ) from None
         except OSError as exc:
             raise BrokenRun(
                 f"{where} cannot be reached: {grid_error(exc)}; is the Grid running, and is its router or hub at this address?"
@@ -395,9 +429,9 @@ def _new_session(http: _Http, where: str, capabilities: dict[str, Any]) -> tuple
             ) from None
 
 
-def _delete(http: _Http, sid: str) -> None:
+def _delete(http: _Http, sid: str, timeout: float = REQUEST_TIMEOUT_S) -> None:
     try:
-        http.call("DELETE", f"/session/{quote(sid)}")
+        http.call("DELETE", f"/session/{quote(sid)}", timeout=timeout)
     except (OSError, ValueError) as exc:
         log.info("grid session %s not deleted: %s", sid, grid_error(exc))
 

@@ -202,12 +202,14 @@ class BrowserSession:
         """The Grid session the browser runs in, when it comes from a Selenium Grid."""
         return self._grid
 
-    def lost(self) -> str:
-        """Why the browser went away under the run, when its Grid node stopped answering."""
+    def lost(self, *, failed: bool = False) -> str:
+        """Why the browser went away under the run, when its Grid node stopped answering; asked
+        of the Grid now when the browser disconnected or the run ``failed``."""
         if self._grid is None:
             return ""
-        if self._browser is not None and not self._browser.is_connected():
-            return self._grid.confirm()
+        disconnected = self._browser is not None and not self._browser.is_connected()
+        if disconnected or failed:
+            return self._grid.confirm(disconnected=disconnected)
         return self._grid.lost
 
     @property
@@ -286,6 +288,10 @@ class BrowserSession:
         return context
 
     def close(self) -> None:
+        # A Grid session first: deleting it quits the browser on its node, and cutting the relay
+        # disconnects Playwright at once; closing through DevTools first would wait on a node that
+        # froze until the watchdog gives up on it.
+        self._close_grid()
         try:
             if self._browser is not None:
                 self._browser.close()
@@ -293,7 +299,6 @@ class BrowserSession:
             pass
         finally:
             self._browser = None
-            self._close_grid()
             if self._pw is not None:
                 self._pw = None
                 _release_driver(self._pw_thread)

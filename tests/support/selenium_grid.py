@@ -31,12 +31,12 @@ QUEUE_S = 20
 NODE_CONFIG = """\
 [node]
 detect-drivers = false
-max-sessions = 2
+max-sessions = {slots}
 
 [[node.driver-configuration]]
 display-name = "chromium"
 stereotype = '{{"browserName": "chrome", "platformName": "linux", "goog:chromeOptions": {{"binary": "{chromium}"}}}}'
-max-sessions = 2
+max-sessions = {slots}
 webdriver-executable = "{driver}"
 """
 # Small JVMs that start quickly: the Grid's work here is a few HTTP requests and DevTools frames.
@@ -82,15 +82,27 @@ def free_ports(n: int) -> list[int]:
 
 
 class SeleniumGrid:
-    """Hub and two nodes, started on construction; ``url`` is the hub's address."""
+    """Hub and two nodes, started on construction; ``url`` is the hub's address.
+
+    ``healthcheck_s`` is how often the hub checks its nodes (2 s here, so a dead node's sessions
+    go soon; the Grid's default 120 s keeps a dead node offered for new sessions as a real Grid
+    does), ``slots`` each node's sessions, ``driver`` the chromedriver the nodes start."""
 
     def __init__(
-        self, nodes: int = 2, timeout: float = 90, queue_s: int = QUEUE_S, browser: str = NODE_BROWSER
+        self,
+        nodes: int = 2,
+        timeout: float = 90,
+        queue_s: int = QUEUE_S,
+        browser: str = NODE_BROWSER,
+        *,
+        healthcheck_s: int = 2,
+        slots: int = 2,
+        driver: str = CHROMEDRIVER,
     ) -> None:
         self._dir = tempfile.TemporaryDirectory(prefix="reuseit-grid-")
         folder = Path(self._dir.name)
         config = folder / "node.toml"
-        config.write_text(NODE_CONFIG.format(chromium=browser, driver=CHROMEDRIVER))
+        config.write_text(NODE_CONFIG.format(chromium=browser, driver=driver, slots=slots))
         hub, publish, subscribe, *node_ports = free_ports(3 + nodes)
         self.url = f"http://127.0.0.1:{hub}"
         bus = ["--publish-events", f"tcp://127.0.0.1:{publish}", "--subscribe-events", f"tcp://127.0.0.1:{subscribe}"]
@@ -98,7 +110,7 @@ class SeleniumGrid:
             folder / "hub.log",
             "hub", "--host", "127.0.0.1", "--port", str(hub), *bus,
             "--session-request-timeout", str(queue_s), "--session-request-timeout-period", "1",
-            "--healthcheck-interval", "2",
+            "--healthcheck-interval", str(healthcheck_s),
         )  # fmt: skip
         # Each node in its own process group: killing the group is a machine going away (the node,
         # its chromedrivers and their browsers at once).
@@ -164,10 +176,14 @@ class SeleniumGrid:
                 return now
             time.sleep(0.2)
 
-    def kill_node(self, uri: str) -> None:
-        """The node's machine goes away: SIGKILL to its process group, nothing closes cleanly."""
+    def kill_node(self, uri: str, *, group: bool = True) -> None:
+        """The node's machine goes away: SIGKILL to its process group, nothing closes cleanly; with
+        ``group=False`` only the node's Java process dies (its chromedrivers and browsers live on)."""
         proc = self.nodes[uri]
-        os.killpg(proc.pid, signal.SIGKILL)
+        if group:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
 
     def stop(self) -> None:
