@@ -14,8 +14,11 @@ dead node's (which it drops at its health check). docs/scaling.md gives the time
 from __future__ import annotations
 
 import os
+import re
 import signal
 import stat
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -230,3 +233,61 @@ def test_a_node_that_dies_under_a_run_breaks_it_within_the_action_timeout(
             assert left_on(grid) <= {dead}  # the Grid drops the dead node's at its health check
         finally:
             grid.stop()
+
+
+def test_pytest_with_two_workers_ends_by_itself_when_a_node_dies(site: Site, tmp_path: Path) -> None:
+    """The user's case: ``pytest -n 2 --reuseit-grid`` on four workflows, one node killed while
+    both workers' runs wait on the site. The run on the dead node is broken naming it, the
+    worker's next run asks for a new session (the Grid offers the dead node until its health
+    check while the other node's slot is taken: broken in turn, naming it), the other runs pass,
+    and pytest ends by itself, leaving no session on the node that lives."""
+    grid = grid_of(tmp_path)
+    folder = tmp_path / "workflows"
+    folder.mkdir()
+    (folder / "pytest.ini").write_text("[pytest]\n")
+    steps = [{"action": "Open the order page", "do": [{"goto": "{base_url}/block"}]}, *PRESS_A]
+    for n in range(4):
+        (folder / f"order{n}.reuseit.yaml").write_text(
+            workflow(steps, start="{base_url}/").replace("broken", f"order {n}", 1)
+        )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {k: v for k, v in env.items() if not k.startswith(("REUSEIT_", "OPENAI_"))}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", str(folder), "-n", "2", "-p", "no:cacheprovider", "-q", "--rootdir", str(folder),
+         "--reuseit-grid", grid.url, "--base-url", site.url, "--reuseit-llm", "off", "--reuseit-output", str(tmp_path / "out")],
+        cwd=folder, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while len(grid.sessions()) < 2 or not site.block.is_set():
+            assert time.monotonic() < deadline and proc.poll() is None, "the runs never started"
+            time.sleep(0.2)
+        time.sleep(0.5)  # both workers' runs wait on the site
+        dead = next(iter(grid.nodes))
+        grid.kill_node(dead)
+        killed = time.monotonic()
+        site.release.set()
+        out, _ = proc.communicate(timeout=120)
+        ended = time.monotonic() - killed
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+    try:
+        assert proc.returncode == 1, out[-3000:]
+        summary = re.search(r"(\d) passed, 0 recovered, 0 healed, 0 failed, (\d) broken  \(4 workflow runs\)", out)
+        assert summary is not None, out[-3000:]
+        passed, broken = int(summary[1]), int(summary[2])
+        assert passed >= 2 and broken >= 1, out[-3000:]  # the other worker's runs passed
+        # Each broken run names the dead node: the one under way, then any next run of its worker
+        # (whether the Grid offered it the dead node, or a slot came free first, depends on the order).
+        said = [line for line in out.splitlines() if line.startswith("BROKEN ")]
+        assert len(said) == broken, out[-3000:]
+        for line in said:
+            assert f"the Selenium Grid node {dead} " in line, line
+        assert f"[infrastructure] the Selenium Grid node {dead} stopped answering for session" in out
+        # The broken run at once, the worker's next one after the Grid offered the dead node for 10 s.
+        assert ended < ACTION_TIMEOUT + DEAD_NODE_RETRY_S + 3 * SLACK, ended
+        assert left_on(grid) <= {dead}
+    finally:
+        grid.stop()
