@@ -313,11 +313,14 @@ class GridSession:
         connection closed under a run (the Grid may close it when the node goes), or a run
         failed, which a node that froze makes of every call (each waits out its timeout, no
         connection is reset). One unanswered question is enough after a disconnection; after a
-        failure the watchdog's last question must have gone unanswered too, so that one slow
-        answer of a live Grid does not turn a failure into a broken run. '' when the node answers."""
+        failure two in a row are needed, as the watchdog needs them (its last one counts), so
+        that one slow answer of a live Grid does not turn a failure into a broken run. '' when
+        the node answers."""
         if not self.lost and not self._closed.is_set():
             said = self._probe()
-            if said and (disconnected or self._failures > 0):
+            if said and not disconnected and self._failures == 0:
+                said = self._probe()
+            if said:
                 self._lose(said)
         return self.lost
 
