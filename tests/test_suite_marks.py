@@ -7,11 +7,11 @@ Reads the test modules' source (no browser).
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
+from tests.support.paths import TESTS
+
 _SPAWN = {"run", "Popen", "check_output", "check_call"}
 
 
@@ -64,7 +64,14 @@ def unmarked_spawning_tests(source: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("module", sorted(p.name for p in TESTS.glob("test_*.py")))
+def suite_modules() -> list[str]:
+    """Every test module of the suite, by its path under tests/ (the real suites of other tools in
+    tests/suites are not ours: conftest.py does not collect them)."""
+    modules = (p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py"))
+    return sorted(m for m in modules if not m.startswith("suites/"))
+
+
+@pytest.mark.parametrize("module", suite_modules())
 def test_tests_that_start_subprocesses_are_marked_slow(module: str) -> None:
     missing = unmarked_spawning_tests((TESTS / module).read_text(encoding="utf-8"))
     assert not missing, f"{module}: add @pytest.mark.slow to {', '.join(missing)}"
