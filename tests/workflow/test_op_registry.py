@@ -22,6 +22,7 @@ from pytest_reuseit.workflow.locators import Locator
 from pytest_reuseit.workflow.ops import Op
 from pytest_reuseit.workflow.schema import workflow_schema
 from pytest_reuseit.workflow.strict import Strict
+from tests.support.paths import ROOT
 
 
 class StampArgs(Strict):
@@ -148,7 +149,7 @@ def test_every_builtin_op_has_a_handler_and_a_description() -> None:
 
 
 def test_docs_op_table_lists_every_op() -> None:
-    docs = (Path(__file__).parent.parent / "docs" / "workflow-format.md").read_text(encoding="utf-8")
+    docs = (ROOT / "docs" / "workflow-format.md").read_text(encoding="utf-8")
     section = docs.split("## Deterministic ops", 1)[1].split("\n## ", 1)[0]
     absent = [n for n in registry.names() if f"`{n}`" not in section]
     assert absent == [], textwrap.shorten(f"ops missing from the docs' op table: {absent}", 200)

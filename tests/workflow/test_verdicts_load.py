@@ -14,6 +14,7 @@ from pytest_reuseit.cli import main
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.yaml_reader import MAX_DEPTH, MAX_NODES, _within_limits_at_a_glance
+from tests.support.paths import ROOT
 
 ALIAS_BOMB = """\
 a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
@@ -166,12 +167,11 @@ def test_the_glance_never_passes_a_file_past_a_limit() -> None:
 def test_most_shipped_workflows_are_within_the_limits_at_a_glance() -> None:
     """The point of the glance: real workflow files skip the event walk (the collection benchmark's
     file among them, with its ten variations); brackets in selectors and texts do not count."""
-    root = Path(__file__).resolve().parent.parent
-    shipped = sorted(root.glob("workflows/**/*.reuseit.yaml"))
+    shipped = sorted(ROOT.glob("workflows/**/*.reuseit.yaml"))
     assert len(shipped) > 20
     at_a_glance = [p for p in shipped if _within_limits_at_a_glance(p.read_text(encoding="utf-8"))]
     assert len(at_a_glance) >= len(shipped) - 2, sorted(set(shipped) - set(at_a_glance))
-    bench = (root / "benchmarks" / "workflows" / "bench.reuseit.yaml").read_text()
+    bench = (ROOT / "benchmarks" / "workflows" / "bench.reuseit.yaml").read_text()
     assert _within_limits_at_a_glance(bench)
     variations = "".join(
         f'  - id: v{i}\n    kind: attribute\n    params: {{product: "product {i}"}}\n' for i in range(10)

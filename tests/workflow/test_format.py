@@ -22,8 +22,8 @@ from pytest_reuseit.workflow.placeholders import MASK, Values, names_in
 from pytest_reuseit.workflow.schema import schema_text, workflow_schema
 from pytest_reuseit.workflow.settings import Settings
 from pytest_reuseit.workflow.steps import Fallback, Step
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted([*(ROOT / "workflows").rglob("*.reuseit.yaml"), *(ROOT / "workflows").rglob("*.reuseit.yml")])
 FILE = "shop/search.reuseit.yaml"
 
