@@ -34,7 +34,7 @@ command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
 case ",$EXTRAS," in
   *,test,*) [ -x /usr/bin/prometheus-pushgateway ] || ! command -v apt-get >/dev/null 2>&1 || apt_packages+=(prometheus-pushgateway) ;;
 esac
-# The tests run workflows on a real Selenium Grid 4 (tests/test_grid.py: a hub and two nodes on
+# The tests run workflows on a real Selenium Grid 4 (tests/browser/test_grid.py: a hub and two nodes on
 # 127.0.0.1; they skip without it): Java, and Debian's chromedriver for the nodes' Chromium.
 case ",$EXTRAS," in
   *,test,*)

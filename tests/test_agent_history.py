@@ -19,10 +19,10 @@ import yaml
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
 from tests import test_model_guards as guards
+from tests.browser.test_browser_broken import ThreadedRuntime
 from tests.support.browser_server import CdpChromium
 from tests.support.llm_server import FakeLLM, Request
 from tests.support.selenium_grid import CHROMIUM
-from tests.test_browser_broken import ThreadedRuntime
 from tests.test_model_guards import ANALYSIS, act, already_done, observation, requests, user_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

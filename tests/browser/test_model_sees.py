@@ -12,7 +12,6 @@ import io
 import time
 from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,11 +25,11 @@ from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.sites import LocalSites
 from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import FakeLLM, Request
+from tests.support.paths import PAGES, ROOT
 from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).parent.parent
 DEALS = ROOT / "workflows" / "demo" / "deals.reuseit.yaml"
 
 
@@ -210,7 +209,7 @@ class _SlowHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def slow_site() -> Iterator[str]:
-    handler = functools.partial(_SlowHandler, directory=str(Path(__file__).parent / "pages" / "masking"))
+    handler = functools.partial(_SlowHandler, directory=str(PAGES / "masking"))
     with Served(handler) as site:
         yield site.url
 

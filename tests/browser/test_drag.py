@@ -25,9 +25,10 @@ from pytest_reuseit.workflow.ops import Op, describe_op
 from pytest_reuseit.workflow.placeholders import Values
 from tests.support.cli_process import import_one
 from tests.support.morning import heal_from
+from tests.support.paths import ROOT
 from tests.test_mutation import mutate, report_of
 
-SCHEMA = Path(__file__).parent.parent / "pytest_reuseit" / "schema" / "workflow.json"
+SCHEMA = ROOT / "pytest_reuseit" / "schema" / "workflow.json"
 # Where each card is, column by column, and the drops the page saw.
 BOARD = (
     "({todo: [...document.querySelectorAll('#todo li')].map(e => e.id),"

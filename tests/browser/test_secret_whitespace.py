@@ -77,7 +77,7 @@ def test_a_page_that_shows_the_secret_collapsed_is_painted_over(page, pages_url:
     picture paints that text over too."""
     from pytest_reuseit.browser.masking import ScreenMasks, attach
     from pytest_reuseit.browser.observe import capture
-    from tests.test_screen_masking import VIEWPORT, has_detail, painted
+    from tests.browser.test_screen_masking import VIEWPORT, has_detail, painted
 
     page.set_viewport_size(VIEWPORT)
     page.goto(f"{pages_url}/masking/keys.html")

@@ -8,7 +8,6 @@ Failing assertions are checked for the expected/actual words the report will sho
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.workflow.loader import parse
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -761,8 +761,7 @@ def test_python_api_runs_a_workflow_file_on_the_callers_page(page) -> None:  # t
     """`run_workflow(path, page=...)`: built-ins ({demo_url}) and parameters come from the same runtime as pytest's."""
     from pytest_reuseit.api import run_workflow
 
-    root = Path(__file__).parent.parent
-    result = run_workflow(root / "workflows" / "demo" / "frames.reuseit.yaml", page=page)
+    result = run_workflow(ROOT / "workflows" / "demo" / "frames.reuseit.yaml", page=page)
     assert result.status == "passed", result.message
     assert result.start_url.startswith("http://127.0.0.1:") and "/demo/" in result.start_url
     assert page.url.startswith("http://127.0.0.1:")  # it ran on this page, not a browser of its own

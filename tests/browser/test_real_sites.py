@@ -23,10 +23,11 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.report.text import failure_text
 from pytest_reuseit.workflow.loader import parse
+from tests.support.paths import PAGES, ROOT
 
 pytestmark = pytest.mark.browser
 
-REAL = Path(__file__).parent / "pages" / "real"
+REAL = PAGES / "real"
 FAST = {"retries": 0, "check_timeout": 3, "action_timeout": 3}
 
 
@@ -569,7 +570,7 @@ def test_back_without_history_fails(page, fence, pages_url) -> None:  # type: ig
 
 # --------------------------------------------------------------------------- the demo site's examples
 
-DEMO = Path(__file__).parent.parent / "workflows" / "demo"
+DEMO = ROOT / "workflows" / "demo"
 
 
 @pytest.mark.parametrize("name", ["popup", "dialogs", "frames", "files", "navigation"])

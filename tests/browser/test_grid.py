@@ -27,13 +27,13 @@ from pytest_reuseit.browser import grid as grid_module
 from pytest_reuseit.browser.grid import CANCEL_WAIT_S, Opening, parse_capabilities
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.workflow.loader import load as load_file
+from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, workflow
 from tests.support.browser_server import CdpChromium
+from tests.support.paths import ROOT
 from tests.support.selenium_grid import CHROMIUM, QUEUE_S, SeleniumGrid, missing
-from tests.test_browser_broken import PRESS_A, ThreadedRuntime, workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "workflows" / "demo"
 
 
@@ -57,7 +57,7 @@ def host_labels(results: Path) -> dict[str, list[str]]:
 
 
 def test_the_demo_examples_pass_on_the_grid_with_four_workers(grid: SeleniumGrid, tmp_path: Path) -> None:
-    """The verdicts a local run gives (tests/test_real_sites.py runs them locally): every example
+    """The verdicts a local run gives (tests/browser/test_real_sites.py runs them locally): every example
     passes but the known defect (a strict xfail), `navigation`'s back/forward included."""
     env = {**os.environ, "DEMO_PASSWORD": "demo-pass", "PYTHONPATH": str(ROOT)}
     run = subprocess.run(
@@ -301,6 +301,6 @@ def test_a_node_killed_mid_run_breaks_that_run_naming_the_node_and_nothing_else(
 
 
 def _loaded(text: str, run_id: str) -> tuple[object, ...]:
-    from tests.test_browser_broken import load
+    from tests.browser.test_browser_broken import load
 
     return (load(text), None, run_id)
