@@ -16,8 +16,8 @@ import pytest
 
 from pytest_reuseit.llm.cache import ResponseCache, cache_key
 from tests.support.llm_server import FakeLLM
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 KEYS = 30
 
 # Each process: the same KEYS keys, each written WRITES times with a large entry naming the

@@ -18,12 +18,13 @@ import yaml
 
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
-from tests import test_model_guards as guards
 from tests.browser.test_browser_broken import ThreadedRuntime
+from tests.llm import test_model_guards as guards
+from tests.llm.test_model_guards import ANALYSIS, act, already_done, observation, requests, user_text
 from tests.support.browser_server import CdpChromium
 from tests.support.llm_server import FakeLLM, Request
+from tests.support.paths import PAGES
 from tests.support.selenium_grid import CHROMIUM
-from tests.test_model_guards import ANALYSIS, act, already_done, observation, requests, user_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -31,7 +32,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 fake = guards.fake
 rt = guards.rt
 
-REAL = Path(__file__).parent / "pages" / "real"
+REAL = PAGES / "real"
 NAVIGATION_S = 8  # what a step that waited out a load event would take at least
 
 

@@ -6,7 +6,6 @@ also check what the agent is shown: open pages, dialogs)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,15 +16,16 @@ from pytest_reuseit.synthesis.compile import compile_step, op_for, parse_evidenc
 from pytest_reuseit.synthesis.explore import RecordedAction, RunRecord
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.ops import Op
-from tests import test_model_guards as guards
+from tests.llm import test_model_guards as guards
+from tests.llm.test_model_guards import act, already_done, observation, ref, requests
 from tests.support.llm_server import FakeLLM, Request
-from tests.test_model_guards import act, already_done, observation, ref, requests
+from tests.support.paths import PAGES
 
 # The model-guard tests' fixtures (make_runtime itself comes from tests/conftest.py).
 fake = guards.fake
 rt = guards.rt
 
-REAL = Path(__file__).parent / "pages" / "real"
+REAL = PAGES / "real"
 
 
 def run(rt: Runtime, steps: list[dict[str, Any]], start: str):  # type: ignore[no-untyped-def]
