@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +24,6 @@ from tests.support import nightly_site
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).parent.parent
 ADDS = sorted(f"add-{item}.reuseit.yaml::add-{item}[default]" for item in ("hat", "jacket", "shoes"))
 DEALS = "deals.reuseit.yaml::deals[default]"
 

@@ -32,9 +32,8 @@ from pytest_reuseit.engine.result import (
 )
 from pytest_reuseit.report import history, records, since_last
 from pytest_reuseit.report.history import HistoryError
+from tests.support.paths import ROOT
 from tests.support.run_records import DAY, T0, page, record, results_folder
-
-ROOT = Path(__file__).parent.parent
 
 # --------------------------------------------------------------------------- the run record
 
