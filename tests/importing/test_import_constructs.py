@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from tests.test_import_suites import PLAYWRIGHT_TEST, ROOT, TODOMVC, _pytest, _reuseit, _summary, todo_sites
+from tests.importing.test_import_suites import PLAYWRIGHT_TEST, ROOT, TODOMVC, _pytest, _reuseit, _summary, todo_sites
 
 SUITE = ROOT / "tests" / "suites" / "constructs"
 

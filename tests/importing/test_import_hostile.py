@@ -29,9 +29,9 @@ from pytest_reuseit.synthesis.explore import RecordedAction
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import Values
 from pytest_reuseit.workflow.writer import WorkflowWriteError, check, one_line
+from tests.support.paths import ROOT
 from tests.support.serve import Served
 
-ROOT = Path(__file__).resolve().parents[1]
 SITE = "http://127.0.0.1:1"
 NAV = {"type": "navigate", "url": f"{SITE}/"}
 

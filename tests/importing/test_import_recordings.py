@@ -28,9 +28,9 @@ from pytest_reuseit.importing.chrome import url_pattern
 from pytest_reuseit.importing.compose import change_kind
 from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.loader import load, parse
+from tests.support.paths import ROOT
 from tests.support.serve import Served, files
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGES = ROOT / "tests" / "pages" / "recorded"
 TODOMVC = ROOT / "node_modules" / "todomvc"
 REPLAY = ROOT / "node_modules" / "@puppeteer" / "replay"

@@ -27,6 +27,7 @@ from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.checks import Expect
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import Values
+from tests.support.paths import TESTS
 
 # ----------------------------------------------------------------------------- selectors
 
@@ -360,7 +361,7 @@ def test_a_tests_waits_for_the_page_are_its_checks(
     ), said
 
 
-FIXTURES = Path(__file__).parent / "fixtures" / "traces"
+FIXTURES = TESTS / "fixtures" / "traces"
 OLD_TRACES = sorted(FIXTURES.glob("playwright-*.zip"))
 
 

@@ -23,9 +23,9 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from tests.support.paths import ROOT
 from tests.support.serve import Served
 
-ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "tests" / "suites" / "once"
 PLAYWRIGHT_TEST = ROOT / "node_modules" / ".bin" / "playwright"
 

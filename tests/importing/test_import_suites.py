@@ -27,11 +27,11 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page
 
+from tests.support.paths import ROOT
 from tests.support.recorder import record
 from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_refactored
 
-ROOT = Path(__file__).resolve().parents[1]
 SUITE = ROOT / "tests" / "suites" / "todomvc"
 TODOMVC = ROOT / "node_modules" / "todomvc"
 PLAYWRIGHT_TEST = ROOT / "node_modules" / ".bin" / "playwright"
