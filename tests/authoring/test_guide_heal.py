@@ -27,8 +27,7 @@ from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import load, parse
 from pytest_reuseit.workflow.locators import Locator
 from tests.support.llm_server import FakeLLM
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 # Comments, blank lines, both quoting styles, flow and block mappings: everything the edits
 # below must leave as it was.

@@ -16,7 +16,6 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from pytest_reuseit import cli
 from pytest_reuseit.workflow.loader import load
 from tests.support.heal_shop import WORKFLOWS
 from tests.support.morning import Morning, shop_morning
+from tests.support.paths import ROOT
 from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_variant
 
@@ -174,8 +174,8 @@ def test_runs_and_reports_share_one_history_without_an_ini_file(morning: Morning
     assert (morning.root / "report-2" / "healing.json").is_file()
 
 
-TODOMVC = Path(__file__).resolve().parents[1] / "node_modules" / "todomvc"
-APP_WORKFLOWS = Path(__file__).resolve().parents[1] / "workflows" / "apps" / "todomvc"
+TODOMVC = ROOT / "node_modules" / "todomvc"
+APP_WORKFLOWS = ROOT / "workflows" / "apps" / "todomvc"
 
 
 @pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
