@@ -1,5 +1,6 @@
 """The agent on real sites: it follows the pop-up its click opens, answers a dialog, uploads a file
-from the workflow's folder, switches pages; synthesis compiles such runs to the matching ops.
+from the workflow's folder, switches pages (synthesis compiling such runs to the matching ops is
+tested in tests/synthesis/test_synthesis.py).
 
 The model is the local fake endpoint, answering from the observation it is sent (so these tests
 also check what the agent is shown: open pages, dialogs)."""
@@ -12,10 +13,7 @@ import pytest
 import yaml
 
 from pytest_reuseit.runtime import Runtime
-from pytest_reuseit.synthesis.compile import compile_step, op_for, parse_evidence
-from pytest_reuseit.synthesis.explore import RecordedAction, RunRecord
 from pytest_reuseit.workflow.loader import parse
-from pytest_reuseit.workflow.ops import Op
 from tests.llm import test_model_guards as guards
 from tests.llm.test_model_guards import act, already_done, observation, ref, requests
 from tests.support.llm_server import FakeLLM, Request
@@ -166,32 +164,3 @@ def test_agent_switch_page_and_close_page(rt: Runtime, fake: FakeLLM) -> None:
         ("switch_page 'popup-info'", True),
         ("close_page", True),
     ]
-
-
-def _recorded(n: int, action: str, value: str = "", locator: str = "", opened: bool = False) -> RecordedAction:
-    return RecordedAction(n, action, "e1", value, locator, True, "", "", "http://x", "t", "", opened)
-
-
-def test_synthesis_compiles_page_dialog_and_file_actions_to_ops() -> None:
-    actions = [
-        _recorded(1, "click", locator='role=link[name="Add another publisher"]', opened=True),
-        _recorded(2, "fill", "Acme", 'role=textbox[name="Name"]'),
-        _recorded(3, "dialog", "accept:Ada"),
-        _recorded(4, "click", locator='role=button[name="Save"]'),
-        _recorded(5, "switch_page", "main"),
-        _recorded(6, "upload", "files/invoice.txt", 'role=button[name="Invoice"]'),
-        _recorded(7, "back"),
-    ]
-    runs = {"r-1": RunRecord("r-1", "r", "original", "t", {"publisher": "Acme"}, "http://x", actions, success=True)}
-    ops, sources = compile_step(parse_evidence(["r-1: 1,2,3,4,5,6,7"]), runs)
-    assert sources == ["r-1"]
-    assert ops == [
-        {"click": 'role=link[name="Add another publisher"]', "new_page": True},
-        {"fill": {"selector": 'role=textbox[name="Name"]', "value": "{publisher}"}},
-        {"click": 'role=button[name="Save"]', "dialog": {"accept": True, "text": "Ada"}},
-        {"switch_page": "main"},
-        {"upload": {"selector": 'role=button[name="Invoice"]', "files": "files/invoice.txt"}},
-        "back",
-    ]
-    assert all(Op.model_validate(op) for op in ops)  # every compiled op is valid in a workflow
-    assert op_for(_recorded(8, "switch_page", "2"), {}) == {"switch_page": 2}

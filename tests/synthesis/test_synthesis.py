@@ -24,9 +24,10 @@ from pytest_reuseit.browser.session import BrowserConfig
 from pytest_reuseit.cli import main as cli_main
 from pytest_reuseit.llm.client import LlmClient, LlmConfig
 from pytest_reuseit.sites import LocalSites, SiteServer
-from pytest_reuseit.synthesis.compile import op_for, parse_evidence, templated
-from pytest_reuseit.synthesis.explore import RecordedAction, TaskInstance, explore
+from pytest_reuseit.synthesis.compile import compile_step, op_for, parse_evidence, templated
+from pytest_reuseit.synthesis.explore import RecordedAction, RunRecord, TaskInstance, explore
 from pytest_reuseit.workflow.loader import load
+from pytest_reuseit.workflow.ops import Op
 from tests.support.llm_server import FakeLLM, Request
 
 TASK = "Search the demo shop for trail shoes"
@@ -374,6 +375,35 @@ def test_compile_templating_and_evidence_parsing() -> None:
     assert op_for(fill, {"product": "rain jacket"}) == {
         "fill": {"selector": 'role=searchbox[name="Search products"]', "value": "{product}"}
     }
+
+
+def _recorded(n: int, action: str, value: str = "", locator: str = "", opened: bool = False) -> RecordedAction:
+    return RecordedAction(n, action, "e1", value, locator, True, "", "", "http://x", "t", "", opened)
+
+
+def test_synthesis_compiles_page_dialog_and_file_actions_to_ops() -> None:
+    actions = [
+        _recorded(1, "click", locator='role=link[name="Add another publisher"]', opened=True),
+        _recorded(2, "fill", "Acme", 'role=textbox[name="Name"]'),
+        _recorded(3, "dialog", "accept:Ada"),
+        _recorded(4, "click", locator='role=button[name="Save"]'),
+        _recorded(5, "switch_page", "main"),
+        _recorded(6, "upload", "files/invoice.txt", 'role=button[name="Invoice"]'),
+        _recorded(7, "back"),
+    ]
+    runs = {"r-1": RunRecord("r-1", "r", "original", "t", {"publisher": "Acme"}, "http://x", actions, success=True)}
+    ops, sources = compile_step(parse_evidence(["r-1: 1,2,3,4,5,6,7"]), runs)
+    assert sources == ["r-1"]
+    assert ops == [
+        {"click": 'role=link[name="Add another publisher"]', "new_page": True},
+        {"fill": {"selector": 'role=textbox[name="Name"]', "value": "{publisher}"}},
+        {"click": 'role=button[name="Save"]', "dialog": {"accept": True, "text": "Ada"}},
+        {"switch_page": "main"},
+        {"upload": {"selector": 'role=button[name="Invoice"]', "files": "files/invoice.txt"}},
+        "back",
+    ]
+    assert all(Op.model_validate(op) for op in ops)  # every compiled op is valid in a workflow
+    assert op_for(_recorded(8, "switch_page", "2"), {}) == {"switch_page": 2}
 
 
 @pytest.mark.parametrize("url", ["file:///etc/passwd", "127.0.0.1:9/no-scheme"])
