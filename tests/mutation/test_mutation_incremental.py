@@ -16,11 +16,12 @@ from pytest_reuseit.mutation import incremental
 from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.plan import Mutant
 from pytest_reuseit.mutation.touches import RunTouches
+from tests.mutation.test_mutation import WORKFLOWS, mutate, report_of
+from tests.mutation.test_mutation_rerender import RERENDER
+from tests.support import paths
 from tests.support.serve import Served
-from tests.test_mutation import WORKFLOWS, mutate, report_of
-from tests.test_mutation_rerender import RERENDER
 
-PAGES = Path(__file__).parent / "pages" / "mutation"
+PAGES = paths.PAGES / "mutation"
 
 
 class _QuietFiles(SimpleHTTPRequestHandler):

@@ -14,7 +14,7 @@ from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.outcome import MutantResult
 from pytest_reuseit.mutation.plan import Mutant
 from pytest_reuseit.mutation.touches import RunTouches, StepState
-from tests.test_mutation import mutate, report_of
+from tests.mutation.test_mutation import mutate, report_of
 
 FILE = """name: F
 task: t

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from tests.mutation.test_mutation import mutate, report_of
+from tests.support.paths import ROOT
 from tests.support.serve import Served
-from tests.test_mutation import mutate, report_of
 
 pytestmark = pytest.mark.browser
 
@@ -92,7 +93,7 @@ def test_a_fault_on_a_re_rendered_target_holds_until_its_check_reads_it(tmp_path
     assert "NOT APPLIED" in proc.stdout and "read it without the fault" in proc.stdout, out
 
 
-TODOMVC = Path(__file__).resolve().parent.parent / "node_modules" / "todomvc"
+TODOMVC = ROOT / "node_modules" / "todomvc"
 REACT = """name: React filters
 task: With two todos, the first completed, show the active ones, then the completed ones
 start_url: "{base_url}/examples/react/index.html"
