@@ -13,9 +13,9 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from tests import test_hooks
+from tests.plugin import test_hooks
+from tests.plugin.test_plugin import output_of, run_sub, write
 from tests.support.serve import Served
-from tests.test_plugin import output_of, run_sub, write
 
 tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
 

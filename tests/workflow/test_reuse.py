@@ -13,8 +13,8 @@ import pytest
 
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow.loader import load
-from tests import test_hooks
-from tests.test_plugin import output_of, run_sub
+from tests.plugin import test_hooks
+from tests.plugin.test_plugin import output_of, run_sub
 
 tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
 

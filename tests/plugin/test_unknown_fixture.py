@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from tests import test_hooks
-from tests.test_plugin import output_of, run_sub, summary_line, write
-from tests.test_pytest_integration import FIXTURE_CONFTEST, FIXTURE_WF
+from tests.plugin import test_hooks
+from tests.plugin.test_plugin import output_of, run_sub, summary_line, write
+from tests.plugin.test_pytest_integration import FIXTURE_CONFTEST, FIXTURE_WF
 
 tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
 

@@ -8,12 +8,12 @@ import json
 import re
 import urllib.request
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests.support.llm_server import FakeLLM
+from tests.support.paths import ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -215,7 +215,7 @@ def test_the_readme_example_runs_green_for_a_new_user(
     pytester: pytest.Pytester, pages_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     no_model(monkeypatch)
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     block = re.search(r"```yaml\n(.*?)```", readme, re.S)
     assert block
     pytester.path.joinpath("search.reuseit.yaml").write_text(block.group(1))

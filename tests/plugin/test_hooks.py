@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.plugin.test_plugin import FAIL_WF, PAGE, PASS_WF, RECOVER_WF, _Quiet, output_of, run_sub, write
 from tests.support.serve import Served
-from tests.test_plugin import FAIL_WF, PAGE, PASS_WF, RECOVER_WF, _Quiet, output_of, run_sub, write
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests import test_hooks
-from tests.test_plugin import FAIL_WF, PASS_WF, output_of, run_sub, write
+from tests.plugin import test_hooks
+from tests.plugin.test_plugin import FAIL_WF, PASS_WF, output_of, run_sub, write
 
 tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
 
