@@ -14,8 +14,8 @@ import pytest
 from pytest_reuseit.cli import main
 from pytest_reuseit.workflow.model import SCHEMA_ID
 from pytest_reuseit.workflow.schema import schema_text
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_SCHEMA = ROOT / "pytest_reuseit" / "schema" / "workflow.json"
 WORKFLOWS = ROOT / "workflows"
 
@@ -205,7 +205,7 @@ def test_the_readme_example_workflow_is_valid() -> None:
     from pytest_reuseit.sites import LocalSites
     from pytest_reuseit.workflow.loader import parse
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     block = re.search(r"```yaml\n(.*?)```", readme, re.S)
     assert block, "README.md has no yaml example"
     loaded = parse(block.group(1), "README.md example", builtin_names=LocalSites.NAMES)
