@@ -16,11 +16,11 @@ from __future__ import annotations
 import importlib.util
 import re
 import secrets
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
+
 APPS = ROOT / "workflows" / "apps"
 ADMIN = APPS / "admin"
 TODOMVC = APPS / "todomvc"

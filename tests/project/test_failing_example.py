@@ -5,14 +5,15 @@ green and the Allure report still shows the challenge analysis where a reader lo
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.paths import ROOT
+
 pytestmark = pytest.mark.browser
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "workflows" / "demo" / "known-defect.reuseit.yaml"
+EXAMPLE = ROOT / "workflows" / "demo" / "known-defect.reuseit.yaml"
 
 
 def _walk(steps: list[dict[str, Any]]) -> list[dict[str, Any]]:

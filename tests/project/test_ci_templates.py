@@ -19,8 +19,8 @@ import pytest
 import yaml
 
 from pytest_reuseit.cli import build_parser
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 HISTORY = ".reuseit/history.sqlite"
 
 

@@ -27,8 +27,8 @@ from pytest_reuseit.workflow import ops as op_registry
 from pytest_reuseit.workflow.checks import EXPECT_KEYS
 from pytest_reuseit.workflow.loader import FILE_PATTERNS
 from pytest_reuseit.workflow.settings import Settings as WorkflowSettings
+from tests.support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "pytest_reuseit"
 DOCS = (ROOT / "docs" / "workflow-format.md").read_text(encoding="utf-8")
 README = (ROOT / "README.md").read_text(encoding="utf-8")
