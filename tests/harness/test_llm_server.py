@@ -26,8 +26,7 @@ import pytest
 from pytest_reuseit.llm.schemas import SCHEMAS as PLUGIN_SCHEMAS
 from tests.support.fixtures import fake_llm  # noqa: F401 - fixture used by name below
 from tests.support.llm_server import FakeLLM, Request
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.support.paths import ROOT
 
 # The schemas the plugin sends, generated from its answer models (not a copy that could drift).
 SCHEMAS = {name: PLUGIN_SCHEMAS[name][0] for name in ("condition_check", "challenge_analysis")}
@@ -439,11 +438,11 @@ def test_command_line_serves_a_script(tmp_path: Path) -> None:
     script.write_text(json.dumps([{"schema": "condition_check", "answer": MET}]))
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.support.llm_server", "--port", "0", "--latency", "0.01", "--script", str(script)],
-        cwd=REPO,
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
         assert process.stdout is not None
@@ -465,11 +464,11 @@ def test_command_line_rejects_a_bad_script(tmp_path: Path) -> None:
     script.write_text(json.dumps({"not": "a list"}))
     result = subprocess.run(
         [sys.executable, "-m", "tests.support.llm_server", "--script", str(script)],
-        cwd=REPO,
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=30,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert result.returncode == 2
     assert "JSON list" in result.stderr
