@@ -4,7 +4,7 @@ Two pytest runs ("nights") of the same workflows in subprocesses, each with ``--
 ``--junitxml`` and the plugin's artifacts, against ``FakeLLM`` on 127.0.0.1: the first with an
 empty cache (every check is a call), the second warm (no call). One workflow's check gets a 2 MB
 explanation, which every report must show cut. (The nights' history, per workflow across runs,
-is tested in test_history.py and test_since_last.py.) The limit (``--reuseit-max-cost``) is tested on the Runtime.
+is tested in tests/report: test_history.py and test_since_last.py.) The limit (``--reuseit-max-cost``) is tested on the Runtime.
 """
 
 from __future__ import annotations

@@ -756,7 +756,7 @@ def test_invalid_file_fails_alone_while_the_others_run(mixed: Session) -> None:
     assert "(9 workflow runs)" in mixed.stdout  # the invalid file is not a workflow run
 
 
-# --reuseit-strict failing a recovered run: test_model_guards.py's strict session (beside an
+# --reuseit-strict failing a recovered run: tests/llm/test_model_guards.py's strict session (beside an
 # unjudged run, in the session that shows both without strict).
 
 

@@ -1,7 +1,7 @@
 """Sessions (`session: {from: ...}`, `browser.storage_state`) and browser-context keys, run for real.
 
 Each test runs a pytest session in a subprocess with a real Chromium against pages served on
-127.0.0.1 (test_plugin's tiny page; a small basic-auth server for `http_credentials`).
+127.0.0.1 (the tiny page of tests/plugin/test_plugin.py; a small basic-auth server for `http_credentials`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`use: FILE` steps: another workflow's steps with their guards, in place (load-time expansion).
 
 Loading is checked in-process; runs go through a subprocess with a real Chromium against the
-tiny page of test_plugin.
+tiny page of tests/plugin/test_plugin.py.
 """
 
 from __future__ import annotations
