@@ -29,9 +29,10 @@ import pytest
 
 from pytest_reuseit.browser.grid import DEAD_NODE_RETRY_S, PROBE_S, PROBE_TIMEOUT_S
 from pytest_reuseit.errors import BrokenRun
+from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, load, workflow
+from tests.support.paths import ROOT
 from tests.support.selenium_grid import CHROMEDRIVER, SeleniumGrid, missing
 from tests.support.serve import Served
-from tests.test_browser_broken import PRESS_A, ThreadedRuntime, load, workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -256,7 +257,7 @@ def test_pytest_with_two_workers_ends_by_itself_when_a_node_dies(site: Site, tmp
         (folder / f"order{n}.reuseit.yaml").write_text(
             workflow(steps, start="{base_url}/").replace("broken", f"order {n}", 1)
         )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env = {k: v for k, v in env.items() if not k.startswith(("REUSEIT_", "OPENAI_"))}
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", str(folder), "-n", "2", "-p", "no:cacheprovider", "-q", "--rootdir", str(folder),
