@@ -29,12 +29,12 @@ if [ "$WANT_REPORT" = 1 ]; then
 fi
 # npm installs TodoMVC for the example workflows (workflows/apps) and the Allure command line.
 command -v npm >/dev/null 2>&1 || apt_packages+=(npm)
-# The tests push the nightly figures to a real Prometheus Pushgateway (tests/test_metrics.py; they
+# The tests push the nightly figures to a real Prometheus Pushgateway (tests/report/test_metrics.py; they
 # skip without it). Debian's package also starts it as a service on :9091 where systemd runs.
 case ",$EXTRAS," in
   *,test,*) [ -x /usr/bin/prometheus-pushgateway ] || ! command -v apt-get >/dev/null 2>&1 || apt_packages+=(prometheus-pushgateway) ;;
 esac
-# The tests run workflows on a real Selenium Grid 4 (tests/test_grid.py: a hub and two nodes on
+# The tests run workflows on a real Selenium Grid 4 (tests/browser/test_grid.py: a hub and two nodes on
 # 127.0.0.1; they skip without it): Java, and Debian's chromedriver for the nodes' Chromium.
 case ",$EXTRAS," in
   *,test,*)
