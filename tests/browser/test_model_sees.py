@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 
 from pytest_reuseit.browser import observe
@@ -291,3 +292,38 @@ def test_a_look_at_a_page_whose_frame_never_loads_returns(page: Page, pages_url:
     assert time.monotonic() - started < 10
     assert view.image and "Checkout" in view.text
     page.unroute("**/other.html")
+
+
+# --------------------------------------------------------------------------- the picture itself
+
+
+def test_a_look_pictures_the_page_as_playwright_does_byte_for_byte(page: Page, pages_url: str) -> None:
+    """A look takes its picture with the DevTools call Playwright's screenshot makes, one frame
+    sooner: the bytes are the same, so a cache filled by an older version still answers."""
+    page.set_viewport_size({"width": 800, "height": 600})
+    page.goto(f"{pages_url}/masking/slow.html")
+    view = observe.capture_view(page, settle_ms=1000)
+    theirs = page.screenshot(type="jpeg", quality=70, animations="disabled", caret="hide")
+    assert view.image == theirs
+    assert page in observe._SHOOTERS  # noqa: SLF001 - taken by the DevTools call, not the fallback
+    assert observe.capture_view(page, settle_ms=1000).image == theirs  # the kept session, again
+
+
+def test_a_look_whose_devtools_session_was_closed_takes_a_new_one(page: Page, pages_url: str) -> None:
+    page.goto(f"{pages_url}/masking/slow.html")
+    first = observe.capture_view(page, settle_ms=1000).image
+    gone = observe._SHOOTERS[page]  # noqa: SLF001 - the session the looks keep
+    gone.detach()  # as a crashed renderer or a closed tab leaves it
+    assert observe.capture_view(page, settle_ms=1000).image == first  # Playwright's own call
+    assert observe.capture_view(page, settle_ms=1000).image == first
+    assert observe._SHOOTERS[page] is not gone  # noqa: SLF001 - a new session kept
+
+
+def test_a_look_at_a_closed_page_raises_playwrights_error(page: Page, pages_url: str) -> None:
+    page.goto(f"{pages_url}/masking/slow.html")
+    observe.capture_view(page, settle_ms=1000)
+    other = page.context.new_page()
+    page.close()
+    with pytest.raises(PlaywrightError, match="closed"):
+        observe.capture_view(page, settle_ms=1000)
+    other.close()
