@@ -1,8 +1,8 @@
 """A Selenium Grid node that dies at each point of a run, in a real Grid 4 on 127.0.0.1 (a hub and
 two nodes of one slot each, tests/support/selenium_grid.py): before the run's session is created,
 while the node starts its browser, during a step, during the screenshot after a step, while the
-worker ends, and a node that freezes (a machine gone from the network: nothing resets the
-connections). The hub checks its nodes every 120 s, its default, so the dead node is still
+worker ends, a node that freezes (a machine gone from the network: nothing resets the
+connections), and a dead node's slot that leaves a new session waiting out the Grid's queue. The hub checks its nodes every 120 s, its default, so the dead node is still
 offered for new sessions, as on a real Grid.
 
 Each case: the run on the dead node is broken within the action timeout (10 s, the default),
@@ -31,7 +31,7 @@ from pytest_reuseit.browser.grid import DEAD_NODE_RETRY_S, PROBE_S, PROBE_TIMEOU
 from pytest_reuseit.errors import BrokenRun
 from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, load, workflow
 from tests.support.paths import ROOT
-from tests.support.selenium_grid import CHROMEDRIVER, SeleniumGrid, missing
+from tests.support.selenium_grid import CHROMEDRIVER, QUEUE_S, SeleniumGrid, missing
 from tests.support.serve import Served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -151,7 +151,10 @@ def test_a_node_dead_before_the_session_exists_breaks_one_run_then_the_next_gets
             f"the Selenium Grid node {dead} does not answer (Selenium Grid {grid.url} said: HTTP 500: Could not start a new session."
         )
         assert "the worker's next run asks the Grid again" in message
-        assert reported < DEAD_NODE_RETRY_S + PROBE_S + SLACK, reported
+        # A loaded hub can put the request whose node died back in its queue (seen at a load of 15
+        # on 2 cores): the run is then broken at the Grid's queue time, naming the node all the same.
+        bound = QUEUE_S if "within the Grid's queue time" in message else DEAD_NODE_RETRY_S + PROBE_S
+        assert reported < bound + SLACK, reported
         b.close()  # b's node is free now: a's next run gets its session there
         again = a.run(press, "a-again")
         assert again.status == "passed", again.message
@@ -297,4 +300,34 @@ def test_pytest_with_two_workers_ends_by_itself_when_a_node_dies(site: Site, tmp
         assert ended < ACTION_TIMEOUT + DEAD_NODE_RETRY_S + 3 * SLACK, ended
         assert left_on(grid) <= {dead}
     finally:
+        grid.stop()
+
+
+def test_a_request_that_waits_out_the_queue_while_a_node_is_dead_names_the_node(site: Site, tmp_path: Path) -> None:
+    """Both slots taken, one by a session on a node that then died (the hub still counts it until
+    its health check): the next run's request waits out the Grid's queue time. The run is broken
+    naming the dead node, not blamed on too few slots; with every node alive, the same wait is
+    said as the queue's (tests/browser/test_grid.py)."""
+    why = missing()
+    if why:
+        pytest.skip(f"no Selenium Grid here: {why}")
+    grid = SeleniumGrid(healthcheck_s=120, slots=1, queue_s=5)
+    a, b, c = (ThreadedRuntime(tmp_path / n, grid=grid.url, base_url=site.url, screenshots="off") for n in "abc")
+    press = workflow(PRESS_A, start="{base_url}/")
+    try:
+        assert b.run(press, "b").status == "passed"
+        assert c.run(press, "c").status == "passed"
+        dead = c.runtime.session.host
+        assert dead != b.runtime.session.host
+        grid.kill_node(dead)
+        started = time.monotonic()
+        with pytest.raises(BrokenRun) as err:
+            a.run(press, "a")
+        message = str(err.value)
+        assert message.startswith(f"the Selenium Grid node {dead} does not answer (Selenium Grid {grid.url} said:")
+        assert "within the Grid's queue time" in message and "next run asks the Grid again" in message
+        assert time.monotonic() - started < 5 + SLACK + 2 * ACTION_TIMEOUT
+    finally:
+        for r in (a, b, c):
+            r.close()
         grid.stop()
