@@ -16,7 +16,7 @@ import yaml
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import MASK, Values
-from tests.llm.test_model_guards import ANALYSIS, shows
+from tests.support.model_answers import ANALYSIS, shows
 
 pytestmark = pytest.mark.browser
 

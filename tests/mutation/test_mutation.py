@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from pytest_reuseit import cli
+from tests.support.model_answers import shows
 from tests.support.shared_run import run_once
 
 pytestmark = pytest.mark.browser
@@ -344,8 +345,6 @@ def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str)
 def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages_url: str, fake_llm_env: Any) -> None:
     """The plumbing with the model double: a words-only check is judged on the mutant's page, and a
     click that does nothing leaves a page on which the model finds the condition not met."""
-    from tests.llm.test_model_guards import shows
-
     fake_llm_env.add_rule("condition_check", "The basket holds one apple", shows("Basket: 1"))
     post = "    post:\n      - The basket holds one apple\n"
     (tmp_path / "words.reuseit.yaml").write_text(
