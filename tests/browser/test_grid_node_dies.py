@@ -29,10 +29,10 @@ import pytest
 
 from pytest_reuseit.browser.grid import DEAD_NODE_RETRY_S, PROBE_S, PROBE_TIMEOUT_S
 from pytest_reuseit.errors import BrokenRun
-from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, load, workflow
 from tests.support.paths import ROOT
 from tests.support.selenium_grid import CHROMEDRIVER, QUEUE_S, SeleniumGrid, missing
 from tests.support.serve import Served
+from tests.support.threaded_runtime import PRESS_A, ThreadedRuntime, load, workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

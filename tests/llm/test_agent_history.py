@@ -18,13 +18,13 @@ import yaml
 
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
-from tests.browser.test_browser_broken import ThreadedRuntime
 from tests.support.browser_server import CdpChromium
 from tests.support.guarded_runs import fake, rt, workflow
 from tests.support.llm_server import FakeLLM, Request
 from tests.support.model_answers import ANALYSIS, act, already_done, observation, requests, user_text
 from tests.support.paths import PAGES
 from tests.support.selenium_grid import CHROMIUM
+from tests.support.threaded_runtime import ThreadedRuntime
 
 __all__ = ["fake", "rt"]  # the model-guard tests' fixtures, for the tests below
 
