@@ -43,6 +43,9 @@ class DemoStep:
     unexpressed: list[str] = field(default_factory=list)
     # Per check: (the source's selector, the DOM when it was asserted, its URL), or None.
     check_pages: list[tuple[str, str, str] | None] = field(default_factory=list)
+    # Per check (by its index), the source's selector of its element when no DOM was kept: a
+    # person's locator is looked for on the live page once the check held (derive.Resolver).
+    check_sources: dict[int, str] = field(default_factory=dict)
     new_page: bool = False
     # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
     page_html: str = ""
@@ -58,6 +61,16 @@ class DemoStep:
     # Seconds the source let this step's element, and its own checks, take (0: the workflow's).
     timeout: float = 0.0
     check_timeout: float = 0.0
+    # How the op answers the dialogs it raises (the format's ``dialog:``): accept, dismiss or
+    # {accept: true, text: ...}; None: the workflow's default.
+    dialog: Any = None
+    # A value read from the page for later steps (kind ``extract``): {"into": name, "read": "text" |
+    # "value" | "js", "attribute": name}; the element is ``target``, a script is ``value``.
+    extract: dict[str, str] | None = None
+    # Imported, but not quite as the source runs it: written as comments, counted.
+    caveats: list[str] = field(default_factory=list)
+    # The source's own words about the step (a Selenium IDE command's comment): comments, not counted.
+    remarks: list[str] = field(default_factory=list)
 
     def chose(self, options: tuple[str, ...]) -> None:
         """A select's options, worded in ``value``; kept as ``options`` only when there are
@@ -81,6 +94,8 @@ class Demonstration:
     # and its settings (a recording's own timeout).
     browser: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    # What the summary says about the source as a whole (a suite's order, a shared session).
+    remarks: list[str] = field(default_factory=list)
 
     @property
     def start_url(self) -> str:
@@ -91,6 +106,10 @@ class Demonstration:
 
     def unexpressed_count(self) -> int:
         return sum(len(s.unexpressed) for s in self.steps)
+
+    def extracted(self) -> set[str]:
+        """The placeholders its steps store (``extract``): no parameter may take their names."""
+        return {s.extract["into"] for s in self.steps if s.extract}
 
     def add_check(self, check: dict[str, Any] | None, words: str, page: tuple[str, str, str] | None = None) -> None:
         """An assertion of the source, on the step it followed; ``None``: the format cannot say it.

@@ -1,0 +1,511 @@
+"""Selenium IDE projects (``.side``) imported to mean what Selenium IDE's own runner does.
+
+Each project is written as Selenium IDE writes one (tests/support/side_projects.py: ids, comments,
+``targets`` as [locator, strategy] pairs) and read as side-runtime reads it (SeleniumHQ/selenium-ide,
+``packages/side-runtime/src/webdriver.ts``, ``preprocessors.ts``; older files upgraded as
+``packages/side-migrate`` does). On real pages served on 127.0.0.1 (tests/pages/selenium: a
+search, a select, a box, a pop-up, a frame, a confirmation) the imported workflows pass, their
+assertions fail when the page breaks what they assert, and they still pass when the page renames
+the ids the recording found its elements by.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from http.server import SimpleHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page
+
+from pytest_reuseit.cli import main
+from pytest_reuseit.engine.runner import execute
+from pytest_reuseit.importing import selenese, side
+from pytest_reuseit.importing.demo import Demonstration
+from pytest_reuseit.workflow.loader import load, parse
+from tests.support.serve import Served
+from tests.support.side_projects import ADD, SEARCH, cmd, shop_project, write
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ROOT / "tests" / "pages" / "selenium"
+SITE = "http://127.0.0.1:1"
+
+
+def _project(*commands: dict[str, Any], version: str = "2.0", url: str = SITE, **more: Any) -> dict[str, Any]:
+    return {
+        "id": "p",
+        "version": version,
+        "name": "p",
+        "url": url,
+        "tests": [{"id": "t", "name": "t", "commands": list(commands)}],
+        "suites": [],
+        **more,
+    }
+
+
+def _read(tmp_path: Path, project: dict[str, Any]) -> list[Demonstration]:
+    return side.read(write(tmp_path / "p.side", project))
+
+
+def _said(demo: Demonstration) -> list[str]:
+    return [u for s in demo.steps for u in s.unexpressed]
+
+
+# ----------------------------------------------------------------------------- what each command becomes
+
+
+def test_each_command_becomes_what_side_runtime_does_or_is_said(tmp_path: Path) -> None:
+    buy, opened, search = _read(tmp_path, shop_project(SITE))
+    kinds = [s.kind for s in buy.steps]
+    assert kinds == [
+        *("goto", "click", "fill", "type", "press", "extract", "select", "click", "click"),
+        *("click", "close_page", "fill", "type", "click", "click"),
+    ]
+    assert buy.steps[0].value == f"{SITE}/shop.html"  # relative to the project's url
+    assert buy.browser == {"viewport": {"width": 1200, "height": 900}}
+    # The recorder's alternatives, in its order, as first matches (WebDriver takes the first element).
+    assert buy.steps[1].target is not None
+    assert buy.steps[1].target.selectors == [
+        "css=#q >> nth=0",
+        'css=[name="q"] >> nth=0',
+        "xpath=//input[@id='q'] >> nth=0",
+    ]
+    assert buy.steps[1].remarks == ["Selenium IDE comment: find the book"]
+    # type clears the field, then types key by key; sendKeys' ${KEY_ENTER} is the Enter key.
+    assert [(s.kind, s.value) for s in buy.steps[2:5]] == [("fill", ""), ("type", "dune"), ("press", "Enter")]
+    assert buy.steps[5].extract == {"into": "price", "read": "text"}
+    assert buy.steps[6].value == "Hardcover"
+    # A pop-up opened by the click that opensWindow; the frame's elements found inside it.
+    assert buy.steps[9].new_page and buy.steps[10].kind == "close_page"
+    assert buy.steps[11].target is not None
+    assert buy.steps[11].target.selectors[0] == (
+        "css=frame, iframe >> nth=0 >> internal:control=enter-frame >> css=#card >> nth=0"
+    )
+    # The confirmation asserted after the click is that click's dialog, accepted.
+    assert buy.steps[-1].dialog == "accept"
+    assert {"dialog": {"equals": "Empty the cart?"}} in buy.steps[-1].checks
+    # ${price} read from the page is the extract's placeholder in the check that uses it.
+    total = next(c for s in buy.steps for c in s.checks if "Total" in json.dumps(c))
+    assert "price" in json.dumps(total)
+    assert _said(buy) == [
+        "echo bought for ${price} (writes a message in Selenium IDE's log (the format has no log op))"
+    ]
+    assert [c for s in buy.steps for c in s.caveats][0].startswith("verifyChecked id=gift: Selenium IDE goes on")
+    # run: the other test's commands in place; an if block said command by command.
+    assert [s.kind for s in search.steps] == ["goto", "fill", "type", "press"]
+    assert search.browser == opened.browser
+    said = _said(search)
+    assert len(said) == 3 and all("the format has no conditional steps" in s for s in said)
+    assert {"text": {"selector": "css=#results .price", "nth": 0, "equals": "4.50"}} in search.steps[-1].checks
+    assert "Default Suite" in buy.remarks[0] and "'buy a book', 'search by price'" in buy.remarks[0]
+
+
+@pytest.mark.parametrize(
+    ("locator", "selectors"),
+    [
+        ("id=q", ["css=#q >> nth=0"]),
+        ("id=a.b", ['css=[id="a.b"] >> nth=0']),
+        ("name=q", ['css=[name="q"] >> nth=0']),
+        ("css=div > a", ["css=div > a >> nth=0"]),
+        ("xpath=//a[@x='1']", ["xpath=//a[@x='1'] >> nth=0"]),
+        ("//a", ["xpath=//a >> nth=0"]),
+        ("linkText=Sign in", ['css=a:text-is("Sign in") >> nth=0']),
+        ("link=Sign in", ['css=a:text-is("Sign in") >> nth=0']),
+        (
+            'partialLinkText=it\'s "here"',
+            ["xpath=//a[contains(normalize-space(.), concat('it', \"'\", 's \"here\"'))] >> nth=0"],
+        ),
+    ],
+)
+def test_locators_are_the_first_match_of_the_same_strategy(locator: str, selectors: list[str]) -> None:
+    assert selenese.selectors(locator, selenese.SIDE) == selectors
+
+
+@pytest.mark.parametrize("locator", ["identifier=q", "dom=document.forms[0]", "q", "id="])
+def test_a_locator_side_runtime_refuses_is_said(locator: str) -> None:
+    with pytest.raises(selenese.NotImported):
+        selenese.selectors(locator, selenese.SIDE)
+
+
+def test_variables_are_filled_as_side_runtime_fills_them(tmp_path: Path) -> None:
+    """Known names are replaced (a stored text, an environment variable read where the workflow
+    runs), unknown ones stay as written, a value is trimmed and its \\n read."""
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("store", "  Ada  ", "who"),
+            cmd("type", "id=a", "${who} and ${nobody}"),
+            cmd("type", "id=b", "line\\nbreak"),
+            cmd("type", "id=c", "${env:SHOP_USER}"),
+            cmd("storeTitle", "title"),
+            cmd("type", "id=d", "[${title}]"),
+            cmd("executeScript", "return ${who}.length", "n"),
+        ),
+    )
+    typed = [s.value for s in demo.steps if s.kind == "type"]
+    assert typed[0] == "Ada and ${nobody}"
+    assert typed[1] == "line\nbreak"
+    assert "env.SHOP_USER" in typed[2] and os.environ.get("SHOP_USER", "\x00") not in typed[2]
+    assert "title" in typed[3] and typed[3].startswith("[")
+    script = demo.steps[-1].value
+    assert "arguments[0]" in script and '["Ada"]' in script
+
+
+def test_env_and_stored_values_are_written_as_placeholders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(
+        tmp_path / "p.side",
+        _project(
+            cmd("open", "/"),
+            cmd("type", "id=user", "${env:SHOP_USER}"),
+            cmd("type", "id=token", "${env:SHOP_TOKEN}"),
+            cmd("storeText", "id=order", "order"),
+            cmd("click", "xpath=//a[text()='${order}']"),
+            cmd("assertText", "id=msg", "{not} a ${order}"),
+        ),
+    )
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    text = next((tmp_path / "out").glob("*.yaml")).read_text()
+    assert "value: '{env.SHOP_USER}'" in text
+    assert "value: '{secret.SHOP_TOKEN}'" in text  # a token field: masked as a secret wherever it shows
+    assert "{extract: {into: order, text: {selector: css=#order, nth: 0}}}" in text
+    assert "xpath=//a[text()='{order}']" in text
+    assert "equals: '{{not}} a {order}'" in text  # the source's own braces stay braces
+    loaded = parse(text, "w.reuseit.yaml", builtin_names=("base_url", "unique"))
+    assert len(loaded.workflow.steps) == 4
+
+
+def test_windows_frames_and_dialogs_follow_the_runner(tmp_path: Path) -> None:
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("click", "id=pop", opensWindow=True, windowHandleName="w1"),
+            cmd("click", "id=still-on-the-first-page"),
+            cmd("selectWindow", "handle=${w1}"),
+            cmd("selectFrame", "id=inner"),
+            cmd("click", "id=in-frame"),
+            cmd("selectFrame", "relative=top"),
+            cmd("chooseCancelOnNextConfirmation"),
+            cmd("click", "id=delete"),
+            cmd("answerOnNextPrompt", "Bob"),
+            cmd("click", "id=rename"),
+            cmd("selectWindow", "nameOfAWindow"),
+        ),
+    )
+    kinds = [(s.kind, s.value) for s in demo.steps]
+    # The click that opens a window leaves the runner where it was: back to the first page first.
+    assert kinds[1:4] == [("click", ""), ("switch", "main"), ("click", "")]
+    assert kinds[4] == ("switch", "1")
+    assert demo.steps[5].target is not None
+    assert demo.steps[5].target.selectors[0].startswith("css=#inner >> nth=0 >> internal:control=enter-frame >> ")
+    assert demo.steps[6].dialog == "dismiss" and demo.steps[6].target.selectors[0] == "css=#delete >> nth=0"
+    assert demo.steps[7].dialog == {"accept": True, "text": "Bob"}
+    assert _said(demo) == ["selectWindow nameOfAWindow (not a handle=${name} (Selenium IDE's runner refuses it))"]
+
+
+def test_times_with_a_count_written_in_the_test_is_repeated(tmp_path: Path) -> None:
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("times", "3"),
+            cmd("click", "id=plus"),
+            cmd("end"),
+            cmd("storeText", "id=n", "n"),
+            cmd("times", "${n}"),
+            cmd("click", "id=minus"),
+            cmd("end"),
+            cmd("while", "true"),
+            cmd("click", "id=x"),
+            cmd("//click", "id=commented-out"),
+        ),
+    )
+    assert [s.kind for s in demo.steps] == ["goto", "click", "click", "click", "extract"]
+    said = _said(demo)
+    assert sum("the count is read at run time" in s for s in said) == 3
+    assert sum("no end" in s for s in said) == 2
+    assert not any("commented-out" in s for s in said)  # not played by the runner: not a step, not said
+
+
+def test_an_older_project_is_upgraded_as_side_migrate_does(tmp_path: Path) -> None:
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("click", "search", "", ("search", "id"), ("//button", "xpath")),
+            cmd("pause", "", "250"),
+            cmd("waitForVisible", "css=#done", "2000"),
+            cmd("storeTitle", "", "title"),
+            cmd("storeXpathCount", "//li", "items"),
+            version="1.0",
+        ),
+    )
+    assert [s.kind for s in demo.steps] == ["goto", "click", "wait", "extract", "extract"]
+    assert demo.steps[1].target is not None
+    assert demo.steps[1].target.selectors == ["css=#search >> nth=0", "xpath=//button >> nth=0"]
+    assert demo.steps[2].value == "250"
+    assert demo.steps[2].checks == [{"visible": {"selector": "css=#done", "nth": 0}}]
+    assert demo.steps[2].check_timeout == 2
+    assert demo.steps[3].extract == {"into": "title", "read": "js"}
+    assert "snapshotLength" in demo.steps[4].value
+
+
+# ----------------------------------------------------------------------------- hostile inputs
+
+
+def _write_bytes(content: bytes) -> Callable[[Path], None]:
+    return lambda path: path.write_bytes(content)
+
+
+def _json(project: Any) -> Callable[[Path], None]:
+    return _write_bytes(json.dumps(project).encode())
+
+
+def _too_large(path: Path) -> None:
+    with path.open("wb") as f:
+        f.truncate(10 * 1024 * 1024 + 1)
+
+
+# input -> (how it is made, the line's words after "cannot import PATH: ")
+REFUSED: dict[str, tuple[Callable[[Path], None], str]] = {
+    "not JSON": (_write_bytes(b"<html>"), "not JSON (JSONDecodeError): not a Selenium IDE project"),
+    "JSON without tests": (_json({"name": "x"}), "JSON without a list of tests: not a Selenium IDE project"),
+    "a newer version": (_json(_project(version="4.0")), "version '4.0', newer than this release reads"),
+    "a version as a number": (_json(_project(version=3)), "version must be a string, got int 3"),
+    "a target as a number": (
+        _json(_project(cmd("open", "/"), {**cmd("click"), "target": 12})),
+        "tests[0].commands[1].target must be a string, got int 12",
+    ),
+    "targets as a string": (
+        _json(_project(cmd("open", "/"), {**cmd("click", "id=a"), "targets": "id=b"})),
+        "tests[0].commands[1].targets must be a list of [locator, strategy] pairs, got str 'id=b'",
+    ),
+    "a command as a list": (
+        _json(_project(cmd("open", "/"), ["click", "id=a"])),
+        "tests[0].commands[1] must be a mapping, got list",
+    ),
+    "no command name": (_json(_project({"target": "x"})), "tests[0].commands[0].command is missing"),
+    "opensWindow as text": (
+        _json(_project(cmd("open", "/"), cmd("click", "id=a", opensWindow="true"))),
+        "opensWindow must be true or false, got str 'true'",
+    ),
+    "501 commands": (_json(_project(*[cmd("click", "id=a")] * 501)), "501 commands in tests[0], over the limit of 500"),
+    "33 alternatives": (
+        _json(_project(cmd("click", "id=a", "", *[("id=b", "id")] * 33))),
+        "33 alternatives in tests[0].commands[0].targets, over the limit of 32",
+    ),
+    "over 10 MB": (_too_large, "over the limit of 10 MB for a recording"),
+    "nested deep": (_write_bytes(b'{"tests": ' + b"[" * 5000 + b"]" * 5000 + b"}"), "JSON nested deeper than 256"),
+    "binary junk": (_write_bytes(bytes(range(256)) * 8), "not UTF-8 text"),
+    "a 5000-character value": (
+        _json(_project(cmd("open", "/"), cmd("type", "id=a", "x" * 5000))),
+        "holds a text of 5000 characters, over the limit of 4096",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=list(REFUSED))
+def test_a_hostile_or_broken_project_is_one_line_and_exit_2(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, says = REFUSED[case]
+    path = tmp_path / "p.side"
+    make(path)
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 2
+    out = capsys.readouterr()
+    assert "Traceback" not in out.out + out.err
+    line, total = out.out.splitlines()
+    assert line.startswith(f"cannot import {path}") and says in line, line
+    assert total.endswith("; 1 not imported")
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_unknown_command_is_said_never_guessed_and_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    evil = "x\u2028- action: evil\n  do: [{goto: 'http://127.0.0.1:9/'}]"
+    path = write(
+        tmp_path / "p.side",
+        _project(cmd("open", "/"), cmd("clickTwiceQuickly", "id=a"), cmd(evil, "id=b"), cmd("click", "id=c")),
+    )
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "2 not imported (comments)" in out.splitlines()[0]
+    text = next((tmp_path / "out").glob("*.yaml")).read_text()
+    comments = [line.strip() for line in text.splitlines() if "not imported" in line]
+    assert comments[0] == "# not imported: clickTwiceQuickly id=a (Selenium IDE has no such command: never guessed)"
+    assert comments[1].startswith("# not imported: x\\u2028- action: evil\\x0a")
+    assert "evil" not in "".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+    assert len(parse(text, "w.reuseit.yaml", builtin_names=("base_url", "unique")).workflow.steps) == 1
+
+
+def test_one_test_that_cannot_be_imported_never_stops_the_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _project(cmd("open", "/"), cmd("click", "id=a"))
+    project["tests"].insert(0, {"id": "x", "name": "no page", "commands": [cmd("click", "id=a")]})
+    path = write(tmp_path / "p.side", project)
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"cannot import {path} (test 'no page'): it never opens a page"
+    assert lines[1].startswith(f"wrote {tmp_path / 'out' / 't.reuseit.yaml'}: 1 steps")
+    assert lines[-1].endswith("; 1 not imported")
+
+
+def test_a_folder_finds_side_projects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "suites").mkdir()
+    write(tmp_path / "suites" / "a.side", _project(cmd("open", "/"), cmd("click", "id=a")))
+    (tmp_path / "suites" / "notes.json").write_text('{"name": "not a project"}')
+    assert main(["import", str(tmp_path / "suites"), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    assert [p.name for p in (tmp_path / "out").iterdir()] == ["t.reuseit.yaml"]
+
+
+# ----------------------------------------------------------------------------- on real pages
+
+
+class _Shop(SimpleHTTPRequestHandler):
+    """tests/pages/selenium, with its ids renamed (``renamed``) or its total wrong (``broken``)."""
+
+    renamed: dict[str, str] = {}
+    broken = False
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+    def do_GET(self) -> None:
+        name = self.path.split("?")[0].lstrip("/") or "shop.html"
+        path = PAGES / name
+        if not path.is_file():
+            self.send_error(404)
+            return
+        text = path.read_text(encoding="utf-8")
+        for old, new in self.renamed.items():
+            for form in ('id="{}"', 'for="{}"', 'getElementById("{}")', "getElementById('{}')"):  # its scripts too
+                text = text.replace(form.format(old), form.format(new))
+        if self.broken:
+            text = text.replace("const BROKEN = /broken/.test(location.search);", "const BROKEN = true;")
+        body = text.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _shop(renamed: dict[str, str] | None = None, broken: bool = False) -> Served:
+    handler = type("Shop", (_Shop,), {"renamed": renamed or {}, "broken": broken})
+    return Served(handler)
+
+
+@pytest.fixture(scope="module")
+def shop() -> Iterator[str]:
+    with _shop() as served:
+        yield served.url
+
+
+def _reuseit(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ},
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def imported(shop: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The shop's project imported once, with one run to find each element and one to derive."""
+    folder = tmp_path_factory.mktemp("side")
+    project = write(folder / "shop.side", shop_project(shop))
+    done = _reuseit("import", str(project), "-o", str(folder / "out"), "--runs", "1")
+    return folder / "out", done
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_project_imports_to_workflows_that_pass_on_its_site(
+    imported: tuple[Path, subprocess.CompletedProcess[str]], shop: str, page: Page
+) -> None:
+    out, done = imported
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"wrote {out / 'buy_a_book.reuseit.yaml'}: 11 steps, 8 checks from the source")
+    assert "1 not imported (comments), 1 imported with a difference (comments)" in lines[0]
+    assert lines[1] == "  suite 'Default Suite' runs 'buy a book', 'search by price' in that order"
+    text = (out / "buy_a_book.reuseit.yaml").read_text()
+    # A person's locator first where it finds the same element; the recording's after it, in order.
+    assert "- {click: {role: button, name: Add to cart}}" in text
+    assert text.index("{click: {role: button, name: Add to cart}}") < text.index(
+        "{click: {selector: css=#add, nth: 0}}"
+    )
+    assert "{extract: {into: price, text: {selector: css=#results .price, nth: 0}}}" in text
+    assert "expect: {text: {selector: css=#paid, frame:" in text or "Paid by Ada" in text
+    assert "- {click: {role: button, name: Empty cart}, dialog: accept}" in text
+    assert "# differs from the source: verifyChecked id=gift: Selenium IDE goes on" in text
+    for name in ("buy_a_book", "open_the_shop", "search_by_price"):
+        result = execute(page, load(out / f"{name}.reuseit.yaml"), builtins={"base_url": shop})
+        assert result.status == "passed", (name, result.message)
+    assert page.locator("#results").inner_text() == "Emma 4.50"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_its_assertions_fail_when_the_page_breaks_what_they_assert(
+    imported: tuple[Path, subprocess.CompletedProcess[str]], page: Page
+) -> None:
+    out, _ = imported
+    with _shop(broken=True) as broken:
+        result = execute(page, load(out / "buy_a_book.reuseit.yaml"), builtins={"base_url": broken.url})
+    assert result.status == "failed"
+    failed = next(s for s in result.steps if s.status == "failed")
+    assert failed.action == 'Click the "Add to cart" button'
+    assert "Total: 19.98" in (failed.error or "") or "19.98" in (result.message or "")
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_with_its_ids_renamed_the_workflow_still_passes(
+    imported: tuple[Path, subprocess.CompletedProcess[str]], page: Page
+) -> None:
+    out, _ = imported
+    renamed = {"q": "query", "add": "add-to-cart", "size": "format", "gift": "wrap", "cart": "basket", "card": "holder"}
+    with _shop(renamed) as site:
+        result = execute(page, load(out / "buy_a_book.reuseit.yaml"), builtins={"base_url": site.url})
+    assert result.status == "passed", result.message
+    assert page.locator("#basket").inner_text() == "Cart is empty"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_written_as_the_recording_says_it_passes_a_rename_through_its_alternatives(
+    shop: str, tmp_path: Path, page: Page
+) -> None:
+    """--no-derive: nothing read from the page, the recording's own locators in their order; with
+    the ids renamed the steps recover through the alternatives the file carries (name=, XPath)."""
+    project = _project(
+        cmd("open", "/shop.html"),
+        cmd("type", "id=q", "dune", *SEARCH),
+        cmd("sendKeys", "id=q", "${KEY_ENTER}", *SEARCH),
+        cmd("click", "id=add", "", *ADD),
+        cmd("assertText", "css=#results .price", "9.99"),
+        url=shop,
+    )
+    path = write(tmp_path / "p.side", project)
+    done = _reuseit("import", str(path), "-o", str(tmp_path / "out"), "--no-derive")
+    assert done.returncode == 0, done.stdout + done.stderr
+    loaded = load(tmp_path / "out" / "t.reuseit.yaml")
+    assert execute(page, loaded, builtins={"base_url": shop}).status == "passed"
+    with _shop({"q": "query", "add": "add-to-cart"}) as site:
+        result = execute(page, loaded, builtins={"base_url": site.url})
+    assert result.status == "passed" and result.label == "recovered", result.message
+    assert [s.status for s in result.steps] == ["recovered", "recovered"]
+    assert page.locator("#query").input_value() == "dune"
+    assert page.locator("#cart").inner_text() == "1 × Dune (Paperback)"
