@@ -306,9 +306,8 @@ class CommandReader:
             if not m:
                 raise NotImported("a window by its title or name (the format switches by place or address)")
             index = 0 if handle in ("null", "win_ser_local") else int(m.group(1))
-            if index >= self.pages:
-                self.pages = index + 1  # opened by a click the recorder did not mark
-                self.openers[index] = self.page
+            if index >= self.pages:  # opened by a command the recorder did not mark
+                self._opened_by_last(index)
         else:
             if not handle.startswith("handle="):
                 raise NotImported("not a handle=${name} (Selenium IDE's runner refuses it)")
@@ -318,6 +317,17 @@ class CommandReader:
             index = int(value[len(_PAGE) :])
         self.page = index
         self.frame = []
+
+    def _opened_by_last(self, index: int) -> None:
+        """A window the test switches to that no command said it opened: the command just before
+        opened it (Katalon marks none), so that op waits for it, as ``opensWindow`` makes it."""
+        last = self.demo.steps[-1] if self.demo.steps else None
+        following = index == self.pages  # the next page to open, not one further on
+        self.pages = index + 1
+        self.openers[index] = self.page
+        if last is not None and last.kind in ("click", "dblclick", "press") and not last.new_page and following:
+            last.new_page = True
+            self.shown = index
 
     def _do_close(self, c: Command) -> None:
         if self.page == 0:
