@@ -178,6 +178,19 @@ def test_env_and_stored_values_are_written_as_placeholders(tmp_path: Path, capsy
     assert len(loaded.workflow.steps) == 4
 
 
+def test_an_open_is_relative_to_the_project_url_and_written_from_base_url(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = _project(
+        cmd("open", "shop.html"), cmd("open", "https://other.example/x"), url="https://staging.example/app/"
+    )
+    path = write(tmp_path / "p.side", project)
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    text = next((tmp_path / "out").glob("*.yaml")).read_text()
+    assert "start_url: '{base_url}/app/shop.html'" in text
+    assert "{goto: https://other.example/x}" in text  # another site stays where it is
+
+
 def test_windows_frames_and_dialogs_follow_the_runner(tmp_path: Path) -> None:
     (demo,) = _read(
         tmp_path,
@@ -341,6 +354,25 @@ def test_an_unknown_command_is_said_never_guessed_and_counted(
     assert comments[1].startswith("# not imported: x\\u2028- action: evil\\x0a")
     assert "evil" not in "".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     assert len(parse(text, "w.reuseit.yaml", builtin_names=("base_url", "unique")).workflow.steps) == 1
+
+
+def test_a_password_in_a_command_said_is_not_repeated_in_its_comment(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(
+        tmp_path / "p.side",
+        _project(
+            cmd("open", "/"),
+            cmd("if", "true"),
+            cmd("type", "id=password", "hunter2-secret"),
+            cmd("end"),
+            cmd("type", "id=user", "ada"),
+        ),
+    )
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    text = next((tmp_path / "out").glob("*.yaml")).read_text()
+    assert "hunter2" not in text + capsys.readouterr().out
+    assert "# not imported: type id=password *** (in the 'if true' block" in text
 
 
 def test_one_test_that_cannot_be_imported_never_stops_the_others(

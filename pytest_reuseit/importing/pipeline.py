@@ -504,6 +504,8 @@ class Importer:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
             what = "the site breaks the import's run" if why.startswith("requested") else "the site cannot be reached"
+            if "is not set" in why:  # the workflow reads the environment (a recording's ${env:NAME})
+                what = "the workflow's run needs a value from the environment"
             raise UnreadableInput(f"{source}: {what} to derive checks ({why}); --no-derive writes what the source says")
 
     def _line(self, path: Path, c: Composed, runs: int) -> str:

@@ -21,12 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .selenese import NotImported
+from .values import is_secret_field
 
 # Each dialect's blocks: the command opening one -> the one closing it; commands inside an ``if``.
 SIDE_BLOCKS = {"if": "end", "while": "end", "times": "end", "forEach": "end", "do": "repeatIf"}
 KATALON_BLOCKS = {"if": "endIf", "while": "endWhile", "loadVars": "endLoadVars"}
 INNER = ("else", "elseIf")
 JUMPS = ("label", "gotoIf", "gotoLabel")
+# Commands whose value is typed into their element.
+_TYPING = ("type", "sendKeys", "typeKeys", "editContent", "answerPrompt", "answerOnNextPrompt")
 _WHY = {
     "if": "the format has no conditional steps",
     "while": "the format has no loops",
@@ -56,8 +59,12 @@ class Command:
     skip: bool = False
 
     def text(self) -> str:
-        """The command as a person reads it in the recorder: name, target, value."""
-        parts = [p if len(p) <= 120 else p[:117] + "..." for p in (self.name, self.target, self.value) if p]
+        """The command as a person reads it in the recorder: name, target, value; what it types
+        into a field named like a password or a token is not repeated (a comment is no place for it)."""
+        value = self.value
+        if self.name in _TYPING and value and is_secret_field({}, [self.target]):
+            value = "***"
+        parts = [p if len(p) <= 120 else p[:117] + "..." for p in (self.name, self.target, value) if p]
         return " ".join(parts)
 
     @property
