@@ -28,7 +28,7 @@ from pytest_reuseit.importing import selenese, side
 from pytest_reuseit.importing.demo import Demonstration
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.selenium_shop import shop_site
-from tests.support.side_projects import ADD, SEARCH, cmd, shop_project, write
+from tests.support.side_projects import ADD, SEARCH, cmd, extras_project, shop_project, write
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = "http://127.0.0.1:1"
@@ -505,3 +505,25 @@ def test_written_as_the_recording_says_it_passes_a_rename_through_its_alternativ
     assert [s.status for s in result.steps] == ["recovered", "recovered"]
     assert page.locator("#query").input_value() == "dune"
     assert page.locator("#cart").inner_text() == "1 × Dune (Paperback)"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_scripts_stored_values_keys_a_list_box_and_a_drag_do_what_the_runner_does(
+    shop: str, tmp_path: Path, page: Page
+) -> None:
+    path = write(tmp_path / "extras.side", extras_project(shop))
+    done = _reuseit("import", str(path), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 imported with a difference (comments)" in done.stdout  # addSelection
+    text = (tmp_path / "out" / "extras.reuseit.yaml").read_text()
+    assert '{extract: {into: m, js: String(document.querySelectorAll("#list li").length)}}' in text
+    assert ".apply(null, [\\\"hi 'there'\\\"])" in text  # a known value passed as the script's argument
+    result = execute(page, load(tmp_path / "out" / "extras.reuseit.yaml"), builtins={"base_url": shop})
+    assert result.status == "passed", result.message
+    assert page.locator("#a").input_value() == "3 items"
+    assert page.locator("#b").input_value() == "3 in Extras"
+    assert page.locator("#c").input_value() == "hi 'there'"
+    assert page.locator("#keys").input_value() == "abXc"
+    assert page.eval_on_selector("#multi", "s => [...s.selectedOptions].map(o => o.value)") == ["a", "c"]
+    assert page.locator("#dropped").inner_text() == "Dropped"

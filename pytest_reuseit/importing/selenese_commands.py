@@ -94,6 +94,8 @@ _FALLBACKS_INTERPOLATED = {
     "assertSelectedLabel",
     "assertValue",
 }
+# Attributes WebDriver's getAttribute answers with the element's property instead.
+_PROPERTIES = {"href", "src", "action", "value", "checked", "selected", "disabled", "readonly"}
 # Katalon Recorder's Selenium Core waits this long for a waitFor command (Selenium.DEFAULT_TIMEOUT).
 _KATALON_WAIT_S = 30.0
 _PAGE = "\ue002page:"  # what storeWindowHandle stores: the page, by its place in the format's order
@@ -522,7 +524,7 @@ class CommandReader:
 
     def _extract(
         self, c: Command, name: str, read: str, target: Target | None = None, *, attribute: str = "", script: str = ""
-    ) -> None:
+    ) -> DemoStep:
         """A value the runner reads from the page into ``${name}``: an ``extract`` into the
         placeholder the later commands use."""
         if not name:
@@ -530,7 +532,7 @@ class CommandReader:
         self.sync()
         into = self.vars.read_at_run_time(name)
         extract = {"into": into, "read": read, **({"attribute": attribute} if attribute else {})}
-        self.add(DemoStep("extract", target=target, value=script, extract=extract), c)
+        return self.add(DemoStep("extract", target=target, value=script, extract=extract), c)
 
     def _do_storeText(self, c: Command) -> None:
         self._extract(c, c.value, "text", self.target(c))
@@ -544,7 +546,13 @@ class CommandReader:
         if at <= 0 or at == len(text) - 1:
             raise NotImported("not an element locator followed by @attribute")
         target = self.element(c, text[:at], *self._alternatives(c.name))
-        self._extract(c, c.value, "text", target, attribute=text[at + 1 :])
+        attribute = text[at + 1 :]
+        step = self._extract(c, c.value, "text", target, attribute=attribute)
+        if self.dialect == SIDE and attribute.lower() in _PROPERTIES:
+            step.caveats.append(
+                f"storeAttribute @{attribute}: WebDriver's getAttribute gives the element's property (an "
+                "absolute address, the current value); the format reads the attribute as the page wrote it"
+            )
 
     def _do_storeTitle(self, c: Command) -> None:
         # Its variable is the target (side-migrate's 3.0 "title" migration; Selenium Core's

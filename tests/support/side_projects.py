@@ -129,3 +129,36 @@ def shop_project(url: str) -> dict[str, Any]:
 def write(path: Path, project: dict[str, Any]) -> Path:
     path.write_text(json.dumps(project, indent=2, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def extras_project(url: str) -> dict[str, Any]:
+    """Scripts, stored values, keys, a list box and a drag: each command on extras.html."""
+    commands = [
+        cmd("open", "/extras.html"),
+        cmd("executeScript", "return document.querySelectorAll('#list li').length", "n"),
+        cmd("type", "id=a", "${n} items"),
+        cmd("storeElementCount", "css=#list li", "m"),
+        cmd("storeTitle", "title"),
+        cmd("type", "id=b", "${m} in ${title}"),
+        cmd("store", "hi 'there'", "greeting"),
+        cmd("executeScript", "document.getElementById('c').value = ${greeting}"),
+        cmd("assertValue", "id=c", "hi 'there'"),
+        cmd("type", "id=keys", "abcd"),
+        cmd("sendKeys", "id=keys", "${KEY_BACK_SPACE}${KEY_LEFT}X"),
+        cmd("assertValue", "id=keys", "abXc"),
+        cmd("addSelection", "id=multi", "label=Anchovies"),
+        cmd("addSelection", "id=multi", "label=Capers"),
+        cmd("pause", "100"),
+        cmd("dragAndDropToObject", "id=drag", "id=drop"),
+        cmd("assertText", "id=dropped", "Dropped"),
+        cmd("assertValue", "id=a", "3 items"),
+        cmd("assertValue", "id=b", "3 in Extras"),
+    ]
+    return {
+        "id": _id(),
+        "version": "3.0",
+        "name": "Extras",
+        "url": url,
+        "tests": [{"id": _id(), "name": "extras", "commands": commands}],
+        "suites": [],
+    }
