@@ -337,6 +337,21 @@ def test_a_hostile_or_broken_project_is_one_line_and_exit_2(
     assert not (tmp_path / "out").exists()
 
 
+def test_tests_that_run_each_other_many_times_are_refused_before_they_are_read_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four tests each running the next 100 times would be 10^8 commands: refused at 2,000 played."""
+    tests = [{"id": "t0", "name": "t0", "commands": [cmd("open", "/"), *[cmd("run", "t1")] * 100]}]
+    tests += [{"id": f"t{n}", "name": f"t{n}", "commands": [cmd("run", f"t{n + 1}")] * 100} for n in range(1, 4)]
+    tests.append({"id": "t4", "name": "t4", "commands": [cmd("click", "id=a")]})
+    path = write(tmp_path / "p.side", {**_project(), "tests": tests})
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 2
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == (
+        f"cannot import {path} (test 't0'): more than 2000 commands played (run and times repeat them), the limit"
+    )
+
+
 def test_an_unknown_command_is_said_never_guessed_and_counted(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -88,6 +88,9 @@ class Demonstration:
     steps: list[DemoStep] = field(default_factory=list)
     # Why this is no demonstration (the test failed): the import skips it with this line.
     failed: str = ""
+    # Why this test cannot be read (past a limit, found while reading it): its line, exit 2; the
+    # other tests of the same file are still imported.
+    refused: str = ""
     # Resources a trace kept (URL -> bytes), so its pages can be shown again without the site.
     resources: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     # The workflow's browser options the source set before its first step (a recording's viewport),

@@ -24,7 +24,7 @@ from . import limits
 from .demo import Demonstration, UnreadableInput
 from .selenese import KATALON
 from .selenese_commands import CommandReader
-from .selenese_flow import Command
+from .selenese_flow import Command, TooLong
 from .side_project import MAX_TESTS
 
 # What marks a test case's table: its name's cell spans the three columns.
@@ -129,5 +129,8 @@ def read(path: Path) -> list[Demonstration]:
         demos.append((Demonstration(title=title, source=f"{path} (test case {title!r})"), commands))
     for demo, commands in demos:
         demo.settings["dialog"] = dict(_DIALOGS)
-        CommandReader(demo, KATALON, "", by_name, start=tables.base).play(commands)
+        try:
+            CommandReader(demo, KATALON, "", by_name, start=tables.base).play(commands)
+        except TooLong as exc:
+            demo.refused = str(exc)
     return [demo for demo, _ in demos]

@@ -372,6 +372,8 @@ class Importer:
         raise exc
 
     def _import_one(self, source: Path, demo: Demonstration) -> Imported:
+        if demo.refused:
+            raise UnreadableInput(f"{source}: {demo.refused}")
         limits.check_demonstration(source, demo)
         named = demo.source if demo.source.startswith(str(source)) else str(source)
         if demo.failed:

@@ -41,6 +41,13 @@ _WHY = {
 MAX_UNROLLED = 200
 # ``run`` inside ``run``: a test that runs itself would never end.
 MAX_RUN_DEPTH = 8
+# Commands played for one test, ``run`` and ``times`` unrolled: a few tests that run each other
+# many times would otherwise be millions of steps read before the step limit refuses them.
+MAX_PLAYED = 2_000
+
+
+class TooLong(Exception):
+    """A test whose commands, played as its runner plays them, are more than MAX_PLAYED."""
 
 
 @dataclass
@@ -94,38 +101,36 @@ class Flow:
         self.tests = tests
         self.test_name = test_name
         self.running: list[str] = []
+        self.played = 0
 
     def play(self, commands: list[Command]) -> None:
         if self.blocks is KATALON_BLOCKS and any(c.name in JUMPS for c in commands):
-            for c in commands:
-                if not c.skipped:
-                    self.say(f"{c.text()} (in a test that jumps with label and goto: the format has no jumps)")
+            self._said(commands, "in a test that jumps with label and goto: the format has no jumps")
             return
         i = 0
         while i < len(commands):
             c = commands[i]
+            i += 1
             if c.skipped:
-                i += 1
                 continue
+            self.played += 1
+            if self.played > MAX_PLAYED:
+                raise TooLong(f"more than {MAX_PLAYED} commands played (run and times repeat them), the limit")
             if c.name in self.blocks:
-                end = block_end(commands, i, self.blocks)
+                end = block_end(commands, i - 1, self.blocks)
                 if end is None:
-                    for rest in commands[i:]:
-                        if not rest.skipped:
-                            self.say(
-                                f"{rest.text()} (an '{c.name}' block with no end: Selenium IDE does not run the test)"
-                            )
+                    self._said(
+                        commands[i - 1 :], f"an '{c.name}' block with no end: the recorder does not run the test"
+                    )
                     return
-                self._block(commands[i : end + 1])
+                self._block(commands[i - 1 : end + 1])
                 i = end + 1
-                continue
-            if c.name in self.closers:
+            elif c.name in self.closers:
                 self.say(f"{c.text()} (outside any block: the recorder does not run the test)")
             elif c.name == "run":
                 self._run(c)
             else:
                 self.one(c)
-            i += 1
 
     def _block(self, block: list[Command]) -> None:
         opener, body = block[0], block[1:-1]

@@ -16,7 +16,7 @@ from . import side_project
 from .demo import Demonstration
 from .selenese import SIDE
 from .selenese_commands import CommandReader
-from .selenese_flow import Command
+from .selenese_flow import Command, TooLong
 
 # The alternatives side-runtime reads, by the key the file holds them under.
 _ALTERNATIVES = ("targetFallback", "targets", "fallbackTargets", "valueFallback")
@@ -42,7 +42,10 @@ def read(path: Path) -> list[Demonstration]:
         name = str(test["name"]) or "Untitled"
         title = _unique(name, titles)
         demo = Demonstration(title=title, source=f"{path} (test {name!r})")
-        CommandReader(demo, SIDE, base, by_name).play(commands)
+        try:
+            CommandReader(demo, SIDE, base, by_name).play(commands)
+        except TooLong as exc:
+            demo.refused = str(exc)
         demos.append(demo)
     if demos:
         demos[0].remarks.extend(_suites(project))
