@@ -99,6 +99,9 @@ class Demonstration:
     settings: dict[str, Any] = field(default_factory=dict)
     # What the summary says about the source as a whole (a suite's order, a shared session).
     remarks: list[str] = field(default_factory=list)
+    # What the source did that was not imported, with no step to write it beside (a test whose
+    # every command was said): counted in the line that refuses it.
+    unplaced: list[str] = field(default_factory=list)
 
     @property
     def start_url(self) -> str:
@@ -108,7 +111,7 @@ class Demonstration:
         return sum(len(s.checks) for s in self.steps)
 
     def unexpressed_count(self) -> int:
-        return sum(len(s.unexpressed) for s in self.steps)
+        return sum(len(s.unexpressed) for s in self.steps) + len(self.unplaced)
 
     def extracted(self) -> set[str]:
         """The placeholders its steps store (``extract``): no parameter may take their names."""

@@ -175,8 +175,8 @@ class CommandReader:
         return step
 
     def finish(self) -> None:
-        if self.notes and self.demo.steps:
-            self.demo.steps[-1].unexpressed.extend(self.notes)
+        if self.notes:
+            (self.demo.steps[-1].unexpressed if self.demo.steps else self.demo.unplaced).extend(self.notes)
             self.notes = []
 
     # ------------------------------------------------------------------ reading
@@ -610,8 +610,10 @@ class CommandReader:
         if built is None:
             return False
         checks, timeout = built
+        endless = False
         if how == "waitFor":
             timeout = self._wait_time(c, what) if self.dialect == SIDE else _KATALON_WAIT_S
+            endless = timeout < 0
         self.sync()
         if not self.demo.steps:
             raise NotImported("a check before the test opens a page")
@@ -621,8 +623,12 @@ class CommandReader:
             source = self.loc_sources.get(json.dumps(_element_of(check), sort_keys=True))
             if source is not None:
                 step.check_sources[len(step.checks) - 1] = source
-        if timeout:
+        if timeout > 0:
             step.check_timeout = max(step.check_timeout, timeout)
+        if endless:
+            step.caveats.append(
+                f"{c.text()}: with no wait time Selenium IDE waits without end; here the workflow's check_timeout"
+            )
         if how == "verify":
             step.caveats.append(
                 f"{c.text()}: {'Selenium IDE' if self.dialect == SIDE else 'Katalon'} goes on after a failed "
@@ -638,6 +644,8 @@ class CommandReader:
         if what == "Text":
             return 0.0  # waitForText waits the implicit wait, 5 s: the workflow's own check_timeout
         text = self.value_text(c).strip()
+        if not text:
+            return -1.0  # driver.wait(condition, 0): no end
         if not re.fullmatch(r"\d+", text):
             raise NotImported("a wait time that is no number of milliseconds")
         return int(text) / 1000

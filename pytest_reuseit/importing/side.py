@@ -82,7 +82,9 @@ def _suites(project: dict[str, Any]) -> list[str]:
     out = []
     for suite in project.get("suites") or []:
         order = [names.get(i, i) for i in suite.get("tests") or []]
-        line = f"suite {suite.get('name', '')!r} runs {', '.join(repr(n) for n in order) or 'no test'} in that order"
+        if not order:
+            continue
+        line = f"suite {suite.get('name', '')!r} runs {', '.join(repr(n) for n in order)} in that order"
         if suite.get("persistSession"):
             line += " in one browser session (persistSession: each workflow starts its own)"
         out.append(line)
