@@ -128,8 +128,8 @@ def rerender(runs: int) -> int:
     """``reuseit mutate`` ``runs`` times on pages that re-render what exact checks read."""
     from http.server import SimpleHTTPRequestHandler
 
+    from tests.mutation.test_mutation_rerender import REACT, RERENDER
     from tests.support.serve import Served
-    from tests.test_mutation_rerender import REACT, RERENDER
 
     class Quiet(SimpleHTTPRequestHandler):
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002

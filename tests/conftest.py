@@ -25,7 +25,7 @@ from tests.support.serve import Served
 
 # Where the environment sets PYTHONDONTWRITEBYTECODE, every worker would rewrite and compile each
 # test module again, run after run (about 4 CPU seconds a process): pytest's rewritten modules are
-# cached under tests/__pycache__ (ignored by git) all the same.
+# cached in each test folder's __pycache__ (ignored by git) all the same.
 sys.dont_write_bytecode = False
 
 # Real suites of other tools (Playwright Test, pytest-playwright), run by the import tests in

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Page as AsyncPage
-from playwright.sync_api import BrowserContext, Page
+from playwright.sync_api import BrowserContext, CDPSession, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -414,23 +414,32 @@ def _text(page: Page, chars: int) -> str:
         return ""
 
 
+# One DevTools session per page, kept for its pictures. Playwright's page.screenshot makes the same
+# Page.captureScreenshot call and gives the same bytes, but it first prepares the page (its own
+# freeze, the fonts, the scroll position) and costs one frame more: 56 ms against 43 ms a picture,
+# alternating on one still page (benchmarks/README.md). painted() has already frozen the page and
+# waited for its fonts, so the call alone is the picture.
+_SHOOTERS: weakref.WeakKeyDictionary[Page, CDPSession] = weakref.WeakKeyDictionary()
+
+
 def _screenshot(page: Page, quality: int, max_width: int) -> bytes:
     size = page.viewport_size
-    if size is None or size["width"] <= max_width:
-        return page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")
-    scale = max_width / size["width"]
-    cdp = page.context.new_cdp_session(page)
+    params: dict[str, Any] = {"format": "jpeg", "quality": quality}
+    if size is not None and size["width"] > max_width:  # scaled down in the browser
+        scale = max_width / size["width"]
+        params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale}
     try:
-        shot = cdp.send(
-            "Page.captureScreenshot",
-            {
-                "format": "jpeg",
-                "quality": quality,
-                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale},
-            },
-        )
-    finally:
-        cdp.detach()
+        cdp = _SHOOTERS.get(page)
+        if cdp is None:
+            cdp = _SHOOTERS[page] = page.context.new_cdp_session(page)
+        shot = cdp.send("Page.captureScreenshot", params)
+    except PlaywrightError:
+        # The session is gone (a page closed or crashed, a browser that refuses DevTools
+        # sessions): Playwright's own call, whose error says what became of the page.
+        _SHOOTERS.pop(page, None)
+        if "clip" in params:
+            raise
+        return page.screenshot(type="jpeg", quality=quality, timeout=10_000, animations="disabled", caret="hide")
     return base64.b64decode(shot["data"])
 
 

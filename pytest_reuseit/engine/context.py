@@ -64,7 +64,7 @@ class RunOptions:
     # Every step's page (and the start page) as its accessibility tree saw it, for the nightly
     # history (an ARIA snapshot each, ~15-25 ms); off, only the page of a step that failed. Off
     # unless asked, as the runtime has it (on when the run records are kept): a run whose passing
-    # pages no history keeps pays no snapshot per step (tests/test_browser_ops.py: 10% less CPU).
+    # pages no history keeps pays no snapshot per step (tests/browser/test_browser_ops.py: 10% less CPU).
     step_pages: bool = False
 
 

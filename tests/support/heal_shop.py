@@ -1,5 +1,5 @@
 """A tea shop whose deploys rename a button, grow a cookie dialog and change a price: the morning
-after, ``reuseit heal`` must turn what the history proves into edits (tests/test_heal_history.py).
+after, ``reuseit heal`` must turn what the history proves into edits (tests/authoring/test_heal_history.py).
 
 ``Deploy`` says what the site does tonight; one server carries every night and the test changes the
 deploy between pytest sessions. Pages:

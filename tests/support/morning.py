@@ -1,5 +1,5 @@
 """The team's folder, its history and the shop (tests/support/heal_shop.py): nights and commands,
-run as a team runs them (tests/test_heal_history.py, tests/test_heal_verify.py)."""
+run as a team runs them (tests/authoring/test_heal_history.py, tests/authoring/test_heal_verify.py)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 // Playwright Test constructs real suites hold (expect.poll of lists and objects, an edit ended by a
 // dispatched blur, the matchers of the web-first assertions), against the examples' TodoMVC.
-// tests/test_import_constructs.py traces it with `playwright test --trace on` and imports it.
+// tests/importing/test_import_constructs.py traces it with `playwright test --trace on` and imports it.
 import { defineConfig } from '@playwright/test';
 
 export default defineConfig({

@@ -1,4 +1,4 @@
-// A team's own tests of a site that refuses a name it already has (tests/test_import_once.py).
+// A team's own tests of a site that refuses a name it already has (tests/importing/test_import_once.py).
 import { defineConfig } from '@playwright/test';
 
 export default defineConfig({

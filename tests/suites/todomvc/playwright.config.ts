@@ -1,4 +1,4 @@
-// A real Playwright Test suite against the examples' TodoMVC (tests/test_import_suites.py runs it with
+// A real Playwright Test suite against the examples' TodoMVC (tests/importing/test_import_suites.py runs it with
 // `npx playwright test --trace on` and imports its traces). Browser: the project's Chromium.
 import { defineConfig } from '@playwright/test';
 
