@@ -4,11 +4,11 @@ refactor: the page's own scripts follow), or with a bug in its total."""
 from __future__ import annotations
 
 from http.server import SimpleHTTPRequestHandler
-from pathlib import Path
 
+from tests.support import paths
 from tests.support.serve import Served
 
-PAGES = Path(__file__).resolve().parents[1] / "pages" / "selenium"
+PAGES = paths.PAGES / "selenium"
 
 
 class _Shop(SimpleHTTPRequestHandler):

@@ -23,9 +23,9 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing import katalon, selenese
 from pytest_reuseit.workflow.loader import load
 from tests.support.katalon_suites import row, shop_suite, suite, write
+from tests.support.paths import ROOT
 from tests.support.selenium_shop import shop_site
 
-ROOT = Path(__file__).resolve().parents[1]
 SITE = "http://127.0.0.1:1"
 
 

@@ -27,10 +27,10 @@ from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.importing import selenese, side
 from pytest_reuseit.importing.demo import Demonstration
 from pytest_reuseit.workflow.loader import load, parse
+from tests.support.paths import ROOT
 from tests.support.selenium_shop import shop_site
 from tests.support.side_projects import ADD, SEARCH, cmd, extras_project, shop_project, write
 
-ROOT = Path(__file__).resolve().parents[1]
 SITE = "http://127.0.0.1:1"
 
 
