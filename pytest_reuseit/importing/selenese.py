@@ -388,11 +388,21 @@ class Variables:
         self.dialect = dialect
         self.values: dict[str, str] = dict(KATALON_KEYS) if dialect == KATALON else {}
         self.read: dict[str, str] = {}  # the test's name -> the placeholder of a value read at run time
+        # Names a command not imported would have stored into: what the runner would put there is
+        # unknown here, so a later use is said (never typed as ``${name}``), with the command's words.
+        self.lost: dict[str, str] = {}
 
     def has(self, name: str) -> bool:
-        return name in self.values or (self.dialect == SIDE and name.startswith("env:"))
+        return name in self.values or name in self.lost or (self.dialect == SIDE and name.startswith("env:"))
+
+    def lose(self, name: str, command: str) -> None:
+        """``name`` was stored by ``command``, which is not imported."""
+        self.values.pop(name, None)
+        self.lost[name] = command
 
     def get(self, name: str) -> str:
+        if name in self.lost:
+            raise NotImported(f"${{{name}}} is stored by a command not imported ({self.lost[name]})")
         if name in self.values:
             return self.values[name]
         var = name[4:]
@@ -402,13 +412,14 @@ class Variables:
 
     def store(self, name: str, text: str) -> None:
         """``name`` now holds ``text`` (a value known when importing, or holding marks)."""
+        self.lost.pop(name, None)
         self.values[name] = text
 
     def read_at_run_time(self, name: str) -> str:
         """``name`` now holds a value the run reads from the page: the placeholder it is written as."""
         into = self.read.get(name) or _placeholder_name(name, set(self.read.values()))
         self.read[name] = into
-        self.values[name] = ref(into)
+        self.store(name, ref(into))
         return into
 
     def interpolate(self, value: str) -> str:
@@ -418,7 +429,7 @@ class Variables:
         if not value:
             return ""
         if self.dialect == KATALON:
-            return _VAR.sub(lambda m: self.values.get(m.group(1), m.group(0)), value)
+            return _VAR.sub(lambda m: self.get(m.group(1)) if self.has(m.group(1)) else m.group(0), value)
         value = value.lstrip(_JS_SPACE).rstrip(_JS_SPACE)
         if "${" not in value:
             return _unescaped(value)
@@ -441,6 +452,8 @@ class Variables:
         """Katalon's script with each known ``${name}`` replaced by its text (``xlateArgument``);
         NotImported when one is read at run time (the format would put its text in the script)."""
         for m in _VAR.finditer(script):
+            if m.group(1) in self.lost:
+                self.get(m.group(1))  # said: stored by a command not imported
             if m.group(1) in self.values and holds_ref(self.values[m.group(1)]):
                 raise NotImported(f"a script using ${{{m.group(1)}}}, a value read at run time")
         return self.interpolate(script)
@@ -487,9 +500,17 @@ def as_function(body: str, args: list[str]) -> str:
     return f"(function() {{\n{body}\n}}).apply(null, [{', '.join(args)}])"
 
 
-def as_stored(body: str, args: list[str]) -> str:
-    """The value ``executeScript`` stores, as ``${name}`` later writes it (``String()`` of it;
-    WebDriver answers ``null`` for undefined), awaited as WebDriver awaits a promise."""
-    return (
-        f"(async () => {{ const v = await {as_function(body, args)}; return v === undefined ? 'null' : String(v); }})()"
-    )
+def as_async_function(body: str, args: list[str]) -> str:
+    """side-runtime's ``executeAsyncScript``: WebDriver's Execute Async Script of ``var callback =
+    arguments[arguments.length - 1];`` + the script + ``.then(callback).catch(callback);`` (the
+    script is an expression of a promise, the value is what the callback gets: the promise's
+    value, or its error), as a promise of that value the format's ``eval`` and ``js`` await."""
+    call = f"var callback = arguments[arguments.length - 1];{body}.then(callback).catch(callback);"
+    return f"new Promise((done) => (function() {{ {call}\n}}).apply(null, [{''.join(a + ', ' for a in args)}done]))"
+
+
+def as_stored(body: str, args: list[str], *, asynchronous: bool = False) -> str:
+    """The value ``executeScript`` (``executeAsyncScript``) stores, as ``${name}`` later writes it
+    (``String()`` of it; WebDriver answers ``null`` for undefined), awaited as WebDriver awaits a promise."""
+    run = as_async_function(body, args) if asynchronous else as_function(body, args)
+    return f"(async () => {{ const v = await {run}; return v === undefined ? 'null' : String(v); }})()"

@@ -34,6 +34,7 @@ from .selenese import (
     NotImported,
     Variables,
     all_matches,
+    as_async_function,
     as_function,
     as_stored,
     key_presses,
@@ -114,7 +115,6 @@ _NOT_IN_FORMAT = {
     "editContent": "sets an element's text by script, with no typing events (the format fills or types)",
     "submit": "submits a form by script (the format clicks or presses a key as a person does)",
     "echo": "writes a message in Selenium IDE's log (the format has no log op)",
-    "executeAsyncScript": "waits for a script's callback (the format runs a script and awaits its promise)",
     "storeJson": "keeps a JavaScript object (only forEach reads it: the format has no loops)",
     "setSpeed": "slows every command down (the format has no such setting)",
     "debugger": "pauses in the debugger",
@@ -151,7 +151,7 @@ class CommandReader:
         self.dialog: Any = None  # an answer chosen for the next dialog (chooseOkOnNextConfirmation...)
         self.loc_sources: dict[str, str] = {}  # a check's locator (as JSON) -> the selector it was made from
         blocks = SIDE_BLOCKS if dialect == SIDE else KATALON_BLOCKS
-        self.flow = Flow(self.one, self.say, self._times, tests, self._test_name, blocks)
+        self.flow = Flow(self.one, self.say, self._times, tests, self._test_name, blocks, self.forget)
 
     # ------------------------------------------------------------------ saying
 
@@ -191,6 +191,13 @@ class CommandReader:
             self._one(name, c)
         except NotImported as exc:
             self.say(f"{c.text()} ({exc})")
+            self.forget(c)
+
+    def forget(self, c: Command) -> None:
+        """A command not imported: a variable it stores holds what the import cannot know."""
+        name = _stored_name(c)
+        if name:
+            self.vars.lose(name, c.text())
 
     def _one(self, name: str, c: Command) -> None:
         handler = getattr(self, f"_do_{name}", None)
@@ -593,6 +600,17 @@ class CommandReader:
             return
         self.act(DemoStep("eval", value=as_function(body, args), words="Run a script in the page"), c)
 
+    def _do_executeAsyncScript(self, c: Command) -> None:
+        if self.dialect == KATALON:
+            raise NotImported("Katalon Recorder has no such command: never guessed")
+        if self.frame:
+            raise NotImported("a script in a frame (the format's script runs in the page)")
+        body, args = self.vars.script_parts(c.target)
+        if c.value.strip():
+            self._extract(c, c.value.strip(), "js", script=as_stored(body, args, asynchronous=True))
+            return
+        self.act(DemoStep("eval", value=as_async_function(body, args), words="Run a script in the page"), c)
+
     def _do_runScript(self, c: Command) -> None:
         if self.dialect == SIDE:
             if self.frame:
@@ -678,6 +696,19 @@ class CommandReader:
         if negated:
             checks = _negated(checks)
         return checks, 0.0
+
+
+def _stored_name(c: Command) -> str:
+    """The variable a command stores into (side-model's ``variableName`` argument), or ""."""
+    if c.name == "storeTitle":  # its variable is the target (side-migrate 3.0), or Katalon's value
+        return c.target.strip() or c.value.strip()
+    if c.name == "storeWindowHandle":
+        return c.target.strip()
+    if c.name.startswith("store") or c.name in ("executeScript", "executeAsyncScript", "forEach"):
+        return c.value.strip()
+    if c.opens_window and c.window_name:
+        return c.window_name
+    return ""
 
 
 def _element_of(check: dict[str, Any]) -> dict[str, Any]:

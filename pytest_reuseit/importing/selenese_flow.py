@@ -92,8 +92,10 @@ class Flow:
         tests: dict[str, list[Command]],
         test_name: Callable[[Command], str],
         blocks: dict[str, str],
+        forget: Callable[[Command], None] = lambda c: None,
     ) -> None:
         self.blocks = blocks
+        self.forget = forget
         self.closers = set(blocks.values()) | set(INNER)
         self.one = one
         self.say = say
@@ -153,6 +155,7 @@ class Flow:
         for c in block:
             if not c.skipped:
                 self.say(f"{c.text()} ({why})")
+                self.forget(c)
 
     def _run(self, c: Command) -> None:
         try:

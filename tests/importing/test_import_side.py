@@ -244,6 +244,56 @@ def test_times_with_a_count_written_in_the_test_is_repeated(tmp_path: Path) -> N
     assert not any("commented-out" in s for s in said)  # not played by the runner: not a step, not said
 
 
+def test_an_async_script_is_awaited_as_side_runtime_awaits_its_callback(tmp_path: Path) -> None:
+    """executeAsyncScript: the script, then ``.then(callback).catch(callback)``, WebDriver's last
+    argument the callback (Selenium IDE's execute-script.side)."""
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("store", "x", "who"),
+            cmd("executeAsyncScript", "return new Promise((r) => r(${who}))", "got"),
+            cmd("executeAsyncScript", "return Promise.resolve(1)"),
+            cmd("type", "id=v", "${got}"),
+        ),
+    )
+    assert [s.kind for s in demo.steps] == ["goto", "extract", "eval", "fill", "type"]
+    stored = demo.steps[1].value
+    assert "var callback = arguments[arguments.length - 1];return new Promise((r) => r(arguments[0]))" in stored
+    assert ".then(callback).catch(callback);" in stored and '.apply(null, ["x", done])' in stored
+    assert demo.steps[1].extract == {"into": "got", "read": "js"}
+    assert ".apply(null, [done])" in demo.steps[2].value
+    assert "got" in demo.steps[4].value and "${got}" not in demo.steps[4].value
+    assert _said(demo) == []
+
+
+def test_a_value_stored_by_a_command_not_imported_is_said_where_it_is_used(tmp_path: Path) -> None:
+    """The runner would type what it stored; the import does not know it, so a later use is said,
+    never typed as ``${name}`` (Selenium IDE's control-flow.side stores inside an if)."""
+    (demo,) = _read(
+        tmp_path,
+        _project(
+            cmd("open", "/"),
+            cmd("if", "true"),
+            cmd("executeScript", "return 'a'", "output"),
+            cmd("end"),
+            cmd("type", "id=a", "${output}"),
+            cmd("storeJson", '{"a": 1}', "data"),
+            cmd("executeScript", "return ${data}.a", "n"),
+            cmd("assertValue", "id=b", "${n}"),
+            cmd("store", "again", "output"),
+            cmd("type", "id=c", "${output}"),
+        ),
+    )
+    assert [(s.kind, s.value) for s in demo.steps] == [("goto", f"{SITE}/"), ("fill", ""), ("type", "again")]
+    said = _said(demo)
+    assert len(said) == 7
+    assert (
+        "type id=a ${output} (${output} is stored by a command not imported (executeScript return 'a' output))" in said
+    )
+    assert any(s.startswith("assertValue id=b ${n} (${n} is stored by a command not imported") for s in said)
+
+
 def test_an_older_project_is_upgraded_as_side_migrate_does(tmp_path: Path) -> None:
     (demo,) = _read(
         tmp_path,
