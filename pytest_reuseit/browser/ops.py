@@ -552,7 +552,7 @@ def extract_value(ex: Extract, ctx: OpContext) -> str:
     typed into is handed to ``ctx.taint`` (it is secret too, even when the page changed it)."""
     try:
         value = _read(ex, ctx)
-        field = ex.text if ex.text is not None else ex.value
+        field = ex.text if ex.text is not None else ex.value if ex.value is not None else ex.of
         holds = field is not None and ctx.taint is not None and value
         if holds and resolve(ctx.page, field, ctx.render).evaluate(_HOLDS_SECRET, timeout=ctx.action_timeout_ms):  # type: ignore[arg-type]
             ctx.taint(value)  # type: ignore[misc]
@@ -581,7 +581,10 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ex.value is not None:
         return resolve(page, ex.value, ctx.render).input_value(timeout=t)
     if ex.js is not None:
-        result: Any = _script_value(page, ctx.reveal(ex.js), t, f"extract {ex.into}")
+        if ex.of is not None:  # a function of the element, given it once it is there (as any op waits)
+            result: Any = resolve(page, ex.of, ctx.render).evaluate(ctx.reveal(ex.js), timeout=t)
+        else:
+            result = _script_value(page, ctx.reveal(ex.js), t, f"extract {ex.into}")
         if result is None:
             raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
         return result if isinstance(result, str) else json.dumps(result)

@@ -181,6 +181,8 @@ def _extract(extract: dict[str, str], script: str, selector: str | None) -> dict
     out: dict[str, Any] = {"into": extract["into"]}
     if extract["read"] == "js" or selector is None:
         out["js"] = literal(script)
+        if selector is not None:  # a function of the element
+            out["of"] = _loc(selector)
         return out
     out[extract["read"]] = _loc(selector)
     if extract.get("attribute"):
@@ -269,6 +271,8 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"Wait {typed_value} ms"
     if kind == "extract" and step.extract is not None:
         read = step.extract.get("attribute") or step.extract["read"]
+        if step.extract["read"] == "js" and selector:  # a script of the element (WebDriver's attribute)
+            return f'Store the {step.extract.get("attribute") or "value a script reads"} of {what} as "{step.extract["into"]}"'
         source = "a script in the page" if step.extract["read"] == "js" else what
         return f'Store the {"value" if read == "js" else read} of {source} as "{step.extract["into"]}"'
 

@@ -514,3 +514,56 @@ def as_stored(body: str, args: list[str], *, asynchronous: bool = False) -> str:
     (``String()`` of it; WebDriver answers ``null`` for undefined), awaited as WebDriver awaits a promise."""
     run = as_async_function(body, args) if asynchronous else as_function(body, args)
     return f"(async () => {{ const v = await {run}; return v === undefined ? 'null' : String(v); }})()"
+
+
+# The boolean properties WebDriver's getAttribute answers "true" or null for (the WHATWG's, as
+# Selenium's getAttribute atom lists them: javascript/webdriver/atoms/attribute.js).
+_BOOLEAN_PROPERTIES = (
+    *("allowfullscreen", "allowpaymentrequest", "allowusermedia", "async", "autofocus", "autoplay"),
+    *("checked", "compact", "complete", "controls", "declare", "default", "defaultchecked"),
+    *("defaultselected", "defer", "disabled", "ended", "formnovalidate", "hidden", "indeterminate"),
+    *("iscontenteditable", "ismap", "itemscope", "loop", "multiple", "muted", "nohref", "nomodule"),
+    *("noresize", "noshade", "novalidate", "nowrap", "open", "paused", "playsinline", "pubdate"),
+    *("readonly", "required", "reversed", "scoped", "seamless", "seeking", "selected", "truespeed"),
+    *("typemustmatch", "willvalidate"),
+)
+
+
+def webdriver_attribute(name: str) -> str:
+    """A function of an element giving what WebDriver's getAttribute(``name``) gives (selenium-
+    webdriver runs Selenium's getAttribute atom), only the rule that applies to ``name`` written:
+    the style's cssText for ``style``; "true" or null for a checkbox's ``checked``, an option's
+    ``selected`` and the boolean properties; the full address for a link's ``href`` and an image's
+    ``src`` when the page wrote one; else the property when it is a plain value, the attribute when
+    not. As side-runtime later writes the value it stored: ``String()`` of it, null is "null"."""
+    low = name.lower()
+    if low == "style":
+        return "(el) => (el.style ? String(el.style.cssText) : 'null')"
+    written = f"((a) => (a && a.specified ? a.value : null))(el.getAttributeNode({json.dumps(low)}))"
+    tag = "String(el.tagName).toUpperCase()"
+    rules = []
+    if low in ("checked", "selected"):
+        rules += [
+            f"const type = {tag} === 'INPUT' ? String(el.type).toLowerCase() : '';",
+            "if (type === 'checkbox' || type === 'radio') return el.checked ? 'true' : 'null';",
+            f"if ({tag} === 'OPTION') return el.selected ? 'true' : 'null';",
+        ]
+    if low in ("href", "src"):
+        rules.append(
+            f"if ({tag} === '{'A' if low == 'href' else 'IMG'}') {{ const w = {written}; "
+            f"return w ? String(el.{low}) : w === null ? 'null' : w; }}"
+        )
+    prop = json.dumps({"class": "className", "readonly": "readOnly"}.get(name, name))
+    if low == "spellcheck":
+        rules.append(
+            f"const w = {written}; return w !== null && /^(true|false)$/i.test(w) ? w.toLowerCase() : String(el.spellcheck);"
+        )
+    elif low in _BOOLEAN_PROPERTIES:
+        rules.append(f"return {written} !== null || el[{prop}] ? 'true' : 'null';")
+    else:
+        rules += [
+            f"let p; try {{ p = el[{prop}]; }} catch (e) {{ p = undefined; }}",
+            "if (p !== null && p !== undefined && typeof p !== 'object' && typeof p !== 'function') return String(p);",
+            f"const w = {written}; return w === null ? 'null' : w;",
+        ]
+    return "(el) => {\n  " + "\n  ".join(rules) + "\n}"

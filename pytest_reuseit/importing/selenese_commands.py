@@ -42,6 +42,7 @@ from .selenese import (
     selectors,
     side_keys,
     text_match,
+    webdriver_attribute,
 )
 from .selenese_flow import KATALON_BLOCKS, SIDE_BLOCKS, Command, Flow
 
@@ -95,8 +96,6 @@ _FALLBACKS_INTERPOLATED = {
     "assertSelectedLabel",
     "assertValue",
 }
-# Attributes WebDriver's getAttribute answers with the element's property instead.
-_PROPERTIES = {"href", "src", "action", "value", "checked", "selected", "disabled", "readonly"}
 # Katalon Recorder's Selenium Core waits this long for a waitFor command (Selenium.DEFAULT_TIMEOUT).
 _KATALON_WAIT_S = 30.0
 _PAGE = "\ue002page:"  # what storeWindowHandle stores: the page, by its place in the format's order
@@ -554,12 +553,10 @@ class CommandReader:
             raise NotImported("not an element locator followed by @attribute")
         target = self.element(c, text[:at], *self._alternatives(c.name))
         attribute = text[at + 1 :]
-        step = self._extract(c, c.value, "text", target, attribute=attribute)
-        if self.dialect == SIDE and attribute.lower() in _PROPERTIES:
-            step.caveats.append(
-                f"storeAttribute @{attribute}: WebDriver's getAttribute gives the element's property (an "
-                "absolute address, the current value); the format reads the attribute as the page wrote it"
-            )
+        if self.dialect == SIDE:  # WebDriver's getAttribute: a property, the style's text... (a script of the element)
+            self._extract(c, c.value, "js", target, attribute=attribute, script=webdriver_attribute(attribute))
+            return
+        self._extract(c, c.value, "text", target, attribute=attribute)
 
     def _do_storeTitle(self, c: Command) -> None:
         # Its variable is the target (side-migrate's 3.0 "title" migration; Selenium Core's

@@ -303,6 +303,7 @@ EXTRACTS = [
     pytest.param({"into": "v", "text": "#docs", "attribute": "data-kind"}, "docs-link", id="attribute"),
     pytest.param({"into": "v", "js": "document.title"}, "Ops page", id="js-string"),
     pytest.param({"into": "v", "js": "[...document.querySelectorAll('.item')].length * 10"}, "30", id="js-number"),
+    pytest.param({"into": "v", "js": "(el) => el.dataset.kind + '!'", "of": "#docs"}, "docs-link!", id="js-of"),
 ]
 
 
@@ -338,6 +339,7 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
             id="attribute",
         ),
         pytest.param({"into": "v", "js": "null"}, "returned nothing", 5, id="js-null"),
+        pytest.param({"into": "v", "js": "(el) => el.id", "of": "#missing"}, "timed out", 0.3, id="js-of-missing"),
         pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.3, id="missing-element"),
     ],
 )

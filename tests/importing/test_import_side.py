@@ -294,6 +294,49 @@ def test_a_value_stored_by_a_command_not_imported_is_said_where_it_is_used(tmp_p
     assert any(s.startswith("assertValue id=b ${n} (${n} is stored by a command not imported") for s in said)
 
 
+_ATTRIBUTES_PAGE = """<a id="rel" href="/x?y=1">x</a><a id="none">n</a><img id="img" src="">
+<input id="box" type="checkbox" checked><input id="field" value="old" disabled class="a b">
+<div id="styled" style="color:blue;" data-x="1" spellcheck="FALSE">d</div>"""
+
+
+# An element, an attribute, and what WebDriver's getAttribute gives for it on _ATTRIBUTES_PAGE.
+_WEBDRIVER_ATTRIBUTES = [
+    ("#styled", "style", "color: blue;"),  # the style's cssText, not what the page wrote
+    ("#rel", "href", "{base}/x?y=1"),  # the full address
+    ("#none", "href", "null"),
+    ("#img", "src", ""),  # written empty: empty
+    ("#box", "checked", "true"),
+    ("#field", "checked", "null"),
+    ("#field", "value", "typed"),  # the property: what the field holds now
+    ("#field", "disabled", "true"),
+    ("#field", "readonly", "null"),
+    ("#field", "class", "a b"),
+    ("#styled", "data-x", "1"),
+    ("#styled", "spellcheck", "false"),
+    ("#styled", "title", ""),  # a property that is a plain value: ""
+]
+
+
+@pytest.mark.browser
+def test_store_attribute_reads_what_webdrivers_get_attribute_gives(page: Page, pages_url: str) -> None:
+    """side-runtime's storeAttribute is WebDriver's getAttribute (Selenium's atom), not the
+    attribute as written: Selenium IDE's store-examples.side stores ``style="color:blue;"`` and
+    asserts ``color: blue;``."""
+    page.goto(f"{pages_url}/other.html")
+    page.set_content(_ATTRIBUTES_PAGE)
+    page.eval_on_selector("#field", "el => { el.value = 'typed'; }")
+    got = [page.eval_on_selector(e, selenese.webdriver_attribute(a)) for e, a, _ in _WEBDRIVER_ATTRIBUTES]
+    assert got == [w.format(base=pages_url) for _, _, w in _WEBDRIVER_ATTRIBUTES]
+
+
+def test_store_attribute_is_an_extract_of_the_element_by_that_reading(tmp_path: Path) -> None:
+    (demo,) = _read(tmp_path, _project(cmd("open", "/"), cmd("storeAttribute", "id=t@style", "s")))
+    step = demo.steps[1]
+    assert step.extract == {"into": "s", "read": "js", "attribute": "style"}
+    assert step.target is not None and step.target.selectors == ["css=#t >> nth=0"]
+    assert step.value == selenese.webdriver_attribute("style") and not step.caveats
+
+
 def test_an_older_project_is_upgraded_as_side_migrate_does(tmp_path: Path) -> None:
     (demo,) = _read(
         tmp_path,
