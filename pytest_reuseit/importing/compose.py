@@ -216,8 +216,10 @@ def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
     how long it may wait for its element."""
     if step.new_page:
         op["new_page"] = True
-    if step.button and step.kind in ("click", "dblclick"):
+    if step.button and step.kind in ("click", "dblclick", "mouse_down", "mouse_up"):
         op["button"] = step.button
+    if step.at is not None:
+        op["at"] = {"x": step.at[0], "y": step.at[1]}
     if step.timeout:
         op["timeout"] = step.timeout
     return op
@@ -245,6 +247,8 @@ _WORDS = {
     "check": "Check {what}",
     "uncheck": "Uncheck {what}",
     "hover": "Hover over {what}",
+    "mouse_down": "Press the mouse button on {what}",
+    "mouse_up": "Let go of the mouse button on {what}",
     "focus": "Focus {what}",
 }
 
@@ -278,7 +282,8 @@ def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
 
     template = _WORDS.get(kind, kind.capitalize() + " {what}")
     value = literal(typed_value) if kind == "upload" else typed_value  # file names: the others are written already
-    return template.format(what=what, value=value, key=literal(step.value))
+    point = f" at {step.at[0]},{step.at[1]} from its middle" if step.at is not None else ""
+    return template.format(what=what, value=value, key=literal(step.value)) + point
 
 
 def _element_words(selector: str | None) -> str:

@@ -54,6 +54,8 @@ class DemoStep:
     origin: str = ""
     # A click's mouse button other than the left one (``right``, ``middle``).
     button: str = ""
+    # Where the mouse goes, from the element's middle (x, y pixels), when not the middle itself.
+    at: tuple[int, int] | None = None
     # The options a select chose when the source chose several (a list box's; ``value`` words them).
     options: tuple[str, ...] = ()
     # The action in words, when the step's kind does not say it (a scroll done by a script).

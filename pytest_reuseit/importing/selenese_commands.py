@@ -102,14 +102,9 @@ _PAGE = "\ue002page:"  # what storeWindowHandle stores: the page, by its place i
 
 _NOT_IN_FORMAT = {
     "mouseOut": "moves the mouse off the element (the format has no such move)",
-    "mouseDown": "presses the mouse button without letting go (the format clicks)",
-    "mouseDownAt": "presses the mouse button without letting go (the format clicks)",
-    "mouseUp": "lets the mouse button go alone (the format clicks)",
-    "mouseUpAt": "lets the mouse button go alone (the format clicks)",
-    "mouseMoveAt": "moves the mouse to a point (the format hovers over an element's middle)",
-    "mouseDownRight": "presses the right mouse button without letting go (the format clicks)",
-    "mouseUpRight": "lets the right mouse button go alone (the format clicks)",
-    "mouseMove": "moves the mouse (the format hovers over an element's middle)",
+    "mouseDownRight": "fires a synthetic right mouse button event by Selenium Core (the format moves the real mouse)",
+    "mouseUpRight": "fires a synthetic right mouse button event by Selenium Core (the format moves the real mouse)",
+    "mouseMove": "fires a synthetic mouse event by Selenium Core (the format moves the real mouse)",
     "removeSelection": "unselects one option of a list box (the format chooses the options to keep)",
     "editContent": "sets an element's text by script, with no typing events (the format fills or types)",
     "submit": "submits a form by script (the format clicks or presses a key as a person does)",
@@ -379,12 +374,39 @@ class CommandReader:
         self._at(c, "dblclick")
 
     def _at(self, c: Command, kind: str) -> None:
-        """side-runtime moves to the point ``x,y`` from the element's middle: the middle itself
-        ("0,0") is the format's click; Selenium Core counts from the top left corner."""
-        point = [p.strip() for p in self.value_text(c).split(",")]
-        if self.dialect == KATALON or point[:2] != ["0", "0"]:
-            raise NotImported(f"at the point {self.value_text(c)!r} of the element (the format clicks its middle)")
-        self.act(DemoStep(kind, target=self.target(c)), c)
+        """side-runtime moves the mouse to the point ``x,y`` from the element's middle (WebDriver's
+        pointer move with the element as origin), then acts: the format's ``at``; the middle itself
+        ("0,0") is the op as it is. Selenium Core counts from the top left corner and fires
+        synthetic events: said."""
+        if self.dialect == KATALON:
+            raise NotImported(f"at the point {self.value_text(c)!r} from the element's corner, by synthetic events")
+        # side-runtime's parseCoordString: parseInt of each part (leading digits; none is NaN).
+        parts = [re.match(r"\s*([+-]?\d+)", p) for p in self.value_text(c).split(",")[:2]]
+        if len(parts) < 2 or not all(parts):
+            raise NotImported(f"{self.value_text(c)!r} is no x,y point (WebDriver refuses the move)")
+        x, y = (int(m.group(1)) for m in parts if m)
+        self.act(DemoStep(kind, target=self.target(c), at=(x, y) if (x, y) != (0, 0) else None), c)
+
+    def _do_mouseDown(self, c: Command) -> None:
+        self._side_only(c)
+        self.act(DemoStep("mouse_down", target=self.target(c)), c)
+
+    def _do_mouseUp(self, c: Command) -> None:
+        self._side_only(c)
+        self.act(DemoStep("mouse_up", target=self.target(c)), c)
+
+    def _do_mouseDownAt(self, c: Command) -> None:
+        self._at(c, "mouse_down")
+
+    def _do_mouseUpAt(self, c: Command) -> None:
+        self._at(c, "mouse_up")
+
+    def _do_mouseMoveAt(self, c: Command) -> None:
+        self._at(c, "hover")
+
+    def _side_only(self, c: Command) -> None:
+        if self.dialect == KATALON:  # Selenium Core's mouseDown/mouseUp: a synthetic event, no mouse
+            raise NotImported("fires a synthetic mouse event by Selenium Core (the format moves the real mouse)")
 
     def _do_refresh(self, c: Command) -> None:
         self.act(DemoStep("reload"), c)

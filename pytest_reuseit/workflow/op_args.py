@@ -50,6 +50,13 @@ class DragArgs(Locator):
         return data
 
 
+class Point(Strict):
+    """A point from an element's middle, in CSS pixels: right and down are positive."""
+
+    x: int = Field(description="pixels right of the element's middle (negative: left)")
+    y: int = Field(description="pixels below the element's middle (negative: above)")
+
+
 class WaitArgs(Locator):
     state: Literal["visible", "hidden", "attached", "detached"] = "visible"
 

@@ -337,6 +337,37 @@ def test_store_attribute_is_an_extract_of_the_element_by_that_reading(tmp_path: 
     assert step.value == selenese.webdriver_attribute("style") and not step.caveats
 
 
+def test_the_mouse_goes_where_side_runtime_moves_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """clickAt, mouseDownAt, mouseUpAt, mouseMoveAt: a WebDriver move to a point from the
+    element's middle, then the press (Selenium IDE's mouse-events.side and nginx-examples.side)."""
+    project = _project(
+        cmd("open", "/"),
+        cmd("clickAt", "id=b", "41,8"),
+        cmd("doubleClickAt", "id=b", "0,0"),
+        cmd("mouseDownAt", "id=a", " -3 , 7px"),
+        cmd("mouseUp", "id=a"),
+        cmd("mouseMoveAt", "id=a", "2,2"),
+        cmd("mouseDown", "id=a"),
+        cmd("clickAt", "id=b", "x,1"),
+    )
+    (demo,) = _read(tmp_path, project)
+    assert [(s.kind, s.at) for s in demo.steps[1:]] == [
+        ("click", (41, 8)),
+        ("dblclick", None),  # the middle: the op as it is
+        ("mouse_down", (-3, 7)),  # parseInt of each part
+        ("mouse_up", None),
+        ("hover", (2, 2)),
+        ("mouse_down", None),
+    ]
+    assert _said(demo) == ["clickAt id=b x,1 ('x,1' is no x,y point (WebDriver refuses the move))"]
+    path = write(tmp_path / "p.side", project)
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "t.reuseit.yaml").read_text()
+    assert "- {click: {selector: css=#b, nth: 0}, at: {x: 41, y: 8}}" in text
+    assert "- {mouse_down: {selector: css=#a, nth: 0}, at: {x: -3, y: 7}}" in text
+    assert "action: 'Press the mouse button on the element #a at -3,7 from its middle'" in text
+
+
 def test_an_older_project_is_upgraded_as_side_migrate_does(tmp_path: Path) -> None:
     (demo,) = _read(
         tmp_path,
