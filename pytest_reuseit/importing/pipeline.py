@@ -381,7 +381,8 @@ class Importer:
         if not demo.start_url:
             said = demo.unexpressed_count()
             why = f" ({said} command{'' if said == 1 else 's'} not imported)" if said else ""
-            return Imported(named, "unreadable", f"cannot import {named}: it never opens a page{why}")
+            what = "it never opens a page" if demo.steps else "it does nothing the format can say"
+            return Imported(named, "unreadable", f"cannot import {named}: {what}{why}")
         target = self.opt.output / (self.opt.file_name or file_name(demo.title))
         if target.exists() and not self.opt.force:
             return Imported(named, "exists", f"not imported {named}: {target} exists (--force replaces it)")

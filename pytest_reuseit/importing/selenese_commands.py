@@ -257,6 +257,15 @@ class CommandReader:
 
     # ------------------------------------------------------------------ pages
 
+    def blank_first(self) -> None:
+        """Selenium IDE's runner plays a test that has opened no page yet on the browser's first
+        page, an empty one: the workflow starts there too (``about:blank``)."""
+        if self.dialect == SIDE and not self.demo.steps:
+            self.demo.steps.append(DemoStep("goto", value="about:blank"))
+            self.demo.steps[0].remarks.append(
+                "Selenium IDE's runner starts on an empty page: the test opens none first"
+            )
+
     def sync(self) -> None:
         """Make the runner's current window the format's current page first."""
         if self.page != self.shown:
@@ -265,6 +274,8 @@ class CommandReader:
 
     def act(self, step: DemoStep, c: Command) -> DemoStep:
         """An action of the test on the current page: a pop-up it opens is the next page."""
+        if step.kind != "goto":
+            self.blank_first()
         self.sync()
         if self.dialog is not None:
             step.dialog, self.dialog = self.dialog, None
@@ -557,6 +568,7 @@ class CommandReader:
         placeholder the later commands use."""
         if not name:
             raise NotImported("no variable to store it in")
+        self.blank_first()
         self.sync()
         into = self.vars.read_at_run_time(name)
         extract = {"into": into, "read": read, **({"attribute": attribute} if attribute else {})}
@@ -651,6 +663,7 @@ class CommandReader:
         if how == "waitFor":
             timeout = self._wait_time(c, what) if self.dialect == SIDE else _KATALON_WAIT_S
             endless = timeout < 0
+        self.blank_first()
         self.sync()
         if not self.demo.steps:
             raise NotImported("a check before the test opens a page")

@@ -368,6 +368,32 @@ def test_the_mouse_goes_where_side_runtime_moves_it(tmp_path: Path, capsys: pyte
     assert "action: 'Press the mouse button on the element #a at -3,7 from its middle'" in text
 
 
+def test_a_test_that_opens_no_page_starts_where_the_runner_does_on_an_empty_one(tmp_path: Path) -> None:
+    """side-runner plays a test without ``open`` on the browser's first page (Selenium IDE's
+    control-flow.side and executescript.side run scripts there)."""
+    (scripts, checked, late) = side.read(
+        write(
+            tmp_path / "p.side",
+            {
+                **_project(),
+                "tests": [
+                    {"id": "a", "name": "a", "commands": [cmd("executeScript", "return 1", "x"), cmd("echo", "x")]},
+                    {"id": "b", "name": "b", "commands": [cmd("assertTitle", "")]},
+                    {"id": "c", "name": "c", "commands": [cmd("runScript", "1"), cmd("open", "/x")]},
+                ],
+            },
+        )
+    )
+    assert [(s.kind, s.value) for s in scripts.steps[:1]] == [("goto", "about:blank")]
+    assert scripts.steps[0].remarks == ["Selenium IDE's runner starts on an empty page: the test opens none first"]
+    assert [s.kind for s in scripts.steps] == ["goto", "extract"] and len(_said(scripts)) == 1
+    assert checked.steps[0].checks == [{"title": {"equals": ""}}]
+    assert [(s.kind, s.value) for s in late.steps if s.kind == "goto"] == [
+        ("goto", "about:blank"),
+        ("goto", f"{SITE}/x"),
+    ]
+
+
 def test_an_older_project_is_upgraded_as_side_migrate_does(tmp_path: Path) -> None:
     (demo,) = _read(
         tmp_path,
@@ -518,11 +544,13 @@ def test_one_test_that_cannot_be_imported_never_stops_the_others(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     project = _project(cmd("open", "/"), cmd("click", "id=a"))
-    project["tests"].insert(0, {"id": "x", "name": "no page", "commands": [cmd("click", "id=a")]})
+    project["tests"].insert(0, {"id": "x", "name": "no page", "commands": [cmd("echo", "hi")]})
     path = write(tmp_path / "p.side", project)
     assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 2
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"cannot import {path} (test 'no page'): it never opens a page"
+    assert lines[0] == (
+        f"cannot import {path} (test 'no page'): it does nothing the format can say (1 command not imported)"
+    )
     assert lines[1].startswith(f"wrote {tmp_path / 'out' / 't.reuseit.yaml'}: 1 steps")
     assert lines[-1].endswith("; 1 not imported")
 
