@@ -129,9 +129,17 @@ class CommandReader:
     would be on; a command not imported is said before the next step (an assertion: on its step)."""
 
     def __init__(
-        self, demo: Demonstration, dialect: str, base_url: str, tests: dict[str, list[Command]], *, start: str = ""
+        self,
+        demo: Demonstration,
+        dialect: str,
+        base_url: str,
+        tests: dict[str, list[Command]],
+        *,
+        start: str = "",
+        plugins: tuple[str, ...] = (),
     ) -> None:
         self.demo = demo
+        self.plugins = plugins  # a project's plugins (their names): commands of their own
         self.dialect = dialect
         self.base_url = base_url
         self.last_url = start
@@ -205,6 +213,11 @@ class CommandReader:
             return
         if name.startswith("store") and self.dialect == KATALON:
             raise NotImported("stores a value the format reads no way to read")
+        if self.plugins:
+            raise NotImported(
+                f"not Selenium IDE's: a command of the project's plugins ({', '.join(self.plugins)}) perhaps, "
+                "whose code the import does not run: never guessed"
+            )
         tool = "Selenium IDE" if self.dialect == SIDE else "Katalon Recorder"
         raise NotImported(f"{tool} has no such command: never guessed")
 

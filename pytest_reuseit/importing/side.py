@@ -36,6 +36,8 @@ def read(path: Path) -> list[Demonstration]:
         commands_of.append(commands)
         by_name.setdefault(str(test["name"]), commands)
     base = str(project.get("url") or "")
+    # A plugin adds commands of its own (a path to its code, as side-runner loads it).
+    plugins = tuple(p.rstrip("/").rsplit("/", 1)[-1] for p in project.get("plugins") or [])
     demos: list[Demonstration] = []
     titles: set[str] = set()
     for test, commands in zip(tests, commands_of, strict=True):
@@ -43,7 +45,7 @@ def read(path: Path) -> list[Demonstration]:
         title = _unique(name, titles)
         demo = Demonstration(title=title, source=f"{path} (test {name!r})")
         try:
-            CommandReader(demo, SIDE, base, by_name).play(commands)
+            CommandReader(demo, SIDE, base, by_name, plugins=plugins).play(commands)
         except TooLong as exc:
             demo.refused = str(exc)
         demos.append(demo)

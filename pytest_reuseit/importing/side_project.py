@@ -190,6 +190,10 @@ def check_project(data: dict[str, Any], path: Path) -> None:
         raise UnreadableInput(f"{path}: a Selenium IDE project of version {version!r}, {words} (it reads 1.0 to 3.0)")
     for key in ("id", "name", "url"):
         _string(path, data, key, "")
+    plugins = data.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
+        raise _wrong(path, "plugins", "a list of paths", plugins)
+    limits.check_count(path, plugins, MAX_SUITES, "plugins in one project")
     limits.check_count(path, data["tests"], MAX_TESTS, "tests in one project")
     for t, test in enumerate(data["tests"]):
         where = f"tests[{t}]"

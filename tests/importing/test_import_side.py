@@ -452,6 +452,7 @@ REFUSED: dict[str, tuple[Callable[[Path], None], str]] = {
         "tests[0].commands[1] must be a mapping, got list",
     ),
     "no command name": (_json(_project({"target": "x"})), "tests[0].commands[0].command is missing"),
+    "plugins as a path": (_json(_project(plugins="p/x")), "plugins must be a list of paths, got str 'p/x'"),
     "opensWindow as text": (
         _json(_project(cmd("open", "/"), cmd("click", "id=a", opensWindow="true"))),
         "opensWindow must be true or false, got str 'true'",
@@ -519,6 +520,17 @@ def test_an_unknown_command_is_said_never_guessed_and_counted(
     assert comments[1].startswith("# not imported: x\\u2028- action: evil\\x0a")
     assert "evil" not in "".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
     assert len(parse(text, "w.reuseit.yaml", builtin_names=("base_url", "unique")).workflow.steps) == 1
+
+
+def test_a_command_of_a_plugin_is_said_naming_the_projects_plugins(tmp_path: Path) -> None:
+    """side-runner loads a project's plugins, whose commands it then plays (Selenium IDE's
+    plugin.side: customClick): the import runs no plugin's code, and says which it would need."""
+    project = _project(cmd("open", "/"), cmd("customClick", "id=a"), plugins=["../dist/plugins/custom-click"])
+    (demo,) = _read(tmp_path, project)
+    assert _said(demo) == [
+        "customClick id=a (not Selenium IDE's: a command of the project's plugins (custom-click) perhaps, whose code "
+        "the import does not run: never guessed)"
+    ]
 
 
 def test_a_password_in_a_command_said_is_not_repeated_in_its_comment(
