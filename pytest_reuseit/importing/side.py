@@ -36,8 +36,12 @@ def read(path: Path) -> list[Demonstration]:
         commands_of.append(commands)
         by_name.setdefault(str(test["name"]), commands)
     base = str(project.get("url") or "")
-    # A plugin adds commands of its own (a path to its code, as side-runner loads it).
-    plugins = tuple(p.rstrip("/").rsplit("/", 1)[-1] for p in project.get("plugins") or [])
+    # A plugin adds commands of its own: named by the path to its code (as side-runner loads it),
+    # or by its name (the 3.x extension's {id, name, version}).
+    plugins = tuple(
+        p.rstrip("/").rsplit("/", 1)[-1] if isinstance(p, str) else str(p.get("name") or p.get("id") or "")
+        for p in project.get("plugins") or []
+    )
     demos: list[Demonstration] = []
     titles: set[str] = set()
     for test, commands in zip(tests, commands_of, strict=True):

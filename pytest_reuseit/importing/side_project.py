@@ -190,10 +190,18 @@ def check_project(data: dict[str, Any], path: Path) -> None:
         raise UnreadableInput(f"{path}: a Selenium IDE project of version {version!r}, {words} (it reads 1.0 to 3.0)")
     for key in ("id", "name", "url"):
         _string(path, data, key, "")
+    # Selenium IDE 4 names a plugin by the path to its code; the browser extension (3.x) by
+    # {id, name, version}.
     plugins = data.get("plugins", [])
-    if not isinstance(plugins, list) or not all(isinstance(p, str) for p in plugins):
-        raise _wrong(path, "plugins", "a list of paths", plugins)
+    if not isinstance(plugins, list):
+        raise _wrong(path, "plugins", "a list", plugins)
     limits.check_count(path, plugins, MAX_SUITES, "plugins in one project")
+    for n, plugin in enumerate(plugins):
+        if isinstance(plugin, dict):
+            _string(path, plugin, "name", f"plugins[{n}]")
+            _string(path, plugin, "id", f"plugins[{n}]")
+        elif not isinstance(plugin, str):
+            raise _wrong(path, f"plugins[{n}]", "a path or a mapping", plugin)
     limits.check_count(path, data["tests"], MAX_TESTS, "tests in one project")
     for t, test in enumerate(data["tests"]):
         where = f"tests[{t}]"

@@ -452,7 +452,8 @@ REFUSED: dict[str, tuple[Callable[[Path], None], str]] = {
         "tests[0].commands[1] must be a mapping, got list",
     ),
     "no command name": (_json(_project({"target": "x"})), "tests[0].commands[0].command is missing"),
-    "plugins as a path": (_json(_project(plugins="p/x")), "plugins must be a list of paths, got str 'p/x'"),
+    "plugins as a path": (_json(_project(plugins="p/x")), "plugins must be a list, got str 'p/x'"),
+    "a plugin as a number": (_json(_project(plugins=[3])), "plugins[0] must be a path or a mapping, got int 3"),
     "opensWindow as text": (
         _json(_project(cmd("open", "/"), cmd("click", "id=a", opensWindow="true"))),
         "opensWindow must be true or false, got str 'true'",
@@ -531,6 +532,10 @@ def test_a_command_of_a_plugin_is_said_naming_the_projects_plugins(tmp_path: Pat
         "customClick id=a (not Selenium IDE's: a command of the project's plugins (custom-click) perhaps, whose code "
         "the import does not run: never guessed)"
     ]
+    # The browser extension (Selenium IDE 3) named a plugin {id, name, version} (executescript.side).
+    project["plugins"] = [{"id": "nknick", "name": "Applitools", "version": "1.0.0"}]
+    (demo,) = _read(tmp_path, project)
+    assert "(Applitools) perhaps" in _said(demo)[0]
 
 
 def test_a_password_in_a_command_said_is_not_repeated_in_its_comment(
