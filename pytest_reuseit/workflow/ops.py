@@ -39,6 +39,7 @@ from .op_args import (
     DragArgs,
     Extract,
     FillArgs,
+    Point,
     PressArgs,
     ScrollBy,
     ScrollTo,
@@ -52,9 +53,11 @@ from .strict import Seconds, Strict, WaitMs, closest, exactly_one
 # --------------------------------------------------------------------------- the Op model
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "at")
 # The ops a mouse ``button`` other than the left one may press.
-BUTTON_OPS = ("click", "dblclick")
+BUTTON_OPS = ("click", "dblclick", "mouse_down", "mouse_up")
+# The ops that move the mouse to an element: ``at`` moves it to another point than the middle.
+POINT_OPS = ("click", "dblclick", "hover", "mouse_down", "mouse_up")
 
 
 class Op(Strict):
@@ -78,7 +81,13 @@ class Op(Strict):
         None, description="seconds this op waits for its element (or page, pop-up, download); default: action_timeout"
     )
     button: Literal["left", "right", "middle"] | None = Field(
-        None, description="(click, dblclick) the mouse button: left (the default), right or middle"
+        None,
+        description="(click, dblclick, mouse_down, mouse_up) the mouse button: left (the default), right or middle",
+    )
+    at: Point | None = Field(
+        None,
+        description="(click, dblclick, hover, mouse_down, mouse_up) where the mouse goes: {x, y} pixels from the "
+        "element's middle (right and down), as Selenium's offsets from an element",
     )
 
     @model_validator(mode="before")
@@ -118,7 +127,13 @@ class Op(Strict):
             raise PydanticCustomError(
                 "button_not_allowed",
                 "'button' goes with {takers}, not with '{kind}'",
-                {"takers": " or ".join(BUTTON_OPS), "kind": self.kind},
+                {"takers": ", ".join(BUTTON_OPS), "kind": self.kind},
+            )
+        if self.at is not None and self.kind not in POINT_OPS:
+            raise PydanticCustomError(
+                "at_not_allowed",
+                "'at' goes with {takers}, not with '{kind}'",
+                {"takers": ", ".join(POINT_OPS), "kind": self.kind},
             )
         return self
 
@@ -173,6 +188,8 @@ def _describe_modifiers(op: Op) -> str:
         text += f" into {op.into}"
     if op.button not in (None, "left"):
         text += f" ({op.button} button)"
+    if op.at is not None:
+        text += f" at {op.at.x},{op.at.y} from its middle"
     return text
 
 
@@ -333,6 +350,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("click", Loc, "Click an element.", {}),
     ("dblclick", Loc, "Double-click an element.", {}),
     ("hover", Loc, "Move the mouse over an element.", {}),
+    (
+        "mouse_down",
+        Loc,
+        "Press the mouse button over an element's middle (or `at` a point from it) and hold it: no click follows.",
+        {},
+    ),
+    ("mouse_up", Loc, "Let go of the mouse button over an element's middle (or `at` a point from it).", {}),
     (
         "drag",
         DragArgs,
