@@ -93,6 +93,45 @@ steps:
 """
 
 
+def picture_costs(rounds: int = 20) -> tuple[list[float], list[float]]:
+    """The ceiling of a cached check: one picture of the per-step workflow's page, in its own
+    browser (the same executable, flags and viewport). Alternating, ``rounds`` each: Playwright's
+    page.screenshot as a hand-written check takes it, and the DevTools call alone (the look's).
+    Milliseconds."""
+    import base64
+
+    from playwright.sync_api import sync_playwright
+
+    from pytest_reuseit.browser.session import BrowserConfig
+    from pytest_reuseit.sites import SiteServer
+
+    config = BrowserConfig()
+    ours: list[float] = []
+    theirs: list[float] = []
+    with SiteServer() as site, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=config.executable(), args=list(config.args))
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800}, locale="en-US")
+            page.goto(f"{site.demo_url}/product.html?id=p2&cookies=never")
+            cdp = page.context.new_cdp_session(page)
+
+            def playwright_shot() -> None:
+                page.screenshot(type="jpeg", quality=70)
+
+            def devtools_shot() -> None:
+                base64.b64decode(cdp.send("Page.captureScreenshot", {"format": "jpeg", "quality": 70})["data"])
+
+            for i in range(rounds + 1):
+                for shot, into in [(playwright_shot, theirs), (devtools_shot, ours)][:: 1 if i % 2 else -1]:
+                    t = time.perf_counter()
+                    shot()
+                    if i:  # the first round warms both up
+                        into.append((time.perf_counter() - t) * 1000)
+        finally:
+            browser.close()
+    return theirs, ours
+
+
 def run(runtime: Runtime, loaded: Any, run_id: str, *, cache: Path, llm: str = "auto") -> tuple[RunResult, float]:
     from dataclasses import replace
 

@@ -139,9 +139,13 @@ class _Http:
             return json.loads(answer.read() or b"null")
 
 
-def _why(said: str) -> str:
+def _timed_out(said: str) -> bool:
     low = said.lower()
-    if "timed out" in low or "timeout" in low:
+    return "timed out" in low or "timeout" in low
+
+
+def _why(said: str) -> str:
+    if _timed_out(said):
         return "no free slot for these capabilities within the Grid's queue time (add nodes or slots, or run fewer workers)"
     return "check --reuseit-grid-capabilities against the nodes' browsers"
 
@@ -408,6 +412,17 @@ def _new_session(http: _Http, where: str, capabilities: dict[str, Any]) -> tuple
         except urllib.error.HTTPError as exc:
             said = grid_error(exc)
             node = unanswering_node(said)
+            if not node and _timed_out(said):
+                # A node that died while starting this request's browser can leave the request in
+                # the Grid's queue until its queue time (a loaded hub puts it back): the dead node,
+                # not a lack of slots, is then what the morning must hear of.
+                node = next((n for n in _grid_nodes(http) if _reachable(n) is None), "")
+                if node:
+                    raise BrokenRun(
+                        f"the Selenium Grid node {node} does not answer ({where} said: {said}); no free slot "
+                        "for this run within the Grid's queue time while it does: this run cannot be judged, "
+                        "the worker's next run asks the Grid again"
+                    ) from None
             if not node:
                 raise BrokenRun(f"{where} started no browser: {said}; {_why(said)}") from None
             # A node that died is offered until the Grid's health check finds it down: ask again
@@ -460,6 +475,15 @@ def _reachable(node: str) -> SplitResult | None:
     thread.start()
     thread.join(NODE_PROBE_S)
     return parts if answered[:1] == [True] else None
+
+
+def _grid_nodes(http: _Http) -> list[str]:
+    """The nodes the Grid lists (their URIs), or none when it does not say."""
+    try:
+        nodes = http.call("GET", "/status")["value"]["nodes"]
+        return [str(n["uri"]) for n in nodes if isinstance(n, dict) and n.get("uri")]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def _node_of(http: _Http, sid: str) -> str:

@@ -42,7 +42,7 @@ ENV = "REUSEIT_HISTORY"
 APPLICATION_ID = 0x52554954
 VERSION = len(MIGRATIONS)
 # Trimming after each report: the last KEEP_RUNS runs of the suite, none older than KEEP_DAYS.
-# A year of nightly runs of 300 workflows is about 60 MB (benchmarks/README.md).
+# A year of nightly runs of 300 workflows is about 44 MB (benchmarks/README.md, bench_history.py).
 KEEP_RUNS = 400
 KEEP_DAYS = 400
 BUSY_SECONDS = 30.0

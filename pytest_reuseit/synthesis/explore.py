@@ -27,7 +27,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from ..atomic import write_text_atomic
 from ..browser.observe import Observation, capture_async
-from ..browser.session import BrowserConfig, NavigationFence
+from ..browser.session import BrowserConfig, NavigationFence, use_node_compile_cache
 from ..engine.result import ActionRecord, ModelUsage
 from ..errors import BrokenRun
 from ..llm.agent import ModelAgent
@@ -232,6 +232,7 @@ async def _explore_async(
     async def ask(fn: Callable[..., AgentAction], *args: object) -> AgentAction:
         return await loop.run_in_executor(calls, fn, *args)
 
+    use_node_compile_cache()
     async with async_playwright() as pw:
         try:
             if browser.connect:
