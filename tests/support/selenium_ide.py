@@ -2,8 +2,10 @@
 served on 127.0.0.1 as its CI serves them on ``http://localhost:8080``: as they are, or with a
 change of their pages (a bug that breaks what a test asserts, an element renamed).
 
-What each example test becomes is written down here once (``EXPECTED``), from what side-runtime
-does with each command (``tests/importing/test_import_selenium_ide.py`` checks the import says so).
+What each example project's tests become is written down here once (``PROJECTS``: from what
+side-runtime does with each command), with a change of its pages that breaks what they assert and
+one they pass through; ``tests/importing/test_import_selenium_ide.py`` checks the import and the
+workflows it writes against them.
 """
 
 from __future__ import annotations
