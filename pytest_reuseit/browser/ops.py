@@ -276,8 +276,12 @@ def _goto(ctx: OpContext, arg: str) -> None:
 
 def _element_op(method: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Locator) -> None:
-        button = {"button": ctx.op.button} if ctx.op is not None and ctx.op.button else {}
-        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms, **button)
+        how: dict[str, Any] = {}
+        if ctx.op is not None and ctx.op.button:
+            how["button"] = ctx.op.button
+        if ctx.op is not None and ctx.op.position is not None:  # a point in it (a canvas grid's cell)
+            how["position"] = {"x": ctx.op.position.x, "y": ctx.op.position.y}
+        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms, **how)
 
     return handler
 

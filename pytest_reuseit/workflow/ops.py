@@ -39,6 +39,7 @@ from .op_args import (
     DragArgs,
     Extract,
     FillArgs,
+    Point,
     PressArgs,
     ScrollBy,
     ScrollTo,
@@ -52,9 +53,11 @@ from .strict import Seconds, Strict, WaitMs, closest, exactly_one
 # --------------------------------------------------------------------------- the Op model
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "position")
 # The ops a mouse ``button`` other than the left one may press.
 BUTTON_OPS = ("click", "dblclick")
+# The ops that may point at a place in their element (``position``) instead of its middle.
+POSITION_OPS = ("click", "dblclick", "hover")
 
 
 class Op(Strict):
@@ -79,6 +82,11 @@ class Op(Strict):
     )
     button: Literal["left", "right", "middle"] | None = Field(
         None, description="(click, dblclick) the mouse button: left (the default), right or middle"
+    )
+    position: Point | None = Field(
+        None,
+        description="(click, dblclick, hover) where in the element, {x, y} pixels from its top-left corner; "
+        "default: its middle",
     )
 
     @model_validator(mode="before")
@@ -119,6 +127,12 @@ class Op(Strict):
                 "button_not_allowed",
                 "'button' goes with {takers}, not with '{kind}'",
                 {"takers": " or ".join(BUTTON_OPS), "kind": self.kind},
+            )
+        if self.position is not None and self.kind not in POSITION_OPS:
+            raise PydanticCustomError(
+                "position_not_allowed",
+                "'position' goes with {takers}, not with '{kind}'",
+                {"takers": ", ".join(POSITION_OPS), "kind": self.kind},
             )
         return self
 
@@ -173,6 +187,8 @@ def _describe_modifiers(op: Op) -> str:
         text += f" into {op.into}"
     if op.button not in (None, "left"):
         text += f" ({op.button} button)"
+    if op.position is not None:
+        text += f" at ({op.position.x:g}, {op.position.y:g})"
     return text
 
 
