@@ -51,8 +51,10 @@ def _free_port() -> int:
 def _env(port: int) -> dict[str, str]:
     path = [str(FRAMEWORKS)] if FRAMEWORKS.is_dir() else []
     closed = "http://127.0.0.1:9"  # the discard port: nothing answers there
+    # Not the test's pytest variables: NiceGUI takes PYTEST_CURRENT_TEST for its own test harness.
+    own = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     return {
-        **os.environ,
+        **own,
         "PYTHONPATH": os.pathsep.join([*path, str(ROOT)]),
         "APP_PORT": str(port),
         "HTTP_PROXY": closed,

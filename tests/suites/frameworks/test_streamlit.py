@@ -26,6 +26,7 @@ def test_edit_a_quantity_in_the_grid(page: Page, app_url: str) -> None:
     expect(page.get_by_text("Total quantity: 3")).to_be_visible()
     # The grid is drawn on a canvas: the cell of the second row's quantity, by where it is.
     page.get_by_test_id("stDataFrame").dblclick(position={"x": 240, "y": 88})
+    expect(page.get_by_test_id("portal").get_by_role("textbox")).to_be_visible()  # the cell's editor
     page.keyboard.type("5")
     page.keyboard.press("Enter")
     expect(page.get_by_text("Total quantity: 6")).to_be_visible()
