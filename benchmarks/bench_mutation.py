@@ -128,7 +128,7 @@ def rerender(runs: int) -> int:
     """``reuseit mutate`` ``runs`` times on pages that re-render what exact checks read."""
     from http.server import SimpleHTTPRequestHandler
 
-    from tests.mutation.test_mutation_rerender import REACT, RERENDER
+    from tests.support.mutation_workflows import REACT, RERENDER
     from tests.support.serve import Served
 
     class Quiet(SimpleHTTPRequestHandler):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 import tempfile
 import time
@@ -276,6 +277,9 @@ def _goto(ctx: OpContext, arg: str) -> None:
 
 def _element_op(method: str) -> registry.Handler:
     def handler(ctx: OpContext, arg: Locator) -> None:
+        if ctx.op is not None and ctx.op.at is not None:  # a point of the element: the mouse itself
+            _mouse(ctx, arg, method)
+            return
         how: dict[str, Any] = {}
         if ctx.op is not None and ctx.op.button:
             how["button"] = ctx.op.button
@@ -288,6 +292,49 @@ def _element_op(method: str) -> registry.Handler:
 
 for _name in ("click", "dblclick", "hover", "focus", "blur"):
     registry.attach(_name, _element_op(_name))
+
+
+def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
+    """The mouse moved to an element (its middle, or the op's ``at`` from it) and, for ``what``,
+    clicked, double-clicked, pressed or let go there: what a WebDriver pointer action with the
+    element as origin does (Selenium's ``clickAt``, ``mouseDown``, ``mouseUpAt``...). The point is
+    the middle of the part of the element's box inside the viewport, in whole pixels (WebDriver's
+    in-view centre point), once the element is shown and scrolled into view."""
+    page = ctx.page
+    loc = resolve(page, arg, ctx.render)
+    loc.scroll_into_view_if_needed(timeout=ctx.action_timeout_ms)
+    box = loc.bounding_box(timeout=ctx.action_timeout_ms)
+    op = ctx.op
+    if box is None:
+        described = ctx.render(describe_op(op)) if op is not None else what
+        raise OpFailed(described, "the element is not shown: the mouse has no point of it to go to", "not_found")
+    # The viewport's size (none when the page navigated away meanwhile: the box is not clipped).
+    width, height = run_script(page, "[innerWidth, innerHeight]", ctx.action_timeout_ms) or (math.inf, math.inf)
+    left, right = max(box["x"], 0), min(box["x"] + box["width"], width)
+    top, bottom = max(box["y"], 0), min(box["y"] + box["height"], height)
+    at = op.at if op is not None else None
+    x = math.floor((left + right) / 2) + (at.x if at is not None else 0)
+    y = math.floor((top + bottom) / 2) + (at.y if at is not None else 0)
+    button: Any = (op.button if op is not None else None) or "left"
+    page.mouse.move(x, y)
+    if what == "click":
+        page.mouse.click(x, y, button=button)
+    elif what == "dblclick":
+        page.mouse.dblclick(x, y, button=button)
+    elif what == "mouse_down":
+        page.mouse.down(button=button)
+    elif what == "mouse_up":
+        page.mouse.up(button=button)
+
+
+@registry.handles("mouse_down")
+def _mouse_down(ctx: OpContext, arg: Locator) -> None:
+    _mouse(ctx, arg, "mouse_down")
+
+
+@registry.handles("mouse_up")
+def _mouse_up(ctx: OpContext, arg: Locator) -> None:
+    _mouse(ctx, arg, "mouse_up")
 
 
 @registry.handles("dispatch")
@@ -556,7 +603,7 @@ def extract_value(ex: Extract, ctx: OpContext) -> str:
     typed into is handed to ``ctx.taint`` (it is secret too, even when the page changed it)."""
     try:
         value = _read(ex, ctx)
-        field = ex.text if ex.text is not None else ex.value
+        field = ex.text if ex.text is not None else ex.value if ex.value is not None else ex.of
         holds = field is not None and ctx.taint is not None and value
         if holds and resolve(ctx.page, field, ctx.render).evaluate(_HOLDS_SECRET, timeout=ctx.action_timeout_ms):  # type: ignore[arg-type]
             ctx.taint(value)  # type: ignore[misc]
@@ -585,7 +632,10 @@ def _read(ex: Extract, ctx: OpContext) -> str:
     if ex.value is not None:
         return resolve(page, ex.value, ctx.render).input_value(timeout=t)
     if ex.js is not None:
-        result: Any = _script_value(page, ctx.reveal(ex.js), t, f"extract {ex.into}")
+        if ex.of is not None:  # a function of the element, given it once it is there (as any op waits)
+            result: Any = resolve(page, ex.of, ctx.render).evaluate(ctx.reveal(ex.js), timeout=t)
+        else:
+            result = _script_value(page, ctx.reveal(ex.js), t, f"extract {ex.into}")
         if result is None:
             raise OpFailed(f"extract {ex.into}", f"the expression returned nothing: {ex.js}", "script")
         return result if isinstance(result, str) else json.dumps(result)

@@ -1,5 +1,6 @@
 """``reuseit import`` and ``reuseit record``: guarded workflows from what a team already has
-(docs/import.md): Playwright traces, Chrome DevTools recordings, ``playwright codegen`` files."""
+(docs/import.md): Playwright traces, Chrome DevTools recordings, ``playwright codegen`` files,
+Selenium IDE projects and Katalon Recorder test suites."""
 
 from __future__ import annotations
 
@@ -25,12 +26,18 @@ from ..workflow.loader import LoadedWorkflow
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "import",
-        help="turn Playwright traces, Chrome DevTools recordings and codegen files into guarded workflows",
+        help="turn Playwright traces, Chrome DevTools recordings, codegen files, Selenium IDE projects and "
+        "Katalon Recorder suites into guarded workflows",
         description="One workflow per test or recording: its steps with the locators a person writes (the "
         "source's own kept as fallbacks), its assertions as checks, and checks derived from what each step "
         "changed in --runs runs against the site.",
     )
-    p.add_argument("sources", nargs="+", help="trace.zip files, recordings (.json), codegen files (.jsonl), folders")
+    p.add_argument(
+        "sources",
+        nargs="+",
+        help="trace.zip files, recordings (.json), codegen files (.jsonl), Selenium IDE projects (.side), "
+        "Katalon Recorder suites (.html), folders",
+    )
     _common(p)
     p.set_defaults(func=cmd_import)
     r = sub.add_parser(

@@ -64,6 +64,8 @@ _ELEMENT_OPS = frozenset(
         "click",
         "dblclick",
         "hover",
+        "mouse_down",
+        "mouse_up",
         "drag",
         "check",
         "uncheck",

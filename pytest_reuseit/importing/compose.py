@@ -19,8 +19,9 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ..workflow.writer import Written, literal, one_line, render
 from .demo import Demonstration, DemoStep
 from .files import FILES
+from .refs import holds_ref, only_ref, placeholders_in, ref
 from .selectors import to_loc
-from .values import TypedValues, slug
+from .values import TypedValues, is_secret_field, slug
 
 # Ops whose argument is a bare locator; the others take a mapping of the locator and a value.
 _VALUE_KEY = {
@@ -47,10 +48,14 @@ class Composed:
     origins: tuple[str, ...]  # the addresses written from {base_url}
     source_checks: int = 0
     unexpressed: list[str] = field(default_factory=list)
+    # Imported, but not quite as the source runs it (a verify that stops the run): said, counted.
+    caveats: list[str] = field(default_factory=list)
     derived: int = 0
     dropped: int = 0
     # Per step of the file: the demonstration steps its ops came from (for derivation).
     groups: list[list[DemoStep]] = field(default_factory=list)
+    # The first page opened, when it is the start_url: its checks are step 1's pre checks.
+    first: DemoStep | None = None
     # What the import's runs found of a value the site accepts once, per value (pipeline.py).
     once_found: dict[str, str] = field(default_factory=dict)
 
@@ -139,7 +144,15 @@ def change_kind(facts: dict[str, str]) -> str:
 
 
 def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
-    """The op doing ``step`` with its element found by ``selector``."""
+    """The op doing ``step`` with its element found by ``selector``, and how it answers the
+    dialogs it raises when the source said so."""
+    op = _op_for(step, selector, typed_value)
+    if step.dialog is not None and isinstance(op, dict):
+        op["dialog"] = step.dialog
+    return op
+
+
+def _op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
     kind = step.kind
     if kind in ("back", "forward", "reload", "close_page"):
         return kind
@@ -153,10 +166,29 @@ def op_for(step: DemoStep, selector: str | None, typed_value: str) -> Any:
         return {"switch_page": {"url": {"equals": typed_value}}}
     if kind == "scroll" and selector is None:  # the mouse wheel over the page: by pixels
         return {"scroll": {"by": int(typed_value)}}
+    if kind == "wait":
+        return {"wait": int(typed_value)}
+    if kind == "extract" and step.extract is not None:
+        return {"extract": _extract(step.extract, step.value, selector)}
     if selector is None:  # a key pressed on whatever has the focus
         return {"press": step.value}
     op = _element_op(step, _loc(selector), typed_value)
     return op if kind == "scroll" else _with_modifiers(step, op)  # a scroll to a position is written without modifiers
+
+
+def _extract(extract: dict[str, str], script: str, selector: str | None) -> dict[str, Any]:
+    """A value read from the page into a placeholder: an element's text (or attribute) or value,
+    or a script's value (the source's own script, its braces kept braces)."""
+    out: dict[str, Any] = {"into": extract["into"]}
+    if extract["read"] == "js" or selector is None:
+        out["js"] = literal(script)
+        if selector is not None:  # a function of the element
+            out["of"] = _loc(selector)
+        return out
+    out[extract["read"]] = _loc(selector)
+    if extract.get("attribute"):
+        out["attribute"] = extract["attribute"]
+    return out
 
 
 def _element_op(step: DemoStep, loc: Any, typed_value: str) -> dict[str, Any]:
@@ -186,10 +218,12 @@ def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
     how long it may wait for its element."""
     if step.new_page:
         op["new_page"] = True
-    if step.button and step.kind in ("click", "dblclick"):
+    if step.button and step.kind in ("click", "dblclick", "mouse_down", "mouse_up"):
         op["button"] = step.button
     if step.position is not None and step.kind in ("click", "dblclick", "hover"):
         op["position"] = {"x": _number(step.position[0]), "y": _number(step.position[1])}
+    if step.at is not None:
+        op["at"] = {"x": step.at[0], "y": step.at[1]}
     if step.timeout:
         op["timeout"] = step.timeout
     return op
@@ -221,6 +255,8 @@ _WORDS = {
     "check": "Check {what}",
     "uncheck": "Uncheck {what}",
     "hover": "Hover over {what}",
+    "mouse_down": "Press the mouse button on {what}",
+    "mouse_up": "Let go of the mouse button on {what}",
     "focus": "Focus {what}",
 }
 
@@ -250,9 +286,19 @@ def _words(step: DemoStep, selector: str | None, typed_value: str) -> str:
         return f"{_WORDS[kind].format(what=what)} with the {step.button} mouse button"
     if kind == "drag":
         return f"Drag {what} to {_element_words(step.to.selectors[0] if step.to else None)}"
+    if kind == "wait":
+        return f"Wait {typed_value} ms"
+    if kind == "extract" and step.extract is not None:
+        read = step.extract.get("attribute") or step.extract["read"]
+        if step.extract["read"] == "js" and selector:  # a script of the element (WebDriver's attribute)
+            return f'Store the {step.extract.get("attribute") or "value a script reads"} of {what} as "{step.extract["into"]}"'
+        source = "a script in the page" if step.extract["read"] == "js" else what
+        return f'Store the {"value" if read == "js" else read} of {source} as "{step.extract["into"]}"'
+
     template = _WORDS.get(kind, kind.capitalize() + " {what}")
     value = literal(typed_value) if kind == "upload" else typed_value  # file names: the others are written already
-    return template.format(what=what, value=value, key=literal(step.value))
+    point = f" at {step.at[0]},{step.at[1]} from its middle" if step.at is not None else ""
+    return template.format(what=what, value=value, key=literal(step.value)) + point
 
 
 def _element_words(selector: str | None) -> str:
@@ -273,6 +319,10 @@ def _loc_words(loc: dict[str, Any], selector: str) -> str:
         return f'"{name}"{where}'
     if "role" in loc:
         return f"the {loc['role']}{where}"
+    # A recorder's first match (Selenium IDE's ``css=#q >> nth=0``) reads as its CSS, in its frame.
+    if isinstance(loc.get("selector"), str):
+        plain = loc["selector"].removeprefix("css=")
+        return f"the element {plain}" + (" in a frame" if "frame" in loc else "")
     return f"the element {selector}"
 
 
@@ -307,7 +357,7 @@ def compose(
     element is), as ``locate.py`` read them; ``once``: typed values the site accepts once (the
     import's runs found it), written with ``{unique}``."""
     origins = (origin_of(base_url), origin_of(demo.start_url))
-    typed = TypedValues(once=dict.fromkeys(once, ""))
+    typed = TypedValues(once=dict.fromkeys(once, ""), reserved=frozenset(demo.extracted()))
     doc = CommentedMap()
     doc["name"] = literal(demo.title)
     doc["task"] = literal(demo.title)
@@ -317,11 +367,11 @@ def compose(
     doc["start_url"] = start
     composed = Composed(demo.title, demo.source, doc, typed, origins)
     pending_pre: list[Any] = []
-    unexpressed_first: list[str] = []
+    first: DemoStep | None = None
     if steps and steps[0].kind == "goto" and len(steps) > 1:
         # The first page is the start_url; what was asserted on it is checked before step 2.
         pending_pre = _checks(steps[0], typed, origins)
-        unexpressed_first = steps[0].unexpressed
+        first = composed.first = steps[0]
         steps, sels, fcts = steps[1:], sels[1:], fcts[1:]
     seq = CommentedSeq()
     for group in _groups(steps):
@@ -357,18 +407,26 @@ def compose(
             )
             if others > 3:
                 item["retries"] = others
-        notes = [*(unexpressed_first if not seq else []), *(u for n in group for u in steps[n].unexpressed)]
+        from_steps = [steps[n] for n in group] if seq or first is None else [first, *(steps[n] for n in group)]
+        notes = [u for st in from_steps for u in st.unexpressed]
+        caveats = [c for st in from_steps for c in st.caveats]
         composed.unexpressed.extend(notes)
+        composed.caveats.extend(caveats)
         seq.append(item)
-        if notes:
-            text = "\n".join(f"not imported: {one_line(note)}" for note in notes)
-            seq.yaml_set_comment_before_after_key(len(seq) - 1, before=text, indent=2)
+        lines = [
+            *(one_line(r) for st in from_steps for r in st.remarks),
+            *(f"not imported: {one_line(note)}" for note in notes),
+            *(f"differs from the source: {one_line(c)}" for c in caveats),
+        ]
+        if lines:
+            seq.yaml_set_comment_before_after_key(len(seq) - 1, before="\n".join(lines), indent=2)
         composed.groups.append([steps[n] for n in group])
     doc["steps"] = seq
     if typed.params:
         doc.insert(3, "params", CommentedMap(typed.params))
     _run_options(doc, demo)
     composed.source_checks = demo.checks_count()
+    placeholders_in(doc)  # values the run reads (refs.py): placeholders, now that all else is literal
     doc.yaml_set_start_comment(
         f"Imported by `reuseit import` from {one_line(demo.source)}.\n"
         "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
@@ -393,6 +451,13 @@ def _as_written(
         step = replace(step, kind=change_kind(fact))
     if step.kind in ("goto", "switch"):
         return step, site_url(step.value, *origins)
+    if step.kind in TYPED and holds_ref(step.value):
+        # A value the run reads (a stored text, an environment variable): its placeholder, no
+        # parameter; an environment variable typed into a password field is a secret.
+        name = only_ref(step.value)
+        if name is not None and name.startswith("env.") and is_secret_field(fact, candidates):
+            return step, ref("secret." + name[len("env.") :])
+        return step, literal(step.value)
     if step.kind in TYPED:
         return step, typed.typed(step.value, fact, candidates)
     return step, step.value
@@ -406,20 +471,24 @@ def _groups(steps: list[DemoStep]) -> list[list[int]]:
         previous = steps[out[-1][-1]] if out else None
         if previous is not None and previous.kind == "switch" and len(out[-1]) == 1 and not previous.checks:
             out[-1].append(n)  # the page the action is on, made current first
-        elif (
-            previous is not None
-            and step.kind == "press"
-            and previous.kind == "fill"
-            and len(out[-1]) == 1
-            and not previous.checks
-            and step.target is not None
-            and previous.target is not None
-            and step.target.selectors[:1] == previous.target.selectors[:1]
-        ):
+        elif previous is not None and _same_field_step(step, previous, [steps[k] for k in out[-1]]):
             out[-1].append(n)
         else:
             out.append([n])
     return out
+
+
+def _same_field_step(step: DemoStep, previous: DemoStep, group: list[DemoStep]) -> bool:
+    """Whether ``step`` goes with the step before it, as a person writes one step: a key pressed
+    in the field just filled or typed into (submitted), or typing into the field just cleared."""
+    if previous.checks or step.target is None or previous.target is None:
+        return False
+    if step.target.selectors[:1] != previous.target.selectors[:1]:
+        return False
+    kinds = [s.kind for s in group]
+    if step.kind == "press":
+        return kinds in (["fill"], ["type"], ["fill", "type"])
+    return step.kind == "type" and kinds == ["fill"] and not previous.value
 
 
 def _templated(op: Any, typed: TypedValues) -> Any:
@@ -429,7 +498,9 @@ def _templated(op: Any, typed: TypedValues) -> Any:
         return op
     out: dict[str, Any] = {}
     for key, value in op.items():
-        if isinstance(value, dict) and key != "switch_page":  # a page's URL is written already
+        if key == "dialog":  # accept, dismiss, or the text typed into a prompt: a literal
+            out[key] = {**value, "text": literal(value["text"])} if isinstance(value, dict) else value
+        elif isinstance(value, dict) and key != "switch_page":  # a page's URL is written already
             out[key] = {k: _loc_text(k, v, typed) for k, v in value.items()}
         elif isinstance(value, str) and key not in ("goto", "eval"):  # a bare selector, or a key pressed: text
             out[key] = literal(value) if key == "press" else typed.in_text(value)
@@ -439,7 +510,7 @@ def _templated(op: Any, typed: TypedValues) -> Any:
 
 
 def _loc_text(key: str, value: Any, typed: TypedValues) -> Any:
-    if key in ("value", "option"):  # written already, as typed.typed() said
+    if key in ("value", "option", "into", "js", "attribute"):  # written already (typed values, names, scripts)
         return value
     if key in ("key", "event"):
         return literal(value) if isinstance(value, str) else value

@@ -54,6 +54,9 @@ class DemoStep:
     unexpressed: list[str] = field(default_factory=list)
     # Per check: (the source's selector, the DOM when it was asserted, its URL), or None.
     check_pages: list[tuple[str, str, str] | None] = field(default_factory=list)
+    # Per check (by its index), the source's selector of its element when no DOM was kept: a
+    # person's locator is looked for on the live page once the check held (derive.Resolver).
+    check_sources: dict[int, str] = field(default_factory=dict)
     new_page: bool = False
     # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
     page_html: str = ""
@@ -67,6 +70,8 @@ class DemoStep:
     # Where in its element a click, double-click or hover was made (x, y from its top-left
     # corner: a canvas grid's cell); None: its middle.
     position: tuple[float, float] | None = None
+    # Where the mouse goes, from the element's middle (x, y pixels), when not the middle itself.
+    at: tuple[int, int] | None = None
     # The options a select chose when the source chose several (a list box's; ``value`` words them).
     options: tuple[str, ...] = ()
     # The action in words, when the step's kind does not say it (a scroll done by a script).
@@ -74,6 +79,16 @@ class DemoStep:
     # Seconds the source let this step's element, and its own checks, take (0: the workflow's).
     timeout: float = 0.0
     check_timeout: float = 0.0
+    # How the op answers the dialogs it raises (the format's ``dialog:``): accept, dismiss or
+    # {accept: true, text: ...}; None: the workflow's default.
+    dialog: Any = None
+    # A value read from the page for later steps (kind ``extract``): {"into": name, "read": "text" |
+    # "value" | "js", "attribute": name}; the element is ``target``, a script is ``value``.
+    extract: dict[str, str] | None = None
+    # Imported, but not quite as the source runs it: written as comments, counted.
+    caveats: list[str] = field(default_factory=list)
+    # The source's own words about the step (a Selenium IDE command's comment): comments, not counted.
+    remarks: list[str] = field(default_factory=list)
 
     def chose(self, options: tuple[str, ...]) -> None:
         """A select's options, worded in ``value``; kept as ``options`` only when there are
@@ -91,12 +106,20 @@ class Demonstration:
     steps: list[DemoStep] = field(default_factory=list)
     # Why this is no demonstration (the test failed): the import skips it with this line.
     failed: str = ""
+    # Why this test cannot be read (past a limit, found while reading it): its line, exit 2; the
+    # other tests of the same file are still imported.
+    refused: str = ""
     # Resources a trace kept (URL -> bytes), so its pages can be shown again without the site.
     resources: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     # The workflow's browser options the source set before its first step (a recording's viewport),
     # and its settings (a recording's own timeout).
     browser: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    # What the summary says about the source as a whole (a suite's order, a shared session).
+    remarks: list[str] = field(default_factory=list)
+    # What the source did that was not imported, with no step to write it beside (a test whose
+    # every command was said): counted in the line that refuses it.
+    unplaced: list[str] = field(default_factory=list)
 
     @property
     def start_url(self) -> str:
@@ -106,7 +129,11 @@ class Demonstration:
         return sum(len(s.checks) for s in self.steps)
 
     def unexpressed_count(self) -> int:
-        return sum(len(s.unexpressed) for s in self.steps)
+        return sum(len(s.unexpressed) for s in self.steps) + len(self.unplaced)
+
+    def extracted(self) -> set[str]:
+        """The placeholders its steps store (``extract``): no parameter may take their names."""
+        return {s.extract["into"] for s in self.steps if s.extract}
 
     def add_check(self, check: dict[str, Any] | None, words: str, page: tuple[str, str, str] | None = None) -> None:
         """An assertion of the source, on the step it followed; ``None``: the format cannot say it.

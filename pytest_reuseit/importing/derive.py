@@ -37,7 +37,7 @@ from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
-from .locate import read_element
+from .locate import person_check, read_element
 from .values import distinctive
 
 log = logging.getLogger(__name__)
@@ -60,15 +60,33 @@ SETTLE_MS = 300
 class Resolver:
     """The probe of the resolve run: before each step, the locator Playwright's generator gives
     for its element (the first of the source's selectors that finds exactly one), and what the
-    element is. Never raises."""
+    element is; once a step's checks held, a person's locator for each element a check of the
+    source found by its own selector (``DemoStep.check_sources``). Never raises."""
 
-    def __init__(self, groups: list[list[DemoStep]]) -> None:
+    def __init__(self, groups: list[list[DemoStep]], first: DemoStep | None = None) -> None:
         self.groups = groups
+        self.first = first
         # (file step, op) -> (the generator's selector, the element's facts, the source selector that found it)
         self.found: dict[tuple[int, int], tuple[str | None, dict[str, str], str]] = {}
+        # Checks found by a person's locator: (the demonstration step, the check's index, the check).
+        self.checks: list[tuple[DemoStep, int, dict[str, Any]]] = []
 
     def start(self, page: Page) -> None:
         pass
+
+    def _checks_of(self, page: Page, step: DemoStep | None) -> None:
+        if step is None or not step.check_sources:
+            return
+        for n, selector in step.check_sources.items():
+            if any(s is step and i == n for s, i, _ in self.checks):
+                continue
+            try:
+                found = person_check(step.checks[n], selector, page)
+            except (PlaywrightError, ValueError, LookupError) as exc:
+                log.debug("resolve: no person's locator for check %s: %s", n, exc)
+                continue
+            if found != step.checks[n]:
+                self.checks.append((step, n, found))
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
         if (step, index) in self.found or step >= len(self.groups) or index >= len(self.groups[step]):
@@ -86,10 +104,12 @@ class Resolver:
         pass
 
     def action(self, page: Page, step: int, when: str) -> None:
-        pass
+        if step == 0 and when == "before":  # the start page's checks held: step 1's pre checks
+            self._checks_of(page, self.first)
 
     def step_end(self, page: Page, step: int | None) -> None:
-        pass
+        if step is not None and step < len(self.groups) and self.groups[step]:
+            self._checks_of(page, self.groups[step][-1])
 
 
 @dataclass

@@ -30,11 +30,12 @@ from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
-from . import chrome, codegen, files, limits, trace
+from . import chrome, codegen, files, katalon, limits, side, trace
 from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
+from .selectors import to_loc
 
 Say = Callable[[str], None]
 # What a reader raises on a source made in a way nobody foresaw (a field of the wrong type, a
@@ -97,6 +98,7 @@ class Summary:
         derived = sum(c.derived for c in done)
         dropped = sum(c.dropped for c in done)
         unexpressed = sum(len(c.unexpressed) for c in done)
+        caveats = sum(len(c.caveats) for c in done)
         names = sorted({n for c in done for n in c.typed.secrets})
         uniques = sum(len(c.typed.uniques) + len(c.typed.once) for c in done)
         once = sum(len(c.typed.once) for c in done)
@@ -106,6 +108,8 @@ class Summary:
         )
         if unexpressed:
             line += f", {unexpressed} call{'' if unexpressed == 1 else 's'}, step{'' if unexpressed == 1 else 's'} or assertion{'' if unexpressed == 1 else 's'} not imported (comments in the files)"
+        if caveats:
+            line += f", {caveats} imported with a difference from the source (comments in the files)"
         line += f", {len(names)} secret{'' if len(names) == 1 else 's'}"
         line += f" ({', '.join(names)})" if names else ""
         line += f", {uniques} unique value{'' if uniques == 1 else 's'}"
@@ -170,6 +174,10 @@ def _importable(f: Path) -> bool:
         return False
     if f.suffix == ".jsonl":
         return codegen.looks_like(f)
+    if side.looks_like(f):
+        return True
+    if f.suffix in (".html", ".htm"):
+        return katalon.looks_like(f)
     if f.suffix == ".json":
         return _is_recording(f)
     return False
@@ -195,8 +203,9 @@ def _is_recording(path: Path) -> bool:
         return True
 
 
-def read_source(path: Path) -> Demonstration:
-    """The demonstration in one file, by what the file is (not by its name alone)."""
+def read_source(path: Path) -> list[Demonstration]:
+    """The demonstrations in one file (a project or a suite holds several tests), by what the
+    file is (not by its name alone)."""
     if not path.exists():
         raise UnreadableInput(f"{path}: no such file")
     if path.is_dir():
@@ -204,17 +213,22 @@ def read_source(path: Path) -> Demonstration:
     with path.open("rb") as f:
         head = f.read(2)
     if head == b"PK":
-        return trace.read(path)
+        return [trace.read(path)]
     if path.suffix == ".zip":
         raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
     if not head:
         raise UnreadableInput(f"{path}: an empty file")
     if path.suffix == ".jsonl" or codegen.looks_like(path):
-        return codegen.read(path)
+        return [codegen.read(path)]
+    if side.looks_like(path):
+        return side.read(path)
+    if path.suffix in (".html", ".htm"):
+        return katalon.read(path)
     if path.suffix == ".json":
-        return chrome.read(path)
+        return [chrome.read(path)]
     raise UnreadableInput(
-        f"{path}: not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file (.jsonl)"
+        f"{path}: not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file (.jsonl), "
+        "nor a Selenium IDE project (.side) or a Katalon Recorder test suite (.html)"
     )
 
 
@@ -338,35 +352,66 @@ class Importer:
     def import_all(self, sources: list[Path]) -> Summary:
         summary = Summary()
         for source in sources:
-            result = self.import_one(source)
-            summary.results.append(result)
-            self.say(result.line)
+            for result in self.import_source(source):
+                summary.results.append(result)
+                self.say(result.line)
         return summary
 
-    def import_one(self, source: Path) -> Imported:
-        """What becomes of one source; whatever it holds, one line (never a traceback): a source
-        that breaks a reader in a way nobody foresaw is refused like any unreadable one."""
+    def import_source(self, source: Path) -> list[Imported]:
+        """What becomes of each test of one source (one line each), or the one line saying why
+        none can be read; a test that cannot be imported never stops the others."""
         try:
-            return self._import_one(source)
-        except UnreadableInput as exc:
-            return Imported(str(source), "unreadable", f"cannot import {one_line(str(exc))}")
-        except OSError as exc:  # the source unreadable, or the output folder unwritable
-            why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
-            return Imported(str(source), "unreadable", f"cannot import {source}: {why}")
-        except _UNFORESEEN as exc:
-            why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
-            return Imported(str(source), "unreadable", f"cannot import {source}: this release cannot read it ({why})")
+            demos = read_source(source)
+        except Exception as exc:  # noqa: BLE001 - sorted by _refused: one line, never a traceback
+            return [self._refused(source, exc)]
+        out = []
+        for n, demo in enumerate(demos):
+            result = self.import_one(source, demo)
+            if n == 0 and demo.remarks:
+                result.line += "".join(f"\n  {one_line(r)}" for r in demo.remarks)
+            out.append(result)
+        return out
 
-    def _import_one(self, source: Path) -> Imported:
-        demo = read_source(source)
+    def import_one(self, source: Path, demo: Demonstration | None = None) -> Imported:
+        """What becomes of one source (or one of its tests); whatever it holds, one line (never a
+        traceback): a source that breaks a reader in a way nobody foresaw is refused like any
+        unreadable one."""
+        try:
+            return self._import_one(source, demo if demo is not None else read_source(source)[0])
+        except Exception as exc:  # noqa: BLE001 - sorted by _refused: one line, never a traceback
+            return self._refused(source, exc, demo)
+
+    @staticmethod
+    def _refused(source: Path, exc: Exception, demo: Demonstration | None = None) -> Imported:
+        named = demo.source if demo is not None and demo.source != str(source) else str(source)
+        if isinstance(exc, UnreadableInput):
+            text = one_line(str(exc))
+            if named != str(source) and text.startswith(str(source)):
+                text = named + text[len(str(source)) :]
+            return Imported(named, "unreadable", f"cannot import {text}")
+        if isinstance(exc, OSError):  # the source unreadable, or the output folder unwritable
+            why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
+            return Imported(named, "unreadable", f"cannot import {named}: {why}")
+        if isinstance(exc, _UNFORESEEN):
+            why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
+            return Imported(named, "unreadable", f"cannot import {named}: this release cannot read it ({why})")
+        raise exc
+
+    def _import_one(self, source: Path, demo: Demonstration) -> Imported:
+        if demo.refused:
+            raise UnreadableInput(f"{source}: {demo.refused}")
         limits.check_demonstration(source, demo)
+        named = demo.source if demo.source.startswith(str(source)) else str(source)
         if demo.failed:
-            return Imported(str(source), "skipped", f"skipped {source}: {demo.failed} (a failure is no demonstration)")
+            return Imported(named, "skipped", f"skipped {named}: {demo.failed} (a failure is no demonstration)")
         if not demo.start_url:
-            return Imported(str(source), "unreadable", f"cannot import {source}: it never opens a page")
+            said = demo.unexpressed_count()
+            why = f" ({said} command{'' if said == 1 else 's'} not imported)" if said else ""
+            what = "it never opens a page" if demo.steps else "it does nothing the format can say"
+            return Imported(named, "unreadable", f"cannot import {named}: {what}{why}")
         target = self.opt.output / (self.opt.file_name or file_name(demo.title))
         if target.exists() and not self.opt.force:
-            return Imported(str(source), "exists", f"not imported {source}: {target} exists (--force replaces it)")
+            return Imported(named, "exists", f"not imported {named}: {target} exists (--force replaces it)")
         return self._import(source, demo, target)
 
     def _import(self, source: Path, demo: Demonstration, target: Path) -> Imported:
@@ -380,6 +425,8 @@ class Importer:
             raise
 
     def _import_copied(self, source: Path, demo: Demonstration, target: Path) -> Imported:
+        # A test of a project is named by the project and the test.
+        source = Path(demo.source) if demo.source.startswith(str(source)) else source
         origin = site_origin(demo, self.opt.base_url)
         self._origins = visited_origins(demo, self.opt.base_url)
         self._aborted = Counter()
@@ -388,16 +435,20 @@ class Importer:
         composed = compose(demo, selectors, facts, self.opt.base_url)
         if self.opt.derive and not complete:
             # The source's selectors alone: find each element on the live page (run 1 of runs + 1).
-            resolver = Resolver(composed.groups)
+            resolver = Resolver(composed.groups, composed.first)
             result = self._run(composed, self._loaded(source, composed, target), resolver, origin)
             runs += 1
             self._site_up(source, result)
             for (i, j), (person, fact, _) in resolver.found.items():
                 step = composed.groups[i][j]
-                n = demo.steps.index(step)
+                n = next(k for k, s in enumerate(demo.steps) if s is step)  # the same object: steps may be equal
                 if step.target is not None:
+                    if step.kind == "extract" and person and "text" in to_loc(person):
+                        person = None  # a value read from an element found by that very text says nothing
                     selectors[n] = person_selectors(person, step.target.selectors)
                     facts[n] = fact
+            for step, index, check in resolver.checks:
+                step.checks[index] = check
             composed = compose(demo, selectors, facts, self.opt.base_url)
         failure = ""
         if self.opt.derive:
@@ -466,7 +517,8 @@ class Importer:
         if any(s.page_html for s in demo.steps):
             return _targets_from_snapshots(demo, self.browser())
         selectors = [list(s.target.selectors) if s.target else [] for s in demo.steps]
-        return selectors, [{} for _ in demo.steps], all(s.target is None for s in demo.steps)
+        complete = all(s.target is None and not s.check_sources for s in demo.steps)
+        return selectors, [{} for _ in demo.steps], complete
 
     @classmethod
     def _loaded(cls, source: Path, composed: Composed, target: Path) -> LoadedWorkflow:
@@ -493,6 +545,8 @@ class Importer:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
             what = "the site breaks the import's run" if why.startswith("navigated") else "the site cannot be reached"
+            if "is not set" in why:  # the workflow reads the environment (a recording's ${env:NAME})
+                what = "the workflow's run needs a value from the environment"
             raise UnreadableInput(f"{source}: {what} to derive checks ({why}); --no-derive writes what the source says")
 
     def _line(self, path: Path, c: Composed, runs: int) -> str:
@@ -501,6 +555,8 @@ class Importer:
             parts.append(f"{c.derived} derived ({c.dropped} dropped as unstable)")
         if c.unexpressed:
             parts.append(f"{len(c.unexpressed)} not imported (comments)")
+        if c.caveats:
+            parts.append(f"{len(c.caveats)} imported with a difference (comments)")
         if c.typed.secrets:
             parts.append(f"secrets to set: {', '.join(sorted(c.typed.secrets))}")
         if c.typed.uniques:

@@ -72,6 +72,9 @@ class TypedValues:
     uniques: dict[str, str] = field(default_factory=dict)  # the unique part -> the value it was in
     # Values the site accepted once (found by the runs) -> as written, with {unique} in them.
     once: dict[str, str] = field(default_factory=dict)
+    # Names no parameter may take: the workflow extracts values into them (an extracted value
+    # is found before a parameter of the same name).
+    reserved: frozenset[str] = frozenset()
 
     def typed(self, value: str, facts: dict[str, str], selectors: list[str]) -> str:
         """What the file says is typed: ``{secret.NAME}``, ``... {unique}`` or ``{param}``."""
@@ -101,7 +104,7 @@ class TypedValues:
         for known, typed in self.params.items():
             if typed == text:
                 return f"{{{known}}}"
-        name = _free(name, self.params)
+        name = _free(name, {**self.params, **dict.fromkeys(self.reserved, "")})
         self.params[name] = text
         return f"{{{name}}}"
 

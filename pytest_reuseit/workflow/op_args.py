@@ -50,6 +50,13 @@ class DragArgs(Locator):
         return data
 
 
+class Point(Strict):
+    """A point from an element's middle, in CSS pixels: right and down are positive."""
+
+    x: int = Field(description="pixels right of the element's middle (negative: left)")
+    y: int = Field(description="pixels below the element's middle (negative: above)")
+
+
 class WaitArgs(Locator):
     state: Literal["visible", "hidden", "attached", "detached"] = "visible"
 
@@ -72,7 +79,7 @@ class ScrollTo(Locator):
         return self
 
 
-class Point(Strict):
+class Position(Strict):
     """A point in an element, from its top-left corner, as Playwright's ``position`` takes it: where
     a click lands in a canvas (a data grid's cell, a chart's bar) instead of the element's middle."""
 
@@ -88,11 +95,16 @@ class Extract(Strict):
     value: Loc | None = Field(None, description="input value of a form field")
     attribute: str | None = Field(None, description="with text: read this attribute instead of the text")
     js: str | None = Field(None, description="a JavaScript expression evaluated in the page")
+    of: Loc | None = Field(
+        None, description="with js: the element it is a function of (el => el.style.cssText), found as any LOC is"
+    )
     query: str | None = Field(None, description="the model reads it from the page")
 
     @model_validator(mode="after")
     def _one_source(self) -> Extract:
         exactly_one(self, ("text", "value", "js", "query"), "extract")
+        if self.of is not None and self.js is None:
+            raise PydanticCustomError("of_without_js", "'of' goes with js: the element the script is a function of", {})
         return self
 
 

@@ -40,6 +40,7 @@ from .op_args import (
     Extract,
     FillArgs,
     Point,
+    Position,
     PressArgs,
     ScrollBy,
     ScrollTo,
@@ -53,10 +54,12 @@ from .strict import Seconds, Strict, WaitMs, closest, exactly_one
 # --------------------------------------------------------------------------- the Op model
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "position")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "at", "position")
 # The ops a mouse ``button`` other than the left one may press.
-BUTTON_OPS = ("click", "dblclick")
-# The ops that may point at a place in their element (``position``) instead of its middle.
+BUTTON_OPS = ("click", "dblclick", "mouse_down", "mouse_up")
+# The ops that move the mouse to an element: ``at`` moves it to another point than the middle.
+POINT_OPS = ("click", "dblclick", "hover", "mouse_down", "mouse_up")
+# The ops Playwright points at a place in their element (``position``, from its top-left corner).
 POSITION_OPS = ("click", "dblclick", "hover")
 
 
@@ -81,12 +84,18 @@ class Op(Strict):
         None, description="seconds this op waits for its element (or page, pop-up, download); default: action_timeout"
     )
     button: Literal["left", "right", "middle"] | None = Field(
-        None, description="(click, dblclick) the mouse button: left (the default), right or middle"
-    )
-    position: Point | None = Field(
         None,
-        description="(click, dblclick, hover) where in the element, {x, y} pixels from its top-left corner; "
-        "default: its middle",
+        description="(click, dblclick, mouse_down, mouse_up) the mouse button: left (the default), right or middle",
+    )
+    at: Point | None = Field(
+        None,
+        description="(click, dblclick, hover, mouse_down, mouse_up) where the mouse goes: {x, y} pixels from the "
+        "element's middle (right and down), as Selenium's offsets from an element",
+    )
+    position: Position | None = Field(
+        None,
+        description="(click, dblclick, hover) where in the element, {x, y} pixels from its top-left corner, as "
+        "Playwright's position (a canvas grid's cell); default: its middle",
     )
 
     @model_validator(mode="before")
@@ -126,7 +135,19 @@ class Op(Strict):
             raise PydanticCustomError(
                 "button_not_allowed",
                 "'button' goes with {takers}, not with '{kind}'",
-                {"takers": " or ".join(BUTTON_OPS), "kind": self.kind},
+                {"takers": ", ".join(BUTTON_OPS), "kind": self.kind},
+            )
+        if self.at is not None and self.kind not in POINT_OPS:
+            raise PydanticCustomError(
+                "at_not_allowed",
+                "'at' goes with {takers}, not with '{kind}'",
+                {"takers": ", ".join(POINT_OPS), "kind": self.kind},
+            )
+        if self.position is not None and self.at is not None:
+            raise PydanticCustomError(
+                "position_and_at",
+                "'position' (from the element's top-left corner) and 'at' (from its middle) say the same: write one",
+                {},
             )
         if self.position is not None and self.kind not in POSITION_OPS:
             raise PydanticCustomError(
@@ -187,8 +208,10 @@ def _describe_modifiers(op: Op) -> str:
         text += f" into {op.into}"
     if op.button not in (None, "left"):
         text += f" ({op.button} button)"
+    if op.at is not None:
+        text += f" at {op.at.x},{op.at.y} from its middle"
     if op.position is not None:
-        text += f" at ({op.position.x:g}, {op.position.y:g})"
+        text += f" at ({op.position.x:g}, {op.position.y:g}) from its top-left corner"
     return text
 
 
@@ -349,6 +372,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ("click", Loc, "Click an element.", {}),
     ("dblclick", Loc, "Double-click an element.", {}),
     ("hover", Loc, "Move the mouse over an element.", {}),
+    (
+        "mouse_down",
+        Loc,
+        "Press the mouse button over an element's middle (or `at` a point from it) and hold it: no click follows.",
+        {},
+    ),
+    ("mouse_up", Loc, "Let go of the mouse button over an element's middle (or `at` a point from it).", {}),
     (
         "drag",
         DragArgs,

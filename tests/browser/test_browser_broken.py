@@ -14,32 +14,27 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from playwright.sync_api import Page, sync_playwright
 
-from pytest_reuseit.api import default_settings
 from pytest_reuseit.browser.session import BrowserConfig, BrowserSession, NavigationFence, host_allowed
 from pytest_reuseit.engine.context import RunOptions
 from pytest_reuseit.engine.ports import AgentOutcome, Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import BrokenRun
-from pytest_reuseit.runtime import Runtime
-from pytest_reuseit.workflow.loader import LoadedWorkflow, parse
 from tests.support.browser_server import BrowserServer, CdpChromium, RunServer
 from tests.support.serve import Served
+from tests.support.threaded_runtime import PRESS_A, ThreadedRuntime, load, workflow
 
 pytestmark = pytest.mark.browser
-
-FAST = {"retries": 0, "check_timeout": 3, "action_timeout": 3, "step_timeout": 10}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -93,22 +88,6 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def workflow(steps: list[dict[str, Any]], *, start: str, settings: dict[str, Any] | None = None, **top: Any) -> str:
-    doc = {
-        "name": "broken",
-        "task": "survive the infrastructure",
-        "start_url": start,
-        "settings": {**FAST, **(settings or {})},
-        "steps": steps,
-        **top,
-    }
-    return yaml.safe_dump(doc, sort_keys=False)
-
-
-def load(text: str) -> LoadedWorkflow:
-    return parse(text, "broken.reuseit.yaml")
-
-
 def run(page, fence, pages_url: str, text: str, models: Models | None = None) -> RunResult:  # type: ignore[no-untyped-def]
     return execute(
         page,
@@ -118,11 +97,6 @@ def run(page, fence, pages_url: str, text: str, models: Models | None = None) ->
         models=models or Models(),
         blocked=fence.blocked,
     )
-
-
-PRESS_A = [
-    {"action": "Press A", "do": [{"click": "#fa"}], "post": [{"expect": {"text": {"css": "#out", "equals": "A"}}}]}
-]
 
 
 @contextmanager
@@ -363,39 +337,6 @@ def test_start_url_outside_allowed_domains_is_broken(page, fence, pages_url, rec
 
 
 # --------------------------------------------------------------------------- Runtime: allowed_domains from the file
-
-
-class ThreadedRuntime:
-    """A :class:`Runtime` that lives in a thread of its own.
-
-    Playwright's sync API allows one instance per thread, and the main thread's belongs to the
-    shared ``browser_session`` fixture; a Runtime starts its own, so every call to it (and to its
-    browser) goes through this one worker thread.
-    """
-
-    def __init__(self, root: Path, **settings: Any) -> None:
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="reuseit-runtime")
-        self.closed = False
-        self.runtime = Runtime(default_settings(**{"artifacts": "never", "trace": "off", **settings}), root)
-
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
-        return self._pool.submit(fn, *args)
-
-    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self.submit(fn, *args).result(timeout=120)
-
-    def run(self, text: str, run_id: str) -> RunResult:
-        return self.call(self.runtime.run, load(text), None, run_id)  # type: ignore[no-any-return]
-
-    def close(self) -> None:
-        """Closes the runtime, once (a test may close it early and again in its cleanup)."""
-        if self.closed:
-            return
-        self.closed = True
-        try:
-            self.call(self.runtime.close)
-        finally:
-            self._pool.shutdown()
 
 
 @pytest.fixture(scope="module")

@@ -297,12 +297,38 @@ def test_eval_script_error_fails(page, fence, pages_url) -> None:  # type: ignor
     assert result.analysis is not None and result.analysis.category == "action_incomplete"
 
 
+def test_mouse_down_up_and_points_from_an_elements_middle(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """mouse_down and mouse_up press and let go alone; ``at`` moves the mouse that far from the
+    element's middle (Selenium's offsets): a point beside the element acts on what is there."""
+    do = [
+        {"mouse_down": "#pad"},
+        {"mouse_up": "#pad", "at": {"x": 10, "y": -20}},
+        {"click": "#pad", "at": {"x": -90, "y": 40}},
+        {"dblclick": "#pad", "at": {"x": 150, "y": -30}},  # 50 px right of the pad: on #beside
+        {"mouse_down": "#pad", "button": "right"},
+        {"mouse_up": "#pad", "button": "right"},
+        {"hover": "#pad", "at": {"x": 5, "y": 6}},
+    ]
+    passed(run(page, fence, pages_url, workflow(one_step(do), start="mouse.html")))
+    assert page.locator("#log").inner_text().split("; ") == [
+        "pad mousedown 100,50 b0",
+        "pad mouseup 110,30 b0",
+        "pad click 110,30 b0",  # pressed and let go on the same element: a click, as for a person
+        *("pad mousedown 10,90 b0", "pad mouseup 10,90 b0", "pad click 10,90 b0"),
+        *("beside mousedown 30,20 b0", "beside mouseup 30,20 b0", "beside click 30,20 b0"),
+        *("beside mousedown 30,20 b0", "beside mouseup 30,20 b0", "beside click 30,20 b0", "beside dblclick 30,20 b0"),
+        *("pad mousedown 100,50 b2", "pad contextmenu 100,50 b2", "pad mouseup 100,50 b2;"),
+    ]
+    assert page.locator("#moved").inner_text() == "pad 105,56"
+
+
 EXTRACTS = [
     pytest.param({"into": "v", "text": {"css": "#code"}}, "XK-4471", id="text"),
     pytest.param({"into": "v", "value": "#qty"}, "3", id="value"),
     pytest.param({"into": "v", "text": "#docs", "attribute": "data-kind"}, "docs-link", id="attribute"),
     pytest.param({"into": "v", "js": "document.title"}, "Ops page", id="js-string"),
     pytest.param({"into": "v", "js": "[...document.querySelectorAll('.item')].length * 10"}, "30", id="js-number"),
+    pytest.param({"into": "v", "js": "(el) => el.dataset.kind + '!'", "of": "#docs"}, "docs-link!", id="js-of"),
 ]
 
 
@@ -338,6 +364,7 @@ def test_extract_as_op_feeds_the_next_op(page, fence, pages_url) -> None:  # typ
             id="attribute",
         ),
         pytest.param({"into": "v", "js": "null"}, "returned nothing", 5, id="js-null"),
+        pytest.param({"into": "v", "js": "(el) => el.id", "of": "#missing"}, "timed out", 0.3, id="js-of-missing"),
         pytest.param({"into": "v", "text": "#missing"}, "timed out", 0.3, id="missing-element"),
     ],
 )

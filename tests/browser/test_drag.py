@@ -23,9 +23,9 @@ from pytest_reuseit.importing.compose import op_for, words
 from pytest_reuseit.workflow.loader import LoadedWorkflow, load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
 from pytest_reuseit.workflow.placeholders import Values
-from tests.mutation.test_mutation import mutate, report_of
 from tests.support.cli_process import import_one
 from tests.support.morning import heal_from
+from tests.support.mutate_command import mutate, report_of
 from tests.support.paths import ROOT
 
 SCHEMA = ROOT / "pytest_reuseit" / "schema" / "workflow.json"

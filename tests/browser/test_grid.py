@@ -27,10 +27,10 @@ from pytest_reuseit.browser import grid as grid_module
 from pytest_reuseit.browser.grid import CANCEL_WAIT_S, Opening, parse_capabilities
 from pytest_reuseit.errors import BrokenRun
 from pytest_reuseit.workflow.loader import load as load_file
-from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, workflow
 from tests.support.browser_server import CdpChromium
 from tests.support.paths import ROOT
 from tests.support.selenium_grid import CHROMIUM, QUEUE_S, SeleniumGrid, missing
+from tests.support.threaded_runtime import PRESS_A, ThreadedRuntime, load, workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -301,6 +301,4 @@ def test_a_node_killed_mid_run_breaks_that_run_naming_the_node_and_nothing_else(
 
 
 def _loaded(text: str, run_id: str) -> tuple[object, ...]:
-    from tests.browser.test_browser_broken import load
-
     return (load(text), None, run_id)

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -29,10 +29,10 @@ import pytest
 
 from pytest_reuseit.browser.grid import DEAD_NODE_RETRY_S, PROBE_S, PROBE_TIMEOUT_S
 from pytest_reuseit.errors import BrokenRun
-from tests.browser.test_browser_broken import PRESS_A, ThreadedRuntime, load, workflow
 from tests.support.paths import ROOT
 from tests.support.selenium_grid import CHROMEDRIVER, QUEUE_S, SeleniumGrid, missing
 from tests.support.serve import Served
+from tests.support.threaded_runtime import PRESS_A, ThreadedRuntime, load, workflow
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -112,60 +112,93 @@ def left_on(grid: SeleniumGrid) -> set[str]:
     return set(grid.sessions().values())
 
 
+class TwoWorkers:
+    """Two workers' runtimes on the Grid, ``a`` (its screenshots ``a_screenshots``) and ``b``, and
+    ``press``: the workflow that presses A on the site."""
+
+    def __init__(self, grid: SeleniumGrid, root: Path, site: Site, a_screenshots: str) -> None:
+        self.grid = grid
+        self.a = ThreadedRuntime(root / "a", grid=grid.url, base_url=site.url, screenshots=a_screenshots)
+        self.b = ThreadedRuntime(root / "b", grid=grid.url, base_url=site.url, screenshots="off")
+        self.press = workflow(PRESS_A, start="{base_url}/")
+
+    def close(self) -> None:
+        """Closes both runtimes (each once: a test may have closed one already)."""
+        try:
+            self.a.close()
+        finally:
+            self.b.close()
+
+
+@pytest.fixture
+def two_workers(site: Site, tmp_path: Path) -> Iterator[Callable[..., TwoWorkers]]:
+    """Makes the Grid (``grid_of``, ``slow_start`` as there) and two workers' runtimes on it. After
+    the test, whatever it did: the site lets its held requests go, both runtimes close, the Grid
+    stops. A test that checks what the Grid still holds closes the runtimes first."""
+    grids: list[SeleniumGrid] = []
+    made: list[TwoWorkers] = []
+
+    def make(*, slow_start: bool = False, a_screenshots: str = "off") -> TwoWorkers:
+        grids.append(grid_of(tmp_path, slow_start=slow_start))
+        made.append(TwoWorkers(grids[-1], tmp_path, site, a_screenshots))
+        return made[-1]
+
+    yield make
+    site.release.set()
+    try:
+        for workers in made:
+            workers.close()
+    finally:
+        for grid in grids:
+            grid.stop()
+
+
 @pytest.mark.parametrize("when", ["before", "starting"])
 def test_a_node_dead_before_the_session_exists_breaks_one_run_then_the_next_gets_a_new_session(
-    when: str, site: Site, tmp_path: Path
+    when: str, two_workers: Callable[..., TwoWorkers], tmp_path: Path
 ) -> None:
     """The Grid offers the dead node for the run's new session (it answers "Connection error" or,
     when the node died while starting the browser, "Failed to execute request") until its health
     check: the session is asked for again while another node might free a slot, then the run is
     broken, naming the node. Asked for again once the other node is free, it is made there."""
-    grid = grid_of(tmp_path, slow_start=when == "starting")
-    a = ThreadedRuntime(tmp_path / "a", grid=grid.url, base_url=site.url, screenshots="off")
-    b = ThreadedRuntime(tmp_path / "b", grid=grid.url, base_url=site.url, screenshots="off")
-    press = workflow(PRESS_A, start="{base_url}/")
-    try:
-        assert b.run(press, "b").status == "passed"  # b holds the one slot of its node
-        live = b.runtime.session.host
-        (dead,) = [n for n in grid.nodes if n != live]
-        if when == "before":
-            grid.kill_node(dead)
-            killed = time.monotonic()
-            with pytest.raises(BrokenRun) as err:
-                a.run(press, "a")
-        else:
-            (tmp_path / "starting").unlink()
-            pending = a.submit(a.runtime.run, load(press), None, "a")
-            deadline = time.monotonic() + 30
-            while not (tmp_path / "starting").exists() and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert (tmp_path / "starting").exists(), "the node never started a browser"
-            time.sleep(0.5)  # the node is starting the browser
-            grid.kill_node(dead)
-            killed = time.monotonic()
-            with pytest.raises(BrokenRun) as err:
-                pending.result(timeout=120)
-        reported = time.monotonic() - killed
-        message = str(err.value)
-        assert message.startswith(
-            f"the Selenium Grid node {dead} does not answer (Selenium Grid {grid.url} said: HTTP 500: Could not start a new session."
-        )
-        assert "the worker's next run asks the Grid again" in message
-        # A loaded hub can put the request whose node died back in its queue (seen at a load of 15
-        # on 2 cores): the run is then broken at the Grid's queue time, naming the node all the same.
-        bound = QUEUE_S if "within the Grid's queue time" in message else DEAD_NODE_RETRY_S + PROBE_S
-        assert reported < bound + SLACK, reported
-        b.close()  # b's node is free now: a's next run gets its session there
-        again = a.run(press, "a-again")
-        assert again.status == "passed", again.message
-        assert a.runtime.session.host == live
-    finally:
-        a.close()
-        b.close()
-        try:
-            assert left_on(grid) == set()
-        finally:
-            grid.stop()
+    workers = two_workers(slow_start=when == "starting")
+    grid, a, b, press = workers.grid, workers.a, workers.b, workers.press
+    assert b.run(press, "b").status == "passed"  # b holds the one slot of its node
+    live = b.runtime.session.host
+    (dead,) = [n for n in grid.nodes if n != live]
+    if when == "before":
+        grid.kill_node(dead)
+        killed = time.monotonic()
+        with pytest.raises(BrokenRun) as err:
+            a.run(press, "a")
+    else:
+        (tmp_path / "starting").unlink()
+        pending = a.submit(a.runtime.run, load(press), None, "a")
+        deadline = time.monotonic() + 30
+        while not (tmp_path / "starting").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (tmp_path / "starting").exists(), "the node never started a browser"
+        time.sleep(0.5)  # the node is starting the browser
+        grid.kill_node(dead)
+        killed = time.monotonic()
+        with pytest.raises(BrokenRun) as err:
+            pending.result(timeout=120)
+    reported = time.monotonic() - killed
+    message = str(err.value)
+    assert message.startswith(
+        f"the Selenium Grid node {dead} does not answer (Selenium Grid {grid.url} said: HTTP 500: Could not start a new session."
+    )
+    assert "the worker's next run asks the Grid again" in message
+    # A loaded hub can put the request whose node died back in its queue (seen at a load of 15
+    # on 2 cores): the run is then broken at the Grid's queue time, naming the node all the same.
+    bound = QUEUE_S if "within the Grid's queue time" in message else DEAD_NODE_RETRY_S + PROBE_S
+    assert reported < bound + SLACK, reported
+    b.close()  # b's node is free now: a's next run gets its session there
+    again = a.run(press, "a-again")
+    assert again.status == "passed", again.message
+    assert a.runtime.session.host == live
+    workers.close()
+    assert left_on(grid) == set()
 
 
 STEP = [{"action": "Open the order page", "do": [{"goto": "{base_url}/block"}]}]
@@ -175,17 +208,14 @@ WAIT_THEN_PRESS = [{"action": "Press A when the page is ready", "do": [{"wait": 
 
 @pytest.mark.parametrize("point", ["step", "screenshot", "frozen", "end"])
 def test_a_node_that_dies_under_a_run_breaks_it_within_the_action_timeout(
-    point: str, site: Site, tmp_path: Path
+    point: str, site: Site, two_workers: Callable[..., TwoWorkers]
 ) -> None:
     """``step``: the node is killed while a step waits on the site; ``screenshot``: while the
     screenshot after a step waits for a busy page; ``frozen``: the node stops during a step (no
     connection is reset: each call waits out its timeout, and the click's own timeout, 2 s, would
     make it a failure); ``end``: the node is killed after the run, as the worker ends."""
-    grid = grid_of(tmp_path)
-    shots = "steps" if point == "screenshot" else "off"
-    a = ThreadedRuntime(tmp_path / "a", grid=grid.url, base_url=site.url, screenshots=shots)
-    b = ThreadedRuntime(tmp_path / "b", grid=grid.url, base_url=site.url, screenshots="off")
-    press = workflow(PRESS_A, start="{base_url}/")
+    workers = two_workers(a_screenshots="steps" if point == "screenshot" else "off")
+    grid, a, b, press = workers.grid, workers.a, workers.b, workers.press
     # Frozen: a click that waits 2 s fails before the watchdog's first question has gone
     # unanswered; the run asks the Grid itself before its verdict.
     settings = {
@@ -193,56 +223,48 @@ def test_a_node_that_dies_under_a_run_breaks_it_within_the_action_timeout(
         "navigation_timeout": 30,
         "step_timeout": 60,
     }
-    dead = ""
-    try:
-        assert a.run(press, "a-first").status == "passed"
-        assert b.run(press, "b-first").status == "passed"
-        dead, live = a.runtime.session.host, b.runtime.session.host
-        assert {dead, live} == set(grid.nodes)
-        if point == "end":
-            grid.kill_node(dead)
-            killed = time.monotonic()
-            a.close()
-            assert time.monotonic() - killed < PROBE_TIMEOUT_S + SLACK
-        else:
-            steps = {"step": STEP, "screenshot": BUSY, "frozen": WAIT_THEN_PRESS}[point]
-            pending = a.submit(a.runtime.run, load(workflow(steps, start="{base_url}/", settings=settings)), None, "a")
-            if point == "step":
-                assert site.block.wait(30)
-            elif point == "screenshot":
-                assert site.busy.wait(30)
-                time.sleep(0.5)  # the renderer is busy: the screenshot after the step waits
-            else:
-                time.sleep(1.0)  # inside the step's wait
-            if point == "frozen":
-                freeze(grid, dead)
-            else:
-                grid.kill_node(dead)
-            killed = time.monotonic()
-            result = pending.result(timeout=120)
-            reported = time.monotonic() - killed
-            assert result.status == "broken", result.message
-            assert result.message.startswith(f"the Selenium Grid node {dead} stopped answering for session ")
-            said = "timed out" if point == "frozen" else "HTTP 500: Unable to execute request for an existing session"
-            assert f"(the Grid said: {said}" in result.message
-            assert result.browser_host == dead
-            # A node killed resets its connections (reported at once); a frozen one is found by
-            # two unanswered questions of the watchdog (12 s), about the click's own timeout.
-            bound = 2 * (PROBE_S + PROBE_TIMEOUT_S) if point == "frozen" else ACTION_TIMEOUT
-            assert reported < bound + SLACK, reported
-            closing = time.monotonic()
-            a.close()
-            assert time.monotonic() - closing < PROBE_TIMEOUT_S + SLACK
-        others = [b.run(press, f"b-{i}") for i in range(2)]
-        assert [r.status for r in others] == ["passed", "passed"]
-    finally:
-        site.release.set()
+    assert a.run(press, "a-first").status == "passed"
+    assert b.run(press, "b-first").status == "passed"
+    dead, live = a.runtime.session.host, b.runtime.session.host
+    assert {dead, live} == set(grid.nodes)
+    if point == "end":
+        grid.kill_node(dead)
+        killed = time.monotonic()
         a.close()
-        b.close()
-        try:
-            assert left_on(grid) <= {dead}  # the Grid drops the dead node's at its health check
-        finally:
-            grid.stop()
+        assert time.monotonic() - killed < PROBE_TIMEOUT_S + SLACK
+    else:
+        steps = {"step": STEP, "screenshot": BUSY, "frozen": WAIT_THEN_PRESS}[point]
+        pending = a.submit(a.runtime.run, load(workflow(steps, start="{base_url}/", settings=settings)), None, "a")
+        if point == "step":
+            assert site.block.wait(30)
+        elif point == "screenshot":
+            assert site.busy.wait(30)
+            time.sleep(0.5)  # the renderer is busy: the screenshot after the step waits
+        else:
+            time.sleep(1.0)  # inside the step's wait
+        if point == "frozen":
+            freeze(grid, dead)
+        else:
+            grid.kill_node(dead)
+        killed = time.monotonic()
+        result = pending.result(timeout=120)
+        reported = time.monotonic() - killed
+        assert result.status == "broken", result.message
+        assert result.message.startswith(f"the Selenium Grid node {dead} stopped answering for session ")
+        said = "timed out" if point == "frozen" else "HTTP 500: Unable to execute request for an existing session"
+        assert f"(the Grid said: {said}" in result.message
+        assert result.browser_host == dead
+        # A node killed resets its connections (reported at once); a frozen one is found by
+        # two unanswered questions of the watchdog (12 s), about the click's own timeout.
+        bound = 2 * (PROBE_S + PROBE_TIMEOUT_S) if point == "frozen" else ACTION_TIMEOUT
+        assert reported < bound + SLACK, reported
+        closing = time.monotonic()
+        a.close()
+        assert time.monotonic() - closing < PROBE_TIMEOUT_S + SLACK
+    others = [b.run(press, f"b-{i}") for i in range(2)]
+    assert [r.status for r in others] == ["passed", "passed"]
+    workers.close()
+    assert left_on(grid) <= {dead}  # the Grid drops the dead node's at its health check
 
 
 def test_pytest_with_two_workers_ends_by_itself_when_a_node_dies(site: Site, tmp_path: Path) -> None:

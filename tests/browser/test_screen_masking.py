@@ -17,18 +17,17 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from pytest_reuseit.browser.masking import SECRET_COLOR
 from pytest_reuseit.browser.observe import capture
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
 from tests.support.llm_server import FakeLLM
+from tests.support.pictures import VIEWPORT, Box, has_detail, painted
 
 pytestmark = pytest.mark.browser
 
 TOKEN = "tok-7Hq2-Xw9Z-4KmP"  # typed into a plain text field, echoed by the page
 BACKUP = "bak-3Rt8-Lp5N-0Vc1"  # typed into a field inside an iframe, echoed there
 PIN = "90817263"  # typed into a field that keeps only its first 6 characters
-VIEWPORT = {"width": 1280, "height": 720}
 
 WORKFLOW = """
 name: Keys
@@ -56,9 +55,6 @@ def secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REUSEIT_PIN", PIN)
 
 
-Box = tuple[float, float, float, float]
-
-
 @pytest.fixture
 def boxes(page, pages_url: str) -> dict[str, Box]:  # type: ignore[no-untyped-def]
     """Where each secret-holding element is on the page once the workflow's ops ran (CSS pixels,
@@ -84,30 +80,6 @@ def boxes(page, pages_url: str) -> dict[str, Box]:  # type: ignore[no-untyped-de
         assert b is not None, name
         found[name] = (b["x"], b["y"], b["width"], b["height"])
     return found
-
-
-def _pixels(image: bytes, box: Box, inset: int = 3) -> list[tuple[int, int, int]]:
-    """The pixels inside ``box`` (CSS pixels, scaled to the picture), a few pixels in from its edges
-    (JPEG blurs edges)."""
-    img = Image.open(io.BytesIO(image)).convert("RGB")
-    scale = img.width / VIEWPORT["width"]
-    x, y, w, h = (v * scale for v in box)
-    region = img.crop((int(x) + inset, int(y) + inset, int(x + w) - inset, int(y + h) - inset))
-    assert region.width > 4 and region.height > 4, box
-    raw = region.tobytes()
-    return [(raw[i], raw[i + 1], raw[i + 2]) for i in range(0, len(raw), 3)]
-
-
-def painted(image: bytes, box: Box, color: str = SECRET_COLOR, tolerance: int = 40) -> bool:
-    """True when every pixel of the region is the mask colour (give or take JPEG noise)."""
-    target = tuple(int(color[i : i + 2], 16) for i in (1, 3, 5))
-    return all(max(abs(p[c] - target[c]) for c in range(3)) <= tolerance for p in _pixels(image, box))
-
-
-def has_detail(image: bytes, box: Box) -> bool:
-    """True when the region shows something (text): dark and light pixels side by side."""
-    lum = [sum(p) / 3 for p in _pixels(image, box, inset=2)]
-    return max(lum) - min(lum) > 120
 
 
 SECRET_REGIONS = ("token", "echo", "pin", "frame-token", "frame-echo")

@@ -16,7 +16,8 @@ import yaml
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import MASK, Values
-from tests.llm.test_model_guards import ANALYSIS, shows
+from tests.support.model_answers import ANALYSIS, shows
+from tests.support.pictures import VIEWPORT, has_detail, painted
 
 pytestmark = pytest.mark.browser
 
@@ -77,7 +78,6 @@ def test_a_page_that_shows_the_secret_collapsed_is_painted_over(page, pages_url:
     picture paints that text over too."""
     from pytest_reuseit.browser.masking import ScreenMasks, attach
     from pytest_reuseit.browser.observe import capture
-    from tests.browser.test_screen_masking import VIEWPORT, has_detail, painted
 
     page.set_viewport_size(VIEWPORT)
     page.goto(f"{pages_url}/masking/keys.html")

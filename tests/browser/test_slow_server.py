@@ -27,9 +27,9 @@ from pytest_reuseit.engine.ports import Models
 from pytest_reuseit.engine.result import RunResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.workflow.loader import parse
-from tests.llm.test_model_guards import ANALYSIS, act, already_done, ref
-from tests.mutation.test_mutation import mutate
 from tests.support.llm_server import Request
+from tests.support.model_answers import ANALYSIS, act, already_done, ref
+from tests.support.mutate_command import mutate
 from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser

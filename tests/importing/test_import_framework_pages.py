@@ -151,3 +151,20 @@ def test_a_demo_step_target_keeps_the_source_selector_as_fallback_after_the_read
     text = compose(demo, [[], person_selectors(found, target.selectors)], [{}, {}], "").text()
     assert "- {click: {role: button, name: Greet, exact: true}}" in text, text
     assert "- {click: {test_id: stBaseButton-primary}}" in text  # the test's own, as the fallback
+
+
+def test_position_is_a_point_from_the_top_left_corner_of_click_dblclick_and_hover_only() -> None:
+    from pydantic import ValidationError
+
+    from pytest_reuseit.workflow.ops import Op, describe_op
+
+    op = Op.model_validate({"dblclick": {"test_id": "stDataFrame"}, "position": {"x": 240, "y": 88}})
+    assert op.position is not None and (op.position.x, op.position.y) == (240, 88)
+    assert describe_op(op).endswith("at (240, 88) from its top-left corner")
+    for wrong, says in (
+        ({"fill": {"label": "Name", "value": "x"}, "position": {"x": 1, "y": 1}}, "'position' goes with click"),
+        ({"click": "#g", "position": {"x": 1, "y": 1}, "at": {"x": 0, "y": 0}}, "say the same: write one"),
+        ({"click": "#g", "position": {"x": -1, "y": 1}}, "greater than or equal to 0"),
+    ):
+        with pytest.raises(ValidationError, match=says):
+            Op.model_validate(wrong)

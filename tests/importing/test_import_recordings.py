@@ -464,7 +464,7 @@ def test_a_click_keeps_its_mouse_button(site: str, page: Page) -> None:
 
 def test_a_button_goes_only_with_a_click() -> None:
     text = "name: n\ntask: t\nstart_url: http://127.0.0.1:1/\nsteps:\n  - action: a\n    do: [{fill: {selector: '#a', value: x}, button: right}]\n"
-    with pytest.raises(Exception, match="'button' goes with click or dblclick, not with 'fill'"):
+    with pytest.raises(Exception, match="'button' goes with click, dblclick, mouse_down, mouse_up, not with 'fill'"):
         parse(text, "w.reuseit.yaml")
     with pytest.raises(Exception, match="button"):
         parse(

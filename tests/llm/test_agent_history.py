@@ -18,19 +18,17 @@ import yaml
 
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
-from tests.browser.test_browser_broken import ThreadedRuntime
-from tests.llm import test_model_guards as guards
-from tests.llm.test_model_guards import ANALYSIS, act, already_done, observation, requests, user_text
 from tests.support.browser_server import CdpChromium
+from tests.support.guarded_runs import fake, rt, workflow
 from tests.support.llm_server import FakeLLM, Request
+from tests.support.model_answers import ANALYSIS, act, already_done, observation, requests, user_text
 from tests.support.paths import PAGES
 from tests.support.selenium_grid import CHROMIUM
+from tests.support.threaded_runtime import ThreadedRuntime
+
+__all__ = ["fake", "rt"]  # the model-guard tests' fixtures, for the tests below
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-# The model-guard tests' fixtures (make_runtime itself comes from tests/conftest.py).
-fake = guards.fake
-rt = guards.rt
 
 REAL = PAGES / "real"
 NAVIGATION_S = 8  # what a step that waited out a load event would take at least
@@ -134,7 +132,7 @@ def test_agent_told_there_is_no_previous_page_fails_the_step(rt: Runtime, fake: 
         },
         {"action": "back to the page before", "post": [{"expect": {"title": {"equals": "Book form"}}}]},
     ]
-    result = rt.run(guards.workflow(steps, start="real/popup.html"), None, "run")
+    result = rt.run(workflow(steps, start="real/popup.html"), None, "run")
     assert result.status == "failed", result.message
     assert "There is no page to go back to." in result.message
     back = result.steps[1].actions[0]

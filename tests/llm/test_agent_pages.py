@@ -14,14 +14,12 @@ import yaml
 
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
-from tests.llm import test_model_guards as guards
-from tests.llm.test_model_guards import act, already_done, observation, ref, requests
+from tests.support.guarded_runs import fake, rt
 from tests.support.llm_server import FakeLLM, Request
+from tests.support.model_answers import act, already_done, observation, ref, requests
 from tests.support.paths import PAGES
 
-# The model-guard tests' fixtures (make_runtime itself comes from tests/conftest.py).
-fake = guards.fake
-rt = guards.rt
+__all__ = ["fake", "rt"]  # the model-guard tests' fixtures, for the tests below
 
 REAL = PAGES / "real"
 

@@ -19,7 +19,7 @@ from pytest_reuseit.engine.result import Screenshot
 from pytest_reuseit.llm.analyst import MAX_IMAGES
 from pytest_reuseit.runtime import Runtime
 from pytest_reuseit.workflow.loader import parse
-from tests.llm.test_model_guards import ANALYSIS
+from tests.support.model_answers import ANALYSIS
 
 pytestmark = pytest.mark.browser
 

@@ -11,113 +11,27 @@ a mutant's waits share one run (``waits_run``).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_reuseit import cli
+from tests.support.model_answers import shows
+from tests.support.mutate_command import mutate, report_of
+from tests.support.mutation_workflows import ADD_STEP, CATALOGUE_STEP, FAST_SETTINGS, SHOP_START, WORKFLOWS
 from tests.support.shared_run import run_once
 
 pytestmark = pytest.mark.browser
 
-_FAST = "settings: {retries: 1, check_timeout: 1, action_timeout: 1}\n"
-_START = 'start_url: "{base_url}/mutation/shop.html"\n'
-_CATALOGUE = """  - action: Wait for the catalogue
-    do: []
-    post:
-      - expect: {text: {css: "#catalogue", equals: 3 products in the catalogue}}
-"""
-_ADD = """  - action: Add an apple
-    do:
-      - fill: {css: "#item", value: apple}
-      - click: {css: "#add"}
-"""
-WORKFLOWS = {
-    # Every step checks what it does: its mutants should be killed at that step.
-    "strong": "name: Strong\ntask: Add an apple\n"
-    + _START
-    + _FAST
-    + "steps:\n"
-    + _CATALOGUE
-    + _ADD
-    + """    post:
-      - expect:
-          - text: {css: "#basket li", equals: apple}
-          - text: {css: "#count", equals: "Basket: 1"}
-""",
-    # Adds and opens the help without checking either: its faults go unnoticed, unless another
-    # workflow that uses the same element notices them (the Add button: "strong" does).
-    "basic": "name: Basic\ntask: Add an apple, open the help\n"
-    + _START
-    + _FAST
-    + "steps:\n"
-    + _ADD
-    + """  - action: Open the help
-    do:
-      - click: {css: "#help"}
-""",
-    # Adds with the second button; a fallback adds with the first: a broken second button is
-    # walked around.
-    "healing": "name: Healing\ntask: Add an apple\n"
-    + _START
-    + _FAST
-    + """steps:
-  - action: Add an apple
-    do:
-      - fill: {css: "#item", value: apple}
-      - click: {css: "#add2"}
-    post:
-      - expect: {text: {css: "#count", equals: "Basket: 1"}}
-    fallback:
-      - do: [{fill: {css: "#item", value: apple}}, {click: {css: "#add"}}]
-""",
-    # Fails clean (the page says 3 products): listed, and no mutants.
-    "failing": "name: Failing\ntask: Read the catalogue\n"
-    + _START
-    + _FAST
-    + """steps:
-  - action: Read the catalogue
-    do: []
-    post:
-      - expect: {text: {css: "#catalogue", equals: 9 products in the catalogue}}
-""",
-}
 # request_never: the help page's request that never answers (basic's click on the Help link) asks
 # what the other operators do not, how long a mutant's page waits for it (5 s); first, so that the
 # sessions' workers start its runs first and wait it out beside the others, where a command of its
 # own cost ten seconds.
 OPERATORS = "request_never,element_removed,click_ignored,number_off_by_one,request_500,banner"
-
-
-def mutate(
-    folder: Path, *args: str, pytest_args: tuple[str, ...] = (), own_process: bool = False
-) -> subprocess.CompletedProcess[str]:
-    """``reuseit mutate ARGS -- PYTEST_ARGS`` in ``folder``: its exit status and what it printed.
-
-    The command runs here, as ``reuseit`` would (``cli.main``, its lines captured), unless
-    ``own_process``: the sessions it starts are subprocesses either way, so only the module
-    fixture's run (the whole command as a user starts it) pays for a Python of its own."""
-    argv = ["mutate", *args, *(["--", *pytest_args] if pytest_args else [])]
-    if own_process:
-        cmd = [sys.executable, "-m", "pytest_reuseit.cli", *argv]
-        return subprocess.run(cmd, cwd=folder, capture_output=True, text=True, timeout=600)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(argv)
-    return subprocess.CompletedProcess(["reuseit", *argv], code, out.getvalue(), err.getvalue())
-
-
-def report_of(folder: Path) -> dict[str, Any]:
-    """The JSON report ``reuseit mutate`` wrote in ``folder`` (its default place)."""
-    return json.loads((folder / "reuseit-output" / "mutation.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
 HEALING_BEFORE = '[{"origin": "history", "file": "x.reuseit.yaml", "kind": "locator", "step": 1}]'
@@ -344,12 +258,11 @@ def test_usage_errors_are_one_line_with_status_2(tmp_path: Path, pages_url: str)
 def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages_url: str, fake_llm_env: Any) -> None:
     """The plumbing with the model double: a words-only check is judged on the mutant's page, and a
     click that does nothing leaves a page on which the model finds the condition not met."""
-    from tests.llm.test_model_guards import shows
-
     fake_llm_env.add_rule("condition_check", "The basket holds one apple", shows("Basket: 1"))
     post = "    post:\n      - The basket holds one apple\n"
     (tmp_path / "words.reuseit.yaml").write_text(
-        "name: Words\ntask: Add an apple\n" + _START + _FAST + "steps:\n" + _ADD + post, encoding="utf-8"
+        "name: Words\ntask: Add an apple\n" + SHOP_START + FAST_SETTINGS + "steps:\n" + ADD_STEP + post,
+        encoding="utf-8",
     )
     proc = mutate(
         tmp_path,
@@ -369,7 +282,7 @@ def test_a_check_in_words_kills_a_mutant_through_the_model(tmp_path: Path, pages
 
 PATIENT = (
     "name: Patient\ntask: Type an apple\n"
-    + _START
+    + SHOP_START
     + """settings: {retries: 0, check_timeout: 4, action_timeout: 4}
 steps:
   - action: Type an apple
@@ -467,9 +380,9 @@ def waits_run(
         (folder / "pear.reuseit.yaml").write_text(PATIENT + pear, encoding="utf-8")
         (folder / "catalogue.reuseit.yaml").write_text(
             "name: Catalogue\ntask: Read the catalogue\n"
-            + _START
+            + SHOP_START
             + "settings: {retries: 0, check_timeout: 4, action_timeout: 4}\nsteps:\n"
-            + _CATALOGUE,
+            + CATALOGUE_STEP,
             encoding="utf-8",
         )
         (folder / "conftest.py").write_text(WAITS_CONFTEST, encoding="utf-8")

@@ -11,8 +11,8 @@ from pytest_reuseit.mutation import ignore
 from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.plan import make
 from pytest_reuseit.mutation.touches import CheckTouch, RequestTouch, RunTouches
-from tests.mutation.test_mutation import mutate, report_of
-from tests.mutation.test_mutation_suggestions import GREETER
+from tests.support.mutate_command import mutate, report_of
+from tests.support.mutation_workflows import GREETER
 
 REQUEST = Target("request", 0, 0, "GET /learn.json", detail={"host": "127.0.0.1:8000", "path": "/learn.json"})
 ELEMENT = Target("check", 0, 9, "css='#list li'", key="count", detail={"page": "http://127.0.0.1:8000/todo/"})

@@ -16,9 +16,9 @@ from pytest_reuseit.mutation import incremental
 from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.plan import Mutant
 from pytest_reuseit.mutation.touches import RunTouches
-from tests.mutation.test_mutation import WORKFLOWS, mutate, report_of
-from tests.mutation.test_mutation_rerender import RERENDER
 from tests.support import paths
+from tests.support.mutate_command import mutate, report_of
+from tests.support.mutation_workflows import RERENDER, WORKFLOWS
 from tests.support.serve import Served
 
 PAGES = paths.PAGES / "mutation"

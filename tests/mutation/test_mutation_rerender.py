@@ -15,31 +15,12 @@ from typing import Any
 
 import pytest
 
-from tests.mutation.test_mutation import mutate, report_of
+from tests.support.mutate_command import mutate, report_of
+from tests.support.mutation_workflows import REACT, RERENDER
 from tests.support.paths import ROOT
 from tests.support.serve import Served
 
 pytestmark = pytest.mark.browser
-
-RERENDER = """name: Rerender
-task: Show the completed todos, then the active ones
-start_url: "{base_url}/mutation/rerender.html"
-settings: {retries: 0, check_timeout: 1, action_timeout: 1}
-steps:
-  - action: Show the completed todos
-    do:
-      - click: {css: "#filters a[href='#/completed']"}
-    post:
-      - expect:
-          - text: {css: "#filters a.selected", equals: Completed}
-          - count: {css: "#list li", equals: 1}
-          - text: {css: "#left", equals: "2 items left"}
-  - action: Show the active todos
-    do:
-      - click: {css: "#filters a[href='#/active']"}
-    post:
-      - expect: {text: {role: status, equals: Showing active}}
-"""
 
 
 def _by_check(report: dict[str, Any]) -> dict[tuple[str, str, int], dict[str, Any]]:
@@ -94,35 +75,6 @@ def test_a_fault_on_a_re_rendered_target_holds_until_its_check_reads_it(tmp_path
 
 
 TODOMVC = ROOT / "node_modules" / "todomvc"
-REACT = """name: React filters
-task: With two todos, the first completed, show the active ones, then the completed ones
-start_url: "{base_url}/examples/react/index.html"
-settings: {retries: 0, check_timeout: 2, action_timeout: 2}
-steps:
-  - action: Add two todos and complete the first
-    do:
-      - fill: {css: "#new-todo", value: milk}
-      - press: {css: "#new-todo", key: Enter}
-      - fill: {css: "#new-todo", value: tea}
-      - press: {css: "#new-todo", key: Enter}
-      - check: {css: "#todo-list li .toggle", nth: 0}
-    post:
-      - expect: {count: {css: "#todo-list li.completed", equals: 1}}
-  - action: Show the active todos
-    do:
-      - click: {role: link, name: Active, exact: true}
-    post:
-      - expect:
-          - count: {css: "#filters a.selected", equals: 1}
-          - text: {css: "#filters a.selected", equals: Active}
-  - action: Show the completed todos
-    do:
-      - click: {role: link, name: Completed, exact: true}
-    post:
-      - expect:
-          - count: {css: "#filters a.selected", equals: 1}
-          - text: {css: "#filters a.selected", equals: Completed}
-"""
 
 
 class _QuietFiles(SimpleHTTPRequestHandler):

@@ -14,7 +14,8 @@ from pytest_reuseit.mutation.operators import Target
 from pytest_reuseit.mutation.outcome import MutantResult
 from pytest_reuseit.mutation.plan import Mutant
 from pytest_reuseit.mutation.touches import RunTouches, StepState
-from tests.mutation.test_mutation import mutate, report_of
+from tests.support.mutate_command import mutate, report_of
+from tests.support.mutation_workflows import GREETER
 
 FILE = """name: F
 task: t
@@ -93,21 +94,6 @@ def test_a_request_fault_the_page_never_showed_has_no_visible_effect() -> None:
     assert nxt.endswith('- expect: {visible: {text: "3 products in the catalogue"}}'), nxt
     # A typed value is never suggested (it may be a secret).
     assert aria_line_check('- textbox "Password": hunter2') is None
-
-
-GREETER = """name: Greeter
-task: Greet
-start_url: "{base_url}/mutation/learn.html"
-settings: {retries: 0, check_timeout: 1, action_timeout: 1}
-steps:
-  - action: Greet
-    do:
-      - click: {css: "#greet"}
-    post:
-      - expect:
-          - text: {css: "#greeting", equals: Hello there}
-          - count: {css: "#list li", min: 1}
-"""
 
 
 @pytest.mark.slow

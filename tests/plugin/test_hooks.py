@@ -1,27 +1,19 @@
 """The plugin hooks (docs/hooks.md): each one implemented in a conftest and run for real.
 
-Runs go through pytester (see test_plugin) with the tiny site of test_plugin and a real Chromium.
+Runs go through pytester (see test_plugin) with the tiny site (tests/support/tiny_site.py) and a
+real Chromium.
 """
 
 from __future__ import annotations
 
-import functools
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from tests.plugin.test_plugin import FAIL_WF, PAGE, PASS_WF, RECOVER_WF, _Quiet, output_of, run_sub, write
-from tests.support.serve import Served
+from tests.support.pytest_sessions import output_of, run_sub, write
+from tests.support.tiny_site import FAIL_WF, PASS_WF, RECOVER_WF, tiny_site
 
-
-@pytest.fixture(scope="module")
-def tiny_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """test_plugin's tiny page, served on 127.0.0.1."""
-    root = tmp_path_factory.mktemp("tiny")
-    (root / "index.html").write_text(PAGE, encoding="utf-8")
-    with Served(functools.partial(_Quiet, directory=str(root))) as site:
-        yield site.url
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 
 GREET_WF = """\

@@ -8,7 +8,6 @@ their own (xdist workers, a browser crash) still run in a subprocess.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -16,60 +15,23 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from pytest_reuseit.plugin import RUNTIME
 from pytest_reuseit.report.artifacts import slug
-from tests.support.serve import Served
+from tests.support.pytest_sessions import output_of, run_sub, summary_line, write
 from tests.support.shared_run import run_once
+from tests.support.tiny_site import FAIL_WF, PASS_WF, RECOVER_WF, tiny_site
+
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 SUBPROCESS_TIMEOUT = 120
 PLUGIN_FRAME = re.compile(r"pytest_reuseit[\\/][\w\\/]+\.py:\d+")
 
-# --------------------------------------------------------------------------- a tiny site
-
-PAGE = """<!doctype html>
-<html><head><meta charset="utf-8"><title>Tiny shop</title></head>
-<body>
-  <label>Query <input id="q"></label>
-  <button id="go">Go</button>
-  <button id="prep">Prepare</button>
-  <label>Password <input id="pw" type="password"></label>
-  <button id="echo">Echo</button>
-  <p id="out">idle</p>
-  <p id="state">not prepared</p>
-  <script>
-    let prepared = false;
-    const $ = (id) => document.getElementById(id);
-    $("prep").onclick = () => { prepared = true; $("state").textContent = "prepared"; };
-    // Go shows the query, but only once "Prepare" was clicked when the query is "needs-prep".
-    $("go").onclick = () => {
-      const q = $("q").value;
-      $("out").textContent = q === "needs-prep" && !prepared ? "not yet" : (q || "clicked");
-    };
-    $("echo").onclick = () => { $("out").textContent = $("pw").value; };
-  </script>
-</body></html>
-"""
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        pass
-
-
-@pytest.fixture(scope="module")
-def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A tiny page served on 127.0.0.1 from a temp folder (tests/pages belongs to other tests)."""
-    root = tmp_path_factory.mktemp("site")
-    (root / "index.html").write_text(PAGE, encoding="utf-8")
-    with Served(functools.partial(_Quiet, directory=str(root))) as site:
-        yield site.url
+# --------------------------------------------------------------------------- a port nobody listens on
 
 
 def closed_port() -> int:
@@ -81,57 +43,9 @@ def closed_port() -> int:
 
 # --------------------------------------------------------------------------- workflow texts
 
-# The tiny site's page changes only when clicked: a check that fails would fail after any wait, so
-# it waits 0.1 s; a check that holds is judged once whatever its timeout (Playwright's assertions
-# look once before they wait).
-
-PASS_WF = """\
-name: Type and read back
-task: Type {word} and read it back
-start_url: "{base_url}/index.html"
-params: {word: hello}
-steps:
-  - action: Type {word} and press Go
-    do:
-      - fill: {css: "#q", value: "{word}"}
-      - click: "#go"
-    post:
-      - expect: {text: {css: "#out", equals: "{word}"}}
-"""
-
-FAIL_WF = """\
-name: Expects the wrong text
-task: Press Go and expect a text that never comes
-start_url: "{base_url}/index.html"
-settings: {retries: 1, check_timeout: 0.1}
-steps:
-  - action: Press Go
-    do:
-      - click: "#go"
-    post:
-      - check: The page says goodbye
-        expect: {text: {css: "#out", equals: goodbye}}
-    fallback:
-      - do: [{wait: 1}]
-        redo: true
-"""
-
-RECOVER_WF = """\
-name: Needs preparing first
-task: Search for needs-prep
-start_url: "{base_url}/index.html"
-settings: {retries: 2, check_timeout: 0.1}
-steps:
-  - action: Search for needs-prep
-    do:
-      - fill: {css: "#q", value: needs-prep}
-      - click: "#go"
-    post:
-      - expect: {text: {css: "#out", equals: needs-prep}}
-    fallback:
-      - do: [{click: "#prep"}]
-        redo: true
-"""
+# The tiny site's page changes only when clicked (tests/support/tiny_site.py, with PASS_WF, FAIL_WF
+# and RECOVER_WF): a check that fails would fail after any wait, so it waits 0.1 s; a check that
+# holds is judged once whatever its timeout.
 
 REACH_WF = """\
 name: Site up or down
@@ -206,33 +120,6 @@ steps:
 """
 
 SECRET_VALUE = "Sup3r-Secret-Value-4711"
-
-
-def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
-    path = pytester.path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def run_sub(pytester: pytest.Pytester, site: str, *args: str) -> pytest.RunResult:
-    """Run pytest in a subprocess against the tiny site: no cache, no model; no trace unless asked (speed)."""
-    trace = () if "--reuseit-trace" in args else ("--reuseit-trace", "off")
-    return pytester.runpytest("-p", "no:cacheprovider", "--reuseit-llm", "off", *trace, "--base-url", site, *args)
-
-
-def output_of(result: pytest.RunResult) -> str:
-    return result.stdout.str() + "\n" + result.stderr.str()
-
-
-SUMMARY = re.compile(r"^\d+ passed, \d+ recovered, \d+ healed, \d+ failed, \d+ broken  \(\d+ workflow runs\)$")
-
-
-def summary_line(text: str | pytest.RunResult) -> str:
-    """The counts line under the 'reuseit summary' header."""
-    lines = text.stdout.lines if isinstance(text, pytest.RunResult) else text.splitlines()
-    start = next(i for i, line in enumerate(lines) if re.search(r"=+ reuseit summary =+", line))
-    return next(line for line in lines[start + 1 :] if SUMMARY.match(line))
 
 
 def run_folders(pytester: pytest.Pytester) -> list[str]:
@@ -584,7 +471,7 @@ def _run_mixed(path: Path, site_url: str) -> Session:
 
 
 @pytest.fixture(scope="module")
-def mixed(tmp_path_factory: pytest.TempPathFactory, site_url: str) -> Session:
+def mixed(tmp_path_factory: pytest.TempPathFactory, tiny_site: str) -> Session:
     """One subprocess session with every kind of outcome side by side (keeps the suite fast).
 
     Items run in file order: a_pass, b_fail, c_recover, d_reach[down], d_reach[up],
@@ -593,7 +480,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory, site_url: str) -> Session:
     return run_once(
         tmp_path_factory,
         "mixed",
-        lambda folder: _run_mixed(folder, site_url),
+        lambda folder: _run_mixed(folder, tiny_site),
         lambda session: {**asdict(session), "path": str(session.path)},
         lambda data: Session(**{**data, "path": Path(data["path"])}),
     )
@@ -761,10 +648,10 @@ def test_invalid_file_fails_alone_while_the_others_run(mixed: Session) -> None:
 
 
 @pytest.mark.slow
-def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site_url: str) -> None:
+def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, tiny_site: str) -> None:
     write(pytester, "a_fail.reuseit.yaml", FAIL_WF)
     write(pytester, "b_pass.reuseit.yaml", PASS_WF)
-    result = run_sub(pytester, site_url, "-x")
+    result = run_sub(pytester, tiny_site, "-x")
     result.assert_outcomes(failed=1, passed=0)
     assert "stopping after 1 failures" in result.stdout.str()
     assert summary_line(result) == "0 passed, 0 recovered, 0 healed, 1 failed, 0 broken  (1 workflow runs)"
@@ -772,7 +659,7 @@ def test_exitfirst_stops_after_the_first_failure(pytester: pytest.Pytester, site
 
 @pytest.mark.slow
 def test_xdist_runs_every_variation_counts_them_and_writes_where_the_controller_reads(
-    pytester: pytest.Pytester, site_url: str
+    pytester: pytest.Pytester, tiny_site: str
 ) -> None:
     # One session under -n 2 (each costs two more Pythons and browsers) for what xdist changes:
     # every variation runs and is counted; and with no ini file, the tests in a folder, the output
@@ -793,7 +680,7 @@ def test_xdist_runs_every_variation_counts_them_and_writes_where_the_controller_
     # Named after this session's base folder: the wrong place is outside it, shared by sessions.
     out = pytester.path.parent / f"{pytester.path.parent.name}-{pytester.path.name}-out"
     wrong = pytester.path.parent.parent / out.name
-    result = run_sub(pytester, site_url, "tests", "-n", "2", "-rA", "-v", "--reuseit-output", f"../{out.name}")
+    result = run_sub(pytester, tiny_site, "tests", "-n", "2", "-rA", "-v", "--reuseit-output", f"../{out.name}")
     result.assert_outcomes(passed=4, failed=1)
     text = output_of(result)
     assert "2 workers" in text
@@ -835,7 +722,7 @@ def test_variation_params_are_used(mixed: Session) -> None:
 
 
 @pytest.mark.slow
-def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pytester, site_url: str) -> None:
+def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pytester, tiny_site: str) -> None:
     pytester.makeini("[pytest]\nreuseit_screenshots = off\nreuseit_artifacts = always\n")
     write(
         pytester,
@@ -845,7 +732,7 @@ def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pyteste
             "params: {word: hello}\nvariations:\n  - id: v\n    params: {word: from-variation}\n",
         ).replace('equals: "{word}"', "equals: from-cli"),
     )
-    result = run_sub(pytester, site_url, "--reuseit-param", "word=from-cli")
+    result = run_sub(pytester, tiny_site, "--reuseit-param", "word=from-cli")
     result.assert_outcomes(passed=1)
     folder = pytester.path / "reuseit-output" / slug("p.reuseit.yaml::p[v]")
     data = json.loads((folder / "result.json").read_text())
@@ -857,13 +744,13 @@ def test_reuseit_param_overrides_and_ini_settings_apply(pytester: pytest.Pyteste
 
 @pytest.mark.slow
 def test_artifacts_always_keeps_a_passing_run_and_cli_screenshots_beat_ini(
-    pytester: pytest.Pytester, site_url: str
+    pytester: pytest.Pytester, tiny_site: str
 ) -> None:
     pytester.makeini("[pytest]\nreuseit_screenshots = off\n")
     write(pytester, "ok.reuseit.yaml", PASS_WF)
     result = run_sub(
         pytester,
-        site_url,
+        tiny_site,
         "--reuseit-artifacts",
         "always",
         "--reuseit-screenshots",
@@ -888,9 +775,11 @@ def test_artifacts_always_keeps_a_passing_run_and_cli_screenshots_beat_ini(
     ["off", "retain-on-failure"],
     ids=["trace-off", "trace-default"],
 )
-def test_artifacts_never_keeps_nothing_even_for_a_failure(pytester: pytest.Pytester, site_url: str, trace: str) -> None:
+def test_artifacts_never_keeps_nothing_even_for_a_failure(
+    pytester: pytest.Pytester, tiny_site: str, trace: str
+) -> None:
     write(pytester, "bad.reuseit.yaml", FAIL_WF)
-    result = run_sub(pytester, site_url, "--reuseit-artifacts", "never", "--reuseit-trace", trace)
+    result = run_sub(pytester, tiny_site, "--reuseit-artifacts", "never", "--reuseit-trace", trace)
     result.assert_outcomes(failed=1)
     assert run_folders(pytester) == []
     out = output_of(result)
@@ -913,11 +802,11 @@ def test_api(reuseit_run):
 
 
 @pytest.mark.slow
-def test_reuseit_run_fixture_returns_a_run_result(pytester: pytest.Pytester, site_url: str) -> None:
+def test_reuseit_run_fixture_returns_a_run_result(pytester: pytest.Pytester, tiny_site: str) -> None:
     write(pytester, "flows/ok.reuseit.yaml", PASS_WF)
     write(pytester, "flows/bad.reuseit.yaml", FAIL_WF)
     pytester.makepyfile(test_api=REUSEIT_RUN_TEST)
-    result = run_sub(pytester, site_url, "-s", "test_api.py")
+    result = run_sub(pytester, tiny_site, "-s", "test_api.py")
     result.assert_outcomes(passed=1)
     assert "API-OK True wrong_element_or_value" in result.stdout.str()
 

@@ -1,7 +1,7 @@
 """usefixtures, marks and Allure labels in workflow files (docs/workflow-format.md, "pytest integration").
 
 Collection-only checks run in-process (no browser starts); runs go through a subprocess with a
-real Chromium against the tiny page of test_plugin.
+real Chromium against the tiny page of tests/support/tiny_site.py.
 """
 
 from __future__ import annotations
@@ -12,52 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.plugin import test_hooks
-from tests.plugin.test_plugin import FAIL_WF, PASS_WF, output_of, run_sub, write
+from tests.support.pytest_sessions import output_of, run_sub, write
+from tests.support.tiny_site import FAIL_WF, FIXTURE_CONFTEST, FIXTURE_WF, PASS_WF, tiny_site
 
-tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
-
-FIXTURE_WF = """\
-name: Types what the fixtures seeded
-task: Type {seeded.word} and {greeting}
-start_url: "{base_url}/index.html"
-usefixtures: [seeded, greeting]
-settings: {retries: 0, check_timeout: 0.5}  # the run with another fixture value waits this out
-steps:
-  - action: Type {seeded.word}-{greeting} and press Go
-    do:
-      - fill: {css: "#q", value: "{seeded.word}-{greeting}-{seeded}"}
-      - click: "#go"
-    post:
-      - expect: {text: {css: "#out", contains: "planted-hi-"}}
-"""
-
-FIXTURE_CONFTEST = """
-import pathlib
-import pytest
-
-LOG = pathlib.Path(__file__).parent / "order.log"
-
-def note(what):
-    with LOG.open("a") as f:
-        f.write(what + "\\n")
-
-@pytest.fixture
-def seeded():
-    note("seed set up")
-    yield {"word": "planted", "count": 3}
-    note("seed torn down")
-
-@pytest.fixture
-def greeting(seeded):
-    return "hi"
-
-def pytest_reuseit_run_start(item, page):
-    note("run start")
-
-def pytest_reuseit_run_end(item, result):
-    note("run end " + result.status)
-"""
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 
 @pytest.mark.slow

@@ -11,11 +11,10 @@ import re
 
 import pytest
 
-from tests.plugin import test_hooks
-from tests.plugin.test_plugin import output_of, run_sub, summary_line, write
-from tests.plugin.test_pytest_integration import FIXTURE_CONFTEST, FIXTURE_WF
+from tests.support.pytest_sessions import output_of, run_sub, summary_line, write
+from tests.support.tiny_site import FIXTURE_CONFTEST, FIXTURE_WF, tiny_site
 
-tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 # usefixtures stays on line 4; two variations, so two items that both error.
 MISSING_WF = FIXTURE_WF.replace("[seeded, greeting]", "[seeded, greeting, db_ready]").replace(

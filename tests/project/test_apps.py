@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import secrets
 
 import pytest
 
+from tests.support.example_apps import ADMIN, APPS, CONFTEST, admin_password, counts, run
 from tests.support.paths import ROOT
 
-APPS = ROOT / "workflows" / "apps"
-ADMIN = APPS / "admin"
+__all__ = ["admin_password"]  # the fixture, for the tests below
+
 TODOMVC = APPS / "todomvc"
 DATASETTE = APPS / "datasette"
 TIMEOUT = 300
@@ -33,40 +33,12 @@ pytestmark = [
     pytest.mark.skipif(importlib.util.find_spec("django") is None, reason="django is not installed (test extra)"),
 ]
 
-SUMMARY = re.compile(
-    r"^(\d+) passed, (\d+) recovered, (\d+) healed, (\d+) failed, (\d+) broken  \(\d+ workflow runs\)$"
-)
-
 
 def todomvc_installed() -> bool:
     return (ROOT / "node_modules" / "todomvc" / "examples" / "vanillajs" / "index.html").is_file()
 
 
 needs_todomvc = pytest.mark.skipif(not todomvc_installed(), reason="TodoMVC is not installed: bash ci/install.sh")
-
-
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """pytest on real workflow files, as a user runs it: no model, no trace, results in pytester's folder."""
-    return pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "--reuseit-llm",
-        "off",
-        "--reuseit-trace",
-        "off",
-        "--reuseit-output",
-        str(pytester.path / "out"),
-        "-rA",
-        *args,
-    )
-
-
-def counts(result: pytest.RunResult) -> dict[str, int]:
-    """The reuseit summary's counts line as a dict."""
-    for line in result.stdout.lines:
-        if m := SUMMARY.match(line):
-            return dict(zip(("passed", "recovered", "healed", "failed", "broken"), map(int, m.groups()), strict=True))
-    raise AssertionError("no reuseit summary line in:\n" + result.stdout.str())
 
 
 def started_apps(result: pytest.RunResult) -> dict[str, float]:
@@ -76,22 +48,6 @@ def started_apps(result: pytest.RunResult) -> dict[str, float]:
         if m := re.match(r"^apps: \{(\w+)\} = http://127\.0\.0\.1:\d+\S* \(started in ([\d.]+) s\)$", line):
             found[m.group(1)] = float(m.group(2))
     return found
-
-
-CONFTEST = f"""
-import sys
-
-sys.path.insert(0, {str(APPS)!r})
-from appservers.fixtures import admin_url, datasette_url, todomvc_url
-"""
-
-
-@pytest.fixture
-def admin_password(monkeypatch: pytest.MonkeyPatch) -> str:
-    """The superuser's password for the site the subprocess starts (it inherits the environment)."""
-    value = "pw-" + secrets.token_hex(8)
-    monkeypatch.setenv("ADMIN_PASSWORD", value)
-    return value
 
 
 @pytest.mark.slow

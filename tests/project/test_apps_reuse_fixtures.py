@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from tests.project.test_apps import ADMIN, CONFTEST, admin_password, counts, run
+from tests.support.example_apps import ADMIN, CONFTEST, admin_password, counts, run
 
 __all__ = ["admin_password"]  # the fixture, for the tests below
 

@@ -1,7 +1,7 @@
 """Sessions (`session: {from: ...}`, `browser.storage_state`) and browser-context keys, run for real.
 
 Each test runs a pytest session in a subprocess with a real Chromium against pages served on
-127.0.0.1 (the tiny page of tests/plugin/test_plugin.py; a small basic-auth server for `http_credentials`).
+127.0.0.1 (the tiny page of tests/support/tiny_site.py; a small basic-auth server for `http_credentials`).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from tests.plugin import test_hooks
-from tests.plugin.test_plugin import output_of, run_sub, write
+from tests.support.pytest_sessions import output_of, run_sub, write
 from tests.support.serve import Served
+from tests.support.tiny_site import tiny_site
 
-tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 LOGIN_WF = """\
 name: Log in

@@ -606,6 +606,30 @@ ONE_PROBLEM = [
         f"{FILE}:5: variations[0].id: string should match pattern '^[A-Za-z0-9_.-]+$'",
         id="invalid_variation_id",
     ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do: [{extract: {into: x, text: "#a", of: "#b"}}]
+    """,
+        f"{FILE}:6: steps[0].do[0].extract: 'of' goes with js: the element the script is a function of",
+        id="extract_of_without_js",
+    ),
+    pytest.param(
+        """
+        name: n
+        task: t
+        start_url: u
+        steps:
+          - action: a
+            do: [{fill: {css: "#a", value: x}, at: {x: 1, y: 2}}]
+    """,
+        f"{FILE}:6: steps[0].do[0]: 'at' goes with click, dblclick, hover, mouse_down, mouse_up, not with 'fill'",
+        id="at_with_an_op_that_moves_no_mouse",
+    ),
 ]
 
 

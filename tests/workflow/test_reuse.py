@@ -1,7 +1,7 @@
 """`use: FILE` steps: another workflow's steps with their guards, in place (load-time expansion).
 
 Loading is checked in-process; runs go through a subprocess with a real Chromium against the
-tiny page of tests/plugin/test_plugin.py.
+tiny page of tests/support/tiny_site.py.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow.loader import load
-from tests.plugin import test_hooks
-from tests.plugin.test_plugin import output_of, run_sub
+from tests.support.pytest_sessions import output_of, run_sub
+from tests.support.tiny_site import tiny_site
 
-tiny_site = test_hooks.tiny_site  # the tiny page of test_plugin, served on 127.0.0.1
+__all__ = ["tiny_site"]  # the fixture, for the tests below
 
 TYPE_WORD = """\
 name: Type a word
