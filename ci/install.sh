@@ -111,6 +111,22 @@ case ",$EXTRAS," in
     fi ;;
 esac
 
+# The Python frameworks whose tools the import tests trace with pytest-playwright (Streamlit, Gradio,
+# Dash, NiceGUI: tests/importing/test_import_frameworks.py; each skips, saying so, without its
+# package), into a folder of their own: none is the package's dependency, and Dash registers a
+# pytest plugin that would load into every session of the project's venv. About 45 s and 600 MB
+# (pandas, pyarrow, plotly; no torch). Pinned to the releases the tests were written against.
+case ",$EXTRAS," in
+  *,test,*)
+    if [ ! -f .suites/frameworks/.installed-1 ]; then
+      echo "== installing streamlit, gradio, dash, nicegui into .suites/frameworks"
+      rm -rf .suites/frameworks
+      "$VENV/bin/python" -m pip install -q --target .suites/frameworks \
+        "streamlit==1.67.*" "gradio==6.31.*" "dash==4.4.*" "nicegui==3.18.*" 2>&1 | grep -v "^WARNING: " || true
+      if [ -d .suites/frameworks/streamlit ]; then touch .suites/frameworks/.installed-1; fi
+    fi ;;
+esac
+
 # The tests collected once: pytest writes each test module as it rewrites its asserts (under
 # tests/**/__pycache__), so the first quick loop costs what the next ones do (a fresh clone's first
 # `-m "not slow" -n 2` used 68 CPU seconds, the next 55; with this, 55 the first time; it costs

@@ -278,8 +278,9 @@ class Runtime:
         ``placeholders`` come before the runtime's own; ``on_start`` gets the page before
         ``start_url`` is opened (the plugin's ``pytest_reuseit_run_start`` hook); ``probe`` watches
         the run from inside (mutation testing). ``origins`` fences the run tighter than its
-        workflow's hosts (the import's own runs): a request to any other origin is aborted and
-        breaks the run, naming it.
+        workflow's hosts (the import's own runs): a request to any other origin is aborted; a page's
+        navigation there breaks the run, naming it, and a request the page made by itself is
+        counted in ``aborted_requests`` and the run goes on.
         """
         thread = self._browser_thread()
         if thread is not None:
@@ -417,6 +418,7 @@ class Runtime:
             )
             result.typed_secret = result.typed_secret or options.revealed_secret
             self._where_it_ran(result)
+            result.aborted_requests = list(fence.aborted)
             if fence.origins and fence.blocked:
                 _outside_origins(result, fence)
             bad = result.status in ("failed", "broken")
@@ -495,11 +497,11 @@ class Runtime:
 
 
 def _outside_origins(result: RunResult, fence: NavigationFence) -> None:
-    """A run fenced to ``origins`` that asked for another: broken (no verdict on a site that
-    reached elsewhere), naming what it asked for."""
+    """A run fenced to ``origins`` whose page navigated to another: broken (no verdict on a site
+    that went elsewhere), naming where. (A request the page made by itself was only aborted.)"""
     others = ", ".join(dict.fromkeys(fence.blocked[:3]))
     result.status = "broken"
     result.message = (
-        f"requested {others}, outside the origins this run may open ({', '.join(fence.origins)}); "
-        f"the request was aborted. {result.message or ''}"
+        f"navigated to {others}, outside the origins this run may open ({', '.join(fence.origins)}); "
+        f"the navigation was aborted. {result.message or ''}"
     ).strip()

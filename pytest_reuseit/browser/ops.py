@@ -280,8 +280,12 @@ def _element_op(method: str) -> registry.Handler:
         if ctx.op is not None and ctx.op.at is not None:  # a point of the element: the mouse itself
             _mouse(ctx, arg, method)
             return
-        button = {"button": ctx.op.button} if ctx.op is not None and ctx.op.button else {}
-        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms, **button)
+        how: dict[str, Any] = {}
+        if ctx.op is not None and ctx.op.button:
+            how["button"] = ctx.op.button
+        if ctx.op is not None and ctx.op.position is not None:  # a point in it (a canvas grid's cell)
+            how["position"] = {"x": ctx.op.position.x, "y": ctx.op.position.y}
+        getattr(resolve(ctx.page, arg, ctx.render), method)(timeout=ctx.action_timeout_ms, **how)
 
     return handler
 

@@ -112,11 +112,16 @@ class NavigationFence:
     """Aborts navigations to hosts outside ``allowed`` and remembers them for the report.
 
     With ``origins`` (the import's own runs: the origins its source visited), every request, not
-    only a navigation, to any other origin (scheme, host and port) is aborted and remembered."""
+    only a navigation, to any other origin (scheme, host and port) is aborted. A page's
+    navigation there (a link, a form, a ``goto``, a pop-up) is remembered in ``blocked``: it fails
+    the run, naming it. A request the page makes by itself (usage statistics, a font, a CDN's
+    script, an embedded frame) is remembered in ``aborted`` only: it was never sent, and the run
+    goes on without it."""
 
     allowed: tuple[str, ...]
     blocked: list[str] = field(default_factory=list)
     origins: tuple[str, ...] = ()
+    aborted: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.origins = tuple(o for o in dict.fromkeys(map(origin_of, self.origins)) if o)
@@ -149,6 +154,11 @@ class NavigationFence:
     def __call__(self, route: Route) -> None:
         request = route.request
         if self.blocks(request):
+            if self.origins and not page_navigation(request):
+                self.aborted.append(request.url)  # the page's own request: never sent, the run goes on
+                log.info("aborted the page's request to %s (origins: %s)", request.url, ", ".join(self.origins))
+                route.abort("aborted")
+                return
             self.blocked.append(request.url)
             log.info("blocked navigation to %s (allowed: %s)", request.url, ", ".join(self.allowed))
             # "aborted", not "blockedbyclient": Chromium then stays on the page it was on (the
@@ -156,6 +166,18 @@ class NavigationFence:
             route.abort("aborted")
             return
         route.fallback()
+
+
+def page_navigation(request: Request | AsyncRequest) -> bool:
+    """Whether ``request`` loads a page's document (a link followed, a form sent, a ``goto``, a
+    pop-up or tab opening), not a file the page asks for or a frame it embeds. A navigation whose
+    frame is not known yet (a pop-up still opening) counts as a page's."""
+    if not request.is_navigation_request():
+        return False
+    try:
+        return request.frame.parent_frame is None
+    except PlaywrightError:
+        return True
 
 
 def use_node_compile_cache() -> None:

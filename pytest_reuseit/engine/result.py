@@ -218,6 +218,9 @@ class RunResult:
     healing: list[HealingSuggestion] = field(default_factory=list)
     extracted: dict[str, str] = field(default_factory=dict)
     blocked_navigation: list[str] = field(default_factory=list)
+    # Requests the page made by itself to an origin a fenced run may not open (the import's own
+    # runs): aborted, never sent; the run went on without them.
+    aborted_requests: list[str] = field(default_factory=list)
     analysis: Analysis | None = None
     message: str = ""
     failed_step: int | None = None

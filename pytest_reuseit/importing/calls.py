@@ -91,7 +91,7 @@ _RUNNER = {
 }
 _ANY = {"waitForEventInfo"}  # the bookkeeping of page.waitForEvent / waitForNavigation
 
-_POINTER = "another mouse button, modifier keys or a point in the element: the format clicks its middle, left button"
+_POINTER = "another mouse button or modifier keys held: the format presses its buttons with no key held"
 
 # Why a call the format has no form for is not imported (the rest: "the format has no such step").
 _WHY = {
@@ -118,13 +118,27 @@ _WHY = {
     "route": "a network route: the workflow runs against the site itself",
     "setNetworkInterceptionPatterns": "a network route: the workflow runs against the site itself",
     "fetch": "a request the test sent itself, not the page",
+    "setInputFiles": "a folder, or files streamed to a remote browser: the format uploads files by name",
 }
 
 
 def unusual_pointer(params: dict[str, Any], buttons: tuple[str, ...] = ("left",)) -> bool:
-    """Whether a click or hover says more than "this element" with one of ``buttons`` (the format's
-    own: another button, Shift held, a point in it): as a plain click it would be another action."""
-    return params.get("button") not in (None, *buttons) or bool(params.get("modifiers")) or bool(params.get("position"))
+    """Whether a click, double-click or hover says more than the format can (another button than
+    ``buttons``, Shift held): as a plain click it would be another action. A point in the element
+    (``position``) the format keeps."""
+    return params.get("button") not in (None, *buttons) or bool(params.get("modifiers"))
+
+
+def position(params: dict[str, Any]) -> tuple[float, float] | None:
+    """The point in its element a click, double-click or hover was made at (``position``: pixels
+    from its top-left corner), or None for its middle (or a point that is no point)."""
+    point = params.get("position")
+    if not isinstance(point, dict):
+        return None
+    x, y = point.get("x"), point.get("y")
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 100_000 for v in (x, y)):
+        return None
+    return float(x), float(y)  # type: ignore[arg-type]
 
 
 def unimportant(cls: str, method: str) -> bool:

@@ -13,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput
+from . import calls, limits
+from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from .files import base_name
 from .selectors import to_loc
 
 _ACTIONS = {
@@ -162,6 +163,8 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
         raise UnreadableInput(f"{where}: a recorded action '{name}' this release does not know")
     step = DemoStep(kind, target=Target([selector]) if selector else None)
     step.value = _value(kind, action)
+    if kind == "upload":
+        step.files = tuple(Upload(base_name(str(f)), path=str(f)) for f in action.get("files") or [])
     if kind == "select":
         options = tuple(str(o) for o in action.get("options") or [])
         if not options:  # Playwright's selectOption([]): nothing selected
@@ -172,6 +175,8 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
         step.kind = "dblclick"
     if kind == "click" and action.get("button") in ("right", "middle"):
         step.button = str(action["button"])
+    if kind in ("click", "hover"):
+        step.position = calls.position(action)  # a point in the element the recorder kept (a canvas)
     step.new_page = any(s.get("name") == "popup" for s in action.get("signals") or [] if isinstance(s, dict))
     previous = demo.steps[-1] if demo.steps else None
     if (
@@ -188,7 +193,7 @@ def _one(demo: Demonstration, action: dict[str, Any], where: str, pages: _Pages,
 def _value(kind: str, action: dict[str, Any]) -> str:
     """The URL, text, key or files of an action (a select's options: ``DemoStep.chose``)."""
     if kind == "upload":
-        return ", ".join(Path(str(f)).name for f in action.get("files") or [])
+        return ", ".join(base_name(str(f)) for f in action.get("files") or [])
     field = {"goto": "url", "fill": "text", "press": "key"}.get(kind)
     return str(action.get(field) or "") if field else ""
 

@@ -18,6 +18,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from ..workflow.writer import Written, literal, one_line, render
 from .demo import Demonstration, DemoStep
+from .files import FILES
 from .refs import holds_ref, only_ref, placeholders_in, ref
 from .selectors import to_loc
 from .values import TypedValues, is_secret_field, slug
@@ -203,8 +204,9 @@ def _element_op(step: DemoStep, loc: Any, typed_value: str) -> dict[str, Any]:
     if kind not in _VALUE_KEY:
         return {kind: loc}
     value: Any = typed_value
-    if kind == "upload":
-        value = [f"files/{v.strip()}" for v in typed_value.split(",") if v.strip()]
+    if kind == "upload":  # copied beside the workflow by the import (files.py)
+        names = [f.name for f in step.files] or [v.strip() for v in typed_value.split(",") if v.strip()]
+        value = [f"{FILES}/{name}" for name in names]
     if kind == "select" and step.options:  # a list box's options, each as chosen
         value = [literal(o) for o in step.options]
     mapping[_VALUE_KEY[kind]] = value
@@ -218,11 +220,17 @@ def _with_modifiers(step: DemoStep, op: dict[str, Any]) -> dict[str, Any]:
         op["new_page"] = True
     if step.button and step.kind in ("click", "dblclick", "mouse_down", "mouse_up"):
         op["button"] = step.button
+    if step.position is not None and step.kind in ("click", "dblclick", "hover"):
+        op["position"] = {"x": _number(step.position[0]), "y": _number(step.position[1])}
     if step.at is not None:
         op["at"] = {"x": step.at[0], "y": step.at[1]}
     if step.timeout:
         op["timeout"] = step.timeout
     return op
+
+
+def _number(value: float) -> int | float:
+    return int(value) if value == int(value) else round(value, 2)
 
 
 # An action in words, by its kind: {what} is the element, {value} the value as written, {key} the
@@ -255,6 +263,13 @@ _WORDS = {
 
 def words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     """The step's action in words, as a person says it."""
+    said = _words(step, selector, typed_value)
+    if step.position is not None and step.kind in ("click", "dblclick", "hover"):
+        said += f" at ({_number(step.position[0])}, {_number(step.position[1])}) in it"
+    return said
+
+
+def _words(step: DemoStep, selector: str | None, typed_value: str) -> str:
     what = _element_words(selector)
     kind = step.kind
     if step.words:

@@ -30,6 +30,17 @@ class Target:
     facts: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file a step uploads, as the source names it: its name, and where its bytes are: the path
+    on the machine the source was made on, or the bytes themselves (base64, as a trace keeps a
+    buffer the test gave)."""
+
+    name: str
+    path: str = ""
+    base64: str = ""
+
+
 @dataclass
 class DemoStep:
     kind: str
@@ -54,6 +65,11 @@ class DemoStep:
     origin: str = ""
     # A click's mouse button other than the left one (``right``, ``middle``).
     button: str = ""
+    # The files an upload sets, as the source names them (``value`` words their names).
+    files: tuple[Upload, ...] = ()
+    # Where in its element a click, double-click or hover was made (x, y from its top-left
+    # corner: a canvas grid's cell); None: its middle.
+    position: tuple[float, float] | None = None
     # Where the mouse goes, from the element's middle (x, y pixels), when not the middle itself.
     at: tuple[int, int] | None = None
     # The options a select chose when the source chose several (a list box's; ``value`` words them).

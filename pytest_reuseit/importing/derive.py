@@ -52,6 +52,9 @@ START = -1
 MAX_START = 3
 # A candidate is judged on a page whose checks have just held: it is there or it is not.
 JUDGE_MS = 400
+# ...and once more this much later: a state the page passed through (a toolbar gone while an app
+# re-renders, a spinner shown while it runs) is no check a later run can count on.
+SETTLE_MS = 300
 
 
 class Resolver:
@@ -162,15 +165,30 @@ class Deriver:
             return
         if self.runs == 1:
             self.candidates[step] = self._new_candidates(step, self._before[step], self._look(page), page)
-        self._judge(page, step)
+        self._judge(page, step, settle=True)
 
-    def _judge(self, page: Page, step: int) -> None:
+    def _judge(self, page: Page, step: int, *, settle: bool = False) -> None:
+        """Each candidate of ``step`` on the page as it is; with ``settle``, again a moment later,
+        and it held in this run only if it held both times."""
         try:
             values = Values(params={**self.render_params, "unique": self.unique}, builtins={"base_url": self.origin})
-            for c in self.candidates.get(step, []):
-                c.held += self._holds(page, c.check, values)
-                if c.general is not None:
-                    c.general_held += self._holds(page, c.general, values)
+            held = [
+                (c, self._holds(page, c.check, values), c.general is not None and self._holds(page, c.general, values))
+                for c in self.candidates.get(step, [])
+            ]
+            if settle and any(exact or general for _, exact, general in held):
+                page.wait_for_timeout(SETTLE_MS)
+                held = [
+                    (
+                        c,
+                        exact and self._holds(page, c.check, values),
+                        general and c.general is not None and self._holds(page, c.general, values),
+                    )
+                    for c, exact, general in held
+                ]
+            for c, exact, general in held:
+                c.held += int(bool(exact))
+                c.general_held += int(bool(general))
         except PlaywrightError as exc:  # the page went away: these candidates did not hold here
             log.debug("derive: no look at step %s: %s", step + 1, exc)
 

@@ -11,7 +11,9 @@ password field, a field named token) for ``values.py``.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -132,7 +134,13 @@ def _container_text(loc: dict[str, Any]) -> bool:
 def _candidates(page: Page, loc: PwLocator, n: int) -> Iterator[str]:
     first = loc.first
     if n == 1:
-        yield _normalized(first)
+        generated = _normalized(first)
+        if "internal:testid=" in generated:
+            # A test id is the generator's first choice, and frameworks put generic ones on every
+            # widget (Streamlit's stBaseButton-primary, Gradio's textbox): what a person reads, its
+            # role and name or its label, comes first when it finds the same element.
+            yield from _readable(first)
+        yield generated
     role = _role(first)
     if not role:
         return
@@ -147,6 +155,38 @@ def _candidates(page: Page, loc: PwLocator, n: int) -> Iterator[str]:
             break
         yield f"{outer} >> internal:role={role}"
         yield from _in_roled(page, ancestor, role)
+
+
+# An ARIA snapshot's first line: - button "Greet" [...], - textbox "Customer name": Ada
+_NAMED = re.compile(r'^- ([\w-]+) ("(?:[^"\\]|\\.)*")')
+# The label a person reads for a field: its <label>'s text, else its aria-label.
+_LABEL_JS = (
+    """(el) => ((el.labels && el.labels[0] && el.labels[0].innerText) || el.getAttribute('aria-label') || '').trim()"""
+)
+# Names longer than this are a paragraph, not a name a person would write in a locator.
+_MAX_NAME = 80
+
+
+def _readable(first: PwLocator) -> Iterator[str]:
+    """The element by its role and accessible name, then by its label, exactly."""
+    try:
+        line = first.aria_snapshot(timeout=_FIND_MS).strip().splitlines()[0]
+    except (PlaywrightError, IndexError):
+        line = ""
+    m = _NAMED.match(line)
+    if m:
+        try:
+            name = str(json.loads(m.group(2)))
+        except ValueError:
+            name = ""
+        if name and len(name) <= _MAX_NAME and m.group(1) not in ("text", "generic", "none", "presentation"):
+            yield f"internal:role={m.group(1)}[name={json.dumps(name, ensure_ascii=False)}s]"
+    try:
+        label = str(first.evaluate(_LABEL_JS, timeout=_FIND_MS) or "")
+    except PlaywrightError:
+        label = ""
+    if label and len(label) <= _MAX_NAME:
+        yield f"internal:label={json.dumps(label, ensure_ascii=False)}s"
 
 
 # Containers of one role tried by their place among the page's (the first list, the second...).

@@ -14,7 +14,8 @@ import os
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
-from . import chrome, codegen, katalon, limits, side, trace
+from . import chrome, codegen, files, katalon, limits, side, trace
 from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
@@ -76,6 +77,8 @@ class Imported:
     path: Path | None = None
     composed: Composed | None = None
     runs: int = 0  # runs of the workflow this import made (resolve and derivation)
+    # Requests the pages made by themselves to origins the runs may not open, aborted: per origin.
+    aborted: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -115,10 +118,32 @@ class Summary:
         runs = sum(r.runs for r in self.results)
         if runs:
             line += f"; {runs} runs of the new workflows against the site"
+        line += aborted_words(_added(r.aborted for r in self.results), "; ")
         skipped = [r for r in self.results if r.status not in ("written", "failed")]
         if skipped:
             line += f"; {len(skipped)} not imported"
         return line
+
+
+def _added(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    total: Counter[str] = Counter()
+    for one in counts:
+        total.update(one)
+    return dict(total)
+
+
+def aborted_words(aborted: dict[str, int], lead: str) -> str:
+    """The requests the pages made by themselves to other origins, aborted and never sent, by
+    origin (the most first); "" when there were none."""
+    if not aborted:
+        return ""
+    n = sum(aborted.values())
+    by = ", ".join(f"{o} {k}" for o, k in sorted(aborted.items(), key=lambda item: (-item[1], item[0]))[:5])
+    more = f" and {len(aborted) - 5} more origins" if len(aborted) > 5 else ""
+    return (
+        f"{lead}{n} request{'' if n == 1 else 's'} the pages made by themselves to other origins aborted, "
+        f"never sent ({by}{more})"
+    )
 
 
 def find_sources(paths: list[str]) -> list[Path]:
@@ -133,8 +158,8 @@ def find_sources(paths: list[str]) -> list[Path]:
 def _files_in(folder: Path) -> list[Path]:
     """Every file under ``folder``, links to folders not followed (a link loop ends nowhere)."""
     found: list[Path] = []
-    for root, _, files in os.walk(folder, onerror=lambda _: None, followlinks=False):
-        found.extend(Path(root, f) for f in files)
+    for root, _, names in os.walk(folder, onerror=lambda _: None, followlinks=False):
+        found.extend(Path(root, f) for f in names)
         if len(found) > 100_000:
             break
     return found
@@ -322,6 +347,7 @@ class Importer:
         self.run = run
         self.say = say
         self._origins: tuple[str, ...] = ()  # the origins the runs of the source being imported may open
+        self._aborted: Counter[str] = Counter()  # the pages' own requests elsewhere, aborted: per origin
 
     def import_all(self, sources: list[Path]) -> Summary:
         summary = Summary()
@@ -389,10 +415,21 @@ class Importer:
         return self._import(source, demo, target)
 
     def _import(self, source: Path, demo: Demonstration, target: Path) -> Imported:
+        # The files it uploads, beside the workflow before anything runs it; taken away again when
+        # the source is refused (nothing is written for it).
+        created = files.copy(files.plan(source, demo, self.opt.output, force=self.opt.force))
+        try:
+            return self._import_copied(source, demo, target)
+        except BaseException:
+            files.remove(created)
+            raise
+
+    def _import_copied(self, source: Path, demo: Demonstration, target: Path) -> Imported:
         # A test of a project is named by the project and the test.
         source = Path(demo.source) if demo.source.startswith(str(source)) else source
         origin = site_origin(demo, self.opt.base_url)
         self._origins = visited_origins(demo, self.opt.base_url)
+        self._aborted = Counter()
         selectors, facts, complete = self._targets(demo)
         runs = 0
         composed = compose(demo, selectors, facts, self.opt.base_url)
@@ -419,12 +456,11 @@ class Importer:
             runs += derived_runs
         written = self._written(source, composed, target)  # the file as written, checked as the runner reads it
         write(target, written)
-        line = self._line(target, composed, runs)
+        aborted = dict(self._aborted)
+        line = self._line(target, composed, runs) + aborted_words(aborted, ", ")
         if failure:
-            return Imported(
-                str(source), "failed", f"{line}\n  does not pass on the site: {failure}", target, composed, runs
-            )
-        return Imported(str(source), "written", line, target, composed, runs)
+            line = f"{line}\n  does not pass on the site: {failure}"
+        return Imported(str(source), "failed" if failure else "written", line, target, composed, runs, aborted)
 
     def _derive(
         self,
@@ -500,13 +536,15 @@ class Importer:
         # The secrets the demonstration typed, in this process's environment for the import's own
         # runs only (the file reads them from there as {secret.NAME}); as they were afterwards.
         with mock.patch.dict(os.environ, composed.typed.secrets):
-            return self.run(loaded, probe, unique or new_unique(), origin, self._origins)
+            result = self.run(loaded, probe, unique or new_unique(), origin, self._origins)
+        self._aborted.update(origin_of(url) or url for url in result.aborted_requests)
+        return result
 
     @staticmethod
     def _site_up(source: Path, result: RunResult) -> None:
         if result.status == "broken":
             why = (result.message or "no verdict").splitlines()[0]
-            what = "the site breaks the import's run" if why.startswith("requested") else "the site cannot be reached"
+            what = "the site breaks the import's run" if why.startswith("navigated") else "the site cannot be reached"
             if "is not set" in why:  # the workflow reads the environment (a recording's ${env:NAME})
                 what = "the workflow's run needs a value from the environment"
             raise UnreadableInput(f"{source}: {what} to derive checks ({why}); --no-derive writes what the source says")

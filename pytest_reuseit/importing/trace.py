@@ -26,8 +26,9 @@ from typing import Any
 from urllib.parse import urljoin
 
 from . import calls, limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput
+from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
 from .expects import from_playwright
+from .files import base_name
 from .polls import poll_check
 from .snapshots import FrameSnapshots
 
@@ -299,9 +300,10 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
     kind = _ACTIONS.get(method) if cls == "Frame" else _PAGE_ACTIONS.get(method) if cls == "Page" else None
     if kind is None:
         return calls.other_step(cls, method, params)
-    # A click's right or middle button is the op's own (button:); anything else more than "this element" is said.
-    if kind in ("click", "hover") and calls.unusual_pointer(
-        params, buttons=("left", "right", "middle") if kind == "click" else ("left",)
+    # A click's right or middle button is the op's own (button:), and so is a point in the element
+    # (position:, a canvas grid's cell); a key held, or another button, is said.
+    if kind in ("click", "dblclick", "hover") and calls.unusual_pointer(
+        params, buttons=("left", "right", "middle") if kind != "hover" else ("left",)
     ):
         return None  # said as not imported: a plain click would be another action
     options = _options(params) if kind == "select" else ()
@@ -312,10 +314,8 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
         step.target = Target([str(params["selector"])])
     if kind == "goto":
         step.value = urljoin(base_url or "", str(params.get("url") or ""))
-    elif method == "click" and int(params.get("clickCount") or 1) == 2:
-        step.kind = "dblclick"
-    if method in ("click", "dblclick") and params.get("button") in ("right", "middle"):
-        step.button = str(params["button"])  # a context menu, a middle click: kept (the op's button)
+    elif kind in ("click", "dblclick", "hover"):
+        _pointer(step, method, params)
     elif kind in ("fill", "type"):
         step.value = str(params.get("value") if "value" in params else params.get("text") or "")
     elif kind == "press":
@@ -323,13 +323,32 @@ def _action_step(cls: str, method: str, params: dict[str, Any], base_url: str) -
     elif kind == "select":
         step.chose(options or ())
     elif kind == "upload":
-        step.value = _files(params)
+        step.files = _files(params)
+        if not step.files:
+            return None  # a folder, or files streamed to a remote browser: said as not imported
+        step.value = ", ".join(f.name for f in step.files)
     return step
 
 
-def _files(params: dict[str, Any]) -> str:
-    local = [Path(p).name for p in params.get("localPaths") or []]
-    return ", ".join(local) or ", ".join(str(p.get("name")) for p in params.get("payloads") or [])
+def _pointer(step: DemoStep, method: str, params: dict[str, Any]) -> None:
+    """A click's, double-click's or hover's own: two clicks, the point in the element, the button."""
+    if method == "click" and int(params.get("clickCount") or 1) == 2:
+        step.kind = "dblclick"
+    step.position = calls.position(params)
+    if method in ("click", "dblclick") and params.get("button") in ("right", "middle"):
+        step.button = str(params["button"])  # a context menu, a middle click: kept (the op's button)
+
+
+def _files(params: dict[str, Any]) -> tuple[Upload, ...]:
+    """The files a setInputFiles call set: by their path where the test ran (``localPaths``), or
+    with their bytes (``payloads``: a buffer the test gave, kept in the call as base64)."""
+    local = [Upload(base_name(p), path=p) for p in params.get("localPaths") or [] if isinstance(p, str)]
+    given = [
+        Upload(str(p.get("name") or ""), base64=str(p.get("buffer") or ""))
+        for p in params.get("payloads") or []
+        if isinstance(p, dict)
+    ]
+    return tuple(local or given)
 
 
 @dataclass(frozen=True)

@@ -79,6 +79,14 @@ class ScrollTo(Locator):
         return self
 
 
+class Position(Strict):
+    """A point in an element, from its top-left corner, as Playwright's ``position`` takes it: where
+    a click lands in a canvas (a data grid's cell, a chart's bar) instead of the element's middle."""
+
+    x: float = Field(ge=0, le=100_000, allow_inf_nan=False, description="pixels from the element's left edge")
+    y: float = Field(ge=0, le=100_000, allow_inf_nan=False, description="pixels from the element's top edge")
+
+
 class Extract(Strict):
     """Stores a value for later ``{placeholders}`` and for the report."""
 

@@ -40,6 +40,7 @@ from .op_args import (
     Extract,
     FillArgs,
     Point,
+    Position,
     PressArgs,
     ScrollBy,
     ScrollTo,
@@ -53,11 +54,13 @@ from .strict import Seconds, Strict, WaitMs, closest, exactly_one
 # --------------------------------------------------------------------------- the Op model
 
 # Keys written beside the op name that change how any op runs (not ops themselves).
-OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "at")
+OP_MODIFIERS = ("new_page", "dialog", "into", "timeout", "button", "at", "position")
 # The ops a mouse ``button`` other than the left one may press.
 BUTTON_OPS = ("click", "dblclick", "mouse_down", "mouse_up")
 # The ops that move the mouse to an element: ``at`` moves it to another point than the middle.
 POINT_OPS = ("click", "dblclick", "hover", "mouse_down", "mouse_up")
+# The ops Playwright points at a place in their element (``position``, from its top-left corner).
+POSITION_OPS = ("click", "dblclick", "hover")
 
 
 class Op(Strict):
@@ -88,6 +91,11 @@ class Op(Strict):
         None,
         description="(click, dblclick, hover, mouse_down, mouse_up) where the mouse goes: {x, y} pixels from the "
         "element's middle (right and down), as Selenium's offsets from an element",
+    )
+    position: Position | None = Field(
+        None,
+        description="(click, dblclick, hover) where in the element, {x, y} pixels from its top-left corner, as "
+        "Playwright's position (a canvas grid's cell); default: its middle",
     )
 
     @model_validator(mode="before")
@@ -134,6 +142,18 @@ class Op(Strict):
                 "at_not_allowed",
                 "'at' goes with {takers}, not with '{kind}'",
                 {"takers": ", ".join(POINT_OPS), "kind": self.kind},
+            )
+        if self.position is not None and self.at is not None:
+            raise PydanticCustomError(
+                "position_and_at",
+                "'position' (from the element's top-left corner) and 'at' (from its middle) say the same: write one",
+                {},
+            )
+        if self.position is not None and self.kind not in POSITION_OPS:
+            raise PydanticCustomError(
+                "position_not_allowed",
+                "'position' goes with {takers}, not with '{kind}'",
+                {"takers": ", ".join(POSITION_OPS), "kind": self.kind},
             )
         return self
 
@@ -190,6 +210,8 @@ def _describe_modifiers(op: Op) -> str:
         text += f" ({op.button} button)"
     if op.at is not None:
         text += f" at {op.at.x},{op.at.y} from its middle"
+    if op.position is not None:
+        text += f" at ({op.position.x:g}, {op.position.y:g}) from its top-left corner"
     return text
 
 

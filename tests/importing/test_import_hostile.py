@@ -397,7 +397,14 @@ def test_the_imports_runs_type_braces_literally_and_open_no_other_origin(tmp_pat
             "<button onclick=\"fetch('/typed?v=' + encodeURIComponent(q.value))\">Send</button>"
         )
         leaky = page + f"<img src='{elsewhere.url}/pixel.gif'>"
-        with Served(site.handler(lambda path: leaky if path.startswith("/leaky") else page)) as served:
+        away = page.replace(
+            "fetch('/typed?v=' + encodeURIComponent(q.value))", f"location.href = '{elsewhere.url}/gone'"
+        )
+
+        def body(path: str) -> str:
+            return leaky if path.startswith("/leaky") else away if path.startswith("/away") else page
+
+        with Served(site.handler(body)) as served:
             good = tmp_path / "good.json"
             good.write_text(
                 json.dumps(
@@ -431,28 +438,33 @@ def test_the_imports_runs_type_braces_literally_and_open_no_other_origin(tmp_pat
             assert done.returncode == 0, done.stdout + done.stderr
             typed = [r for r in site.requests if r.startswith("/typed")]
             assert typed and all(r == "/typed?v=%7Benv.HOME%7D" for r in typed), site.requests
+            # The page's own request elsewhere (an image): aborted, counted, and the import goes on.
             leak = tmp_path / "leak.json"
             leak.write_text(good.read_text().replace("/form", "/leaky"))
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "pytest_reuseit.cli",
-                    "import",
-                    str(leak),
-                    "--runs",
-                    "1",
-                    "-o",
-                    str(tmp_path / "b"),
-                ],
-                capture_output=True,
-                text=True,
-                cwd=ROOT,
-                timeout=300,
-            )
-    assert done.returncode == 2, done.stdout + done.stderr
-    line = done.stdout.splitlines()[0]
-    assert line.startswith(f"cannot import {leak}: the site breaks the import's run to derive checks (requested ")
-    assert f"{elsewhere.url}/pixel.gif, outside the origins this run may open" in line
-    assert other.requests == []
-    assert not (tmp_path / "b").exists()
+            leaked = _import_cli(leak, tmp_path / "b")
+            # A page going elsewhere (the step's own click follows a link there): the run fails, naming it.
+            going = tmp_path / "away.json"
+            going.write_text(good.read_text().replace("/form", "/away"))
+            went = _import_cli(going, tmp_path / "c")
+    assert leaked.returncode == 0, leaked.stdout + leaked.stderr
+    assert (
+        f"2 requests the pages made by themselves to other origins aborted, never sent ({elsewhere.url} 2)"
+        in (leaked.stdout.splitlines()[0])
+    ), leaked.stdout
+    assert "; 2 requests the pages made by themselves to other origins aborted" in leaked.stdout.splitlines()[-1]
+    assert went.returncode == 2, went.stdout + went.stderr
+    line = went.stdout.splitlines()[0]
+    assert line.startswith(f"cannot import {going}: the site breaks the import's run to derive checks (navigated to ")
+    assert f"{elsewhere.url}/gone, outside the origins this run may open" in line
+    assert other.requests == []  # never sent: neither the image nor the page
+    assert not (tmp_path / "c").exists()
+
+
+def _import_cli(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_reuseit.cli", "import", str(source), "--runs", "1", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from pytest_reuseit.importing.calls import not_imported, other_step, unimportant, unusual_pointer, wait_check
+from pytest_reuseit.importing.calls import not_imported, other_step, position, unimportant, unusual_pointer, wait_check
 from pytest_reuseit.importing.polls import NO_VALUE, js_literal, plain_value, poll_check
 
 
@@ -126,10 +126,15 @@ def test_browser_calls_are_steps_reads_or_said() -> None:
     assert other_step("Frame", "evaluateExpression", given) is None
     assert "a page script given an argument" in not_imported("Frame", "evaluateExpression", given)
     assert unusual_pointer({"button": "right"}) and unusual_pointer({"modifiers": ["Shift"]})
-    assert unusual_pointer({"position": {"x": 1, "y": 2}}) and not unusual_pointer({"button": "left", "strict": True})
+    # A point in the element is the format's own (position:); a key held is not.
+    assert not unusual_pointer({"position": {"x": 1, "y": 2}}) and not unusual_pointer(
+        {"button": "left", "strict": True}
+    )
+    assert position({"position": {"x": 240, "y": 88.5}}) == (240.0, 88.5) and position({}) is None
+    assert position({"position": {"x": -1, "y": 2}}) is None and position({"position": {"x": True, "y": 2}}) is None
     assert not_imported("Frame", "click", {"selector": "#a", "button": "middle", "strict": True}) == (
-        'locator(#a).click({"button": "middle"}) (another mouse button, modifier keys or a point in the element: '
-        "the format clicks its middle, left button)"
+        'locator(#a).click({"button": "middle"}) (another mouse button or modifier keys held: '
+        "the format presses its buttons with no key held)"
     )
 
 

@@ -39,3 +39,36 @@ def files(folder: Path) -> Callable[..., Any]:
             pass
 
     return functools.partial(Quiet, directory=str(folder))
+
+
+class Pages:
+    """A handler serving fixed pages by path (``{"/": "<html>..."}``, anything else 404), which
+    remembers every request's path: a test tells a request that reached it from one that did not."""
+
+    def __init__(self, pages: dict[str, str]) -> None:
+        self.pages = pages
+        self.requests: list[str] = []
+
+    def handler(self) -> Callable[..., Any]:
+        site = self
+
+        class Handler(SimpleHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                site.requests.append(self.path)
+                body = site.pages.get(self.path.split("?")[0])
+                if body is None:
+                    self.send_error(404)
+                    return
+                data = body.encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            do_POST = do_GET  # noqa: N815 - the stdlib's name
+
+            def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+                pass
+
+        return Handler
