@@ -220,6 +220,7 @@ class _Reader:
         self.add(DemoStep("press", value="+".join([*self.held, key])))
         self.pressed.append(key)
         self.combined = bool(self.held)
+        self._asserted_events(step)  # Enter in a form: replay waits for the navigation as after a click
 
     def _keyUp(self, step: dict[str, Any]) -> None:
         key = str(step["key"])
@@ -233,6 +234,8 @@ class _Reader:
             self.pressed.remove(key)
         else:
             self.say_after(f"keyUp {key} with no keyDown before it")
+            return
+        self._asserted_events(step)  # on the press the key ended
 
     def _setViewport(self, step: dict[str, Any]) -> None:
         width, height = step["width"], step["height"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import struct
 import zipfile
 import zlib
@@ -122,18 +123,34 @@ def find_sources(paths: list[str]) -> list[Path]:
     (and every file that looks like one but is damaged: it gets its line, the others are read)."""
     out: list[Path] = []
     for p in map(Path, paths):
-        out.extend(sorted(f for f in _files_in(p) if _importable(f)) if p.is_dir() else [p])
+        out.extend(sorted(f for f in _files_in(p) if _looks_importable(f)) if p.is_dir() else [p])
     return out
 
 
 def _files_in(folder: Path) -> list[Path]:
-    """Every file under ``folder``, links to folders not followed (a link loop ends nowhere)."""
+    """Every regular file under ``folder``, links to folders not followed (a link loop ends
+    nowhere); a pipe, a device or a link to nowhere is no source (reading a pipe waits for ever)."""
     found: list[Path] = []
     for root, _, files in os.walk(folder, onerror=lambda _: None, followlinks=False):
-        found.extend(Path(root, f) for f in files)
+        found.extend(f for f in (Path(root, name) for name in files) if _regular(f))
         if len(found) > 100_000:
             break
     return found
+
+
+def _regular(f: Path) -> bool:
+    try:
+        return stat.S_ISREG(f.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _looks_importable(f: Path) -> bool:
+    """:func:`_importable`; a file that breaks the look in a way nobody foresaw gets its line."""
+    try:
+        return _importable(f)
+    except Exception:  # noqa: BLE001 - one odd file must not stop the look at the others
+        return True
 
 
 def _importable(f: Path) -> bool:
@@ -176,6 +193,8 @@ def read_source(path: Path) -> Demonstration:
         raise UnreadableInput(f"{path}: no such file")
     if path.is_dir():
         raise UnreadableInput(f"{path}: a folder with no trace, recording or codegen file in it")
+    if not _regular(path):
+        raise UnreadableInput(f"{path}: not a regular file (a pipe or a device is read by nothing here)")
     with path.open("rb") as f:
         head = f.read(2)
     if head == b"PK":
@@ -328,8 +347,14 @@ class Importer:
             why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
             return Imported(str(source), "unreadable", f"cannot import {source}: {why}")
         except _UNFORESEEN as exc:
-            why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
-            return Imported(str(source), "unreadable", f"cannot import {source}: this release cannot read it ({why})")
+            return self._unforeseen(source, exc)
+        except Exception as exc:  # noqa: BLE001 - whatever else one source does, the next ones are imported
+            return self._unforeseen(source, exc)
+
+    @staticmethod
+    def _unforeseen(source: Path, exc: BaseException) -> Imported:
+        why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
+        return Imported(str(source), "unreadable", f"cannot import {source}: this release cannot read it ({why})")
 
     def _import_one(self, source: Path) -> Imported:
         demo = read_source(source)
