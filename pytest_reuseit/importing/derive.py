@@ -37,7 +37,8 @@ from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
-from .locate import read_element
+from .locate import person_check, read_element
+from .selectors import is_person_form, to_loc
 from .values import distinctive
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,9 @@ class Resolver:
         self.groups = groups
         # (file step, op) -> (the generator's selector, the element's facts, the source selector that found it)
         self.found: dict[tuple[int, int], tuple[str | None, dict[str, str], str]] = {}
+        # (file step, op, check) -> the check with its element(s) found as a person writes them,
+        # read on the live page once the step's checks held (the page they held on).
+        self.checks: dict[tuple[int, int, int], dict[str, Any]] = {}
 
     def start(self, page: Page) -> None:
         pass
@@ -86,7 +90,35 @@ class Resolver:
         pass
 
     def step_end(self, page: Page, step: int | None) -> None:
-        pass
+        if step is None or step >= len(self.groups):
+            return
+        known = [
+            person
+            for _, (person, _, _) in sorted(self.found.items(), reverse=True)
+            if person and is_person_form(to_loc(person))
+        ]
+        for j, demo_step in enumerate(self.groups[step]):
+            for k, check in enumerate(demo_step.checks):
+                selector = check_selector(check)
+                if selector is None:
+                    continue
+                try:
+                    located = person_check(check, selector, page, known)
+                except PlaywrightError as exc:  # the page went away: the check stays as the source wrote it
+                    log.debug("resolve: check %s not located: %s", check, exc)
+                    continue
+                if located != check:
+                    self.checks[(step, j, k)] = located
+
+
+def check_selector(check: dict[str, Any]) -> str | None:
+    """The source's selector a check finds its element(s) by, when it is one (CSS, XPath)."""
+    ((key, arg),) = check.items()
+    if key == "not" and isinstance(arg, dict) and len(arg) == 1:
+        return check_selector(arg)
+    if isinstance(arg, dict) and isinstance(arg.get("selector"), str) and "or" not in arg:
+        return str(arg["selector"])
+    return None
 
 
 @dataclass

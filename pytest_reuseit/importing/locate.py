@@ -12,7 +12,7 @@ password field, a field named token) for ``values.py``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -207,18 +207,50 @@ _ELEMENT_KEYS |= {"in_viewport", "accessible_name", "accessible_description", "h
 _ELEMENT_KEYS |= {"texts", "values", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
 
 
-def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:
+def finds_same(page: Page, candidate: str, selector: str) -> bool:
+    """Whether ``candidate`` finds exactly the elements ``selector`` finds on this page (at least
+    one), in the same order."""
+    loc = page.locator(selector)
+    try:
+        n = loc.count()
+        if n == 0 or n > _MAX_MARKED:
+            return False
+        loc.evaluate_all(_MARK)
+    except PlaywrightError:
+        return False
+    try:
+        return bool(page.locator(candidate).evaluate_all(_MARKS) == [str(i) for i in range(n)])
+    except PlaywrightError:
+        return False
+    finally:
+        try:
+            loc.evaluate_all(_UNMARK)
+        except PlaywrightError:
+            pass
+
+
+# How many of the locators the steps got are tried for a check, the latest first.
+_MAX_KNOWN = 12
+
+
+def person_check(check: dict[str, Any], selector: str, page: Page, known: Sequence[str] = ()) -> dict[str, Any]:
     """``check`` with its element(s) found the way a person writes it, when the source found them
-    by CSS or XPath and a person's locator finds the same ones on the page; else as it was."""
+    by CSS or XPath and a person's locator finds the same ones on the page; else as it was.
+
+    ``known``: the locators a person writes that the steps got, latest first: a check on the
+    element a step acted on gets the step's locator when it finds the same element here. The
+    source's selector is kept beside it (``or``: the elements either finds) when the person's
+    locator finds the very same elements, as a step keeps it as a fallback."""
     ((key, arg),) = check.items()
     if key == "not" and isinstance(arg, dict) and len(arg) == 1:
-        return {"not": person_check(arg, selector, page)}
+        return {"not": person_check(arg, selector, page, known)}
     if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
         return check
+    found = next((k for k in list(dict.fromkeys(known))[:_MAX_KNOWN] if finds_same(page, k, selector)), None)
     # By role, label, test id first; by a text of its own only when nothing else finds it (still a
     # check: a changed text is then not found at all).
     rows = key in ("text", "texts", "count")
-    found = equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
+    found = found or equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
     if found is None:
         return check
     loc = to_loc(found)
@@ -229,6 +261,9 @@ def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, 
         if "nth" in loc:
             return check
         rest["nth"] = arg["nth"]
+    if finds_same(page, found, selector):
+        source = to_loc(selector)
+        loc["or"] = source["selector"] if list(source) == ["selector"] else source
     return {key: {**loc, **rest}}
 
 

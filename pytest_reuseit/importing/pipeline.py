@@ -35,6 +35,7 @@ from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
+from .selectors import is_person_form, to_loc
 
 Say = Callable[[str], None]
 # What a reader raises on a source made in a way nobody foresaw (a field of the wrong type, a
@@ -234,31 +235,40 @@ def _targets_from_snapshots(
         for step in demo.steps:
             if step.page_html:
                 seen.append((step.page_html, step.page_url))
-            for i, page_of in enumerate(step.check_pages):
-                if page_of is not None:
-                    seen.append((page_of[1], page_of[2]))
-                    step.checks[i] = _person_check(step.checks[i], page_of[0], seen, show)
             if step.target is None:
                 selectors.append([])
                 facts.append({})
-                continue
-            page = show(step.page_html, step.page_url) if step.page_html else None
-            found: str | None = None
-            fact: dict[str, str] = {}
-            if page is not None:
-                for sel in step.target.selectors:
-                    found, fact = read_element(page, sel)
-                    if fact:
-                        break
-            if not fact:
-                complete = False
-            selectors.append(person_selectors(found, step.target.selectors))
-            if step.to is not None and page is not None:
-                # A drag's drop target, by the locator a person writes when the page before the
-                # drag shows it (else the test's own selector).
-                step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
-            facts.append(fact)
+            else:
+                page = show(step.page_html, step.page_url) if step.page_html else None
+                found: str | None = None
+                fact: dict[str, str] = {}
+                if page is not None:
+                    for sel in step.target.selectors:
+                        found, fact = read_element(page, sel)
+                        if fact:
+                            break
+                if not fact:
+                    complete = False
+                selectors.append(person_selectors(found, step.target.selectors))
+                if step.to is not None and page is not None:
+                    # A drag's drop target, by the locator a person writes when the page before the
+                    # drag shows it (else the test's own selector).
+                    step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
+                facts.append(fact)
+            # The checks asserted after the step, each on the page the trace kept for it; a check
+            # on an element a step found by a person's locator gets that locator.
+            known = person_locators(selectors)
+            for i, page_of in enumerate(step.check_pages):
+                if page_of is not None:
+                    seen.append((page_of[1], page_of[2]))
+                    step.checks[i] = _person_check(step.checks[i], page_of[0], seen, show, known)
     return selectors, facts, complete
+
+
+def person_locators(selectors: list[list[str]]) -> list[str]:
+    """The locators a person writes that the steps so far got, the latest first."""
+    out = [sels[0] for sels in reversed(selectors) if sels and is_person_form(to_loc(sels[0]))]
+    return list(dict.fromkeys(out))
 
 
 # How many earlier pages a check's elements are looked for on, when its own page has none of
@@ -266,12 +276,14 @@ def _targets_from_snapshots(
 _PAGES_BACK = 4
 
 
-def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, str]], show: Any) -> dict[str, Any]:
+def _person_check(
+    check: dict[str, Any], selector: str, seen: list[tuple[str, str]], show: Any, known: list[str]
+) -> dict[str, Any]:
     for html, url in reversed(seen[-_PAGES_BACK:]):
         shown = show(html, url)
         if shown is None:
             continue
-        found = person_check(check, selector, shown)
+        found = person_check(check, selector, shown, known)
         if found != check:
             return found
         try:
@@ -386,6 +398,8 @@ class Importer:
                 if step.target is not None:
                     selectors[n] = person_selectors(person, step.target.selectors)
                     facts[n] = fact
+            for (i, j, k), check in resolver.checks.items():  # checks located as the steps were
+                composed.groups[i][j].checks[k] = check
             composed = compose(demo, selectors, facts, self.opt.base_url)
         failure = ""
         if self.opt.derive:

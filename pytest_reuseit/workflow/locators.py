@@ -127,6 +127,13 @@ class Locator(Strict):
     has_text: str | None = None
     within: Loc | None = None
     frame: Loc | None = Field(None, description="look inside this <iframe> (a LOC of it, which may have a frame too)")
+    # ``or`` is a Python keyword: the field is ``or_``, written ``or`` in files.
+    or_: Loc | None = Field(
+        None,
+        alias="or",
+        description="another way to find the same element(s): the elements either finds, as Playwright's "
+        "locator.or() (the import keeps a check's own selector here, beside the locator a person writes)",
+    )
 
     @field_validator("role")
     @classmethod
@@ -144,8 +151,9 @@ class Locator(Strict):
         """Just the locator of an op's or assertion's arguments (which extend Locator with value, key, ...)."""
         if type(self) is Locator:
             return self
+        written = {f.alias or n for n, f in Locator.model_fields.items()}  # ``or``, as a file writes it
         return Locator.model_validate(
-            {k: v for k, v in self.model_dump(exclude_none=True).items() if k in Locator.model_fields}
+            {k: v for k, v in self.model_dump(exclude_none=True, by_alias=True).items() if k in written}
         )
 
     def describe(self) -> str:
@@ -162,6 +170,8 @@ class Locator(Strict):
             text = f"{self.within.describe()} >> {text}"
         if self.frame is not None:
             text = f"frame {self.frame.describe()} >> {text}"
+        if self.or_ is not None:
+            text = f"{text} or {self.or_.describe()}"
         return text
 
 

@@ -30,6 +30,7 @@ from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
 from tests.support.serve import Served, files
+from tests.support.todomvc_refactor import make_refactored
 
 PAGES = ROOT / "tests" / "pages" / "recorded"
 TODOMVC = ROOT / "node_modules" / "todomvc"
@@ -406,6 +407,31 @@ def test_a_navigation_on_a_hash_routed_app_is_waited_for_not_compared_to_its_fra
         assert failed.returncode == 1, failed.stdout + failed.stderr
         assert "does not pass on the site: run 1 of 1: step 1" in failed.stdout, failed.stdout
         assert "other" in failed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
+def test_a_recordings_checks_are_located_as_its_steps_and_outlive_a_refactor(tmp_path: Path, page: Page) -> None:
+    """A check on the field a step typed into gets the step's locator (the recording's selector
+    kept beside it, ``or``); a check on the list by its id gets the list's role: after a refactor
+    that renames both ids the workflow still passes, where the recording's own selectors fail."""
+    refactored = make_refactored(TODOMVC, tmp_path / "refactored" / "todomvc")
+    with Served(files(TODOMVC)) as todo, Served(files(refactored)) as after:
+        app = f"{todo.url}/examples/vanillajs/index.html"
+        recording = _todo_recording(todo.url, landed=f"{app}#/")
+        recording["steps"][6:6] = [{"type": "waitForElement", "selectors": _sel("#new-todo")}]
+        rec = _write(tmp_path, recording)
+        assert _replay_parses(rec).returncode == 0
+        done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+        assert done.returncode == 0, done.stdout + done.stderr
+        (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+        text = written.read_text()
+        field = "{count: {role: textbox, name: What needs to be done?, or: '#new-todo', min: 1}}"
+        assert field in text, text
+        assert "or: '#todo-list li', equals: 1}}" in text and "{count: {selector: '#todo-list li'" not in text, text
+        result = execute(page, load(written), builtins={"base_url": after.url})
+        assert result.status in ("passed", "recovered"), result.message
 
 
 # ----------------------------------------------------------------------------- the format's additions
