@@ -431,22 +431,31 @@ class Importer:
         (the workflow, why it did not pass or "", the runs made)"""
         outcome = self._derive_runs(source, composed, target, origin)
         runs = len(outcome.statuses)
-        if not outcome.failure or not outcome.statuses[0] or all(not ok for ok in outcome.statuses):
+        if not outcome.failure:
             return outcome.composed, outcome.failure, runs
+        # A first run that fails may have met a value the source's own run used (a record the
+        # traced test made): each try then stops at its first failing run, so a workflow that
+        # fails for another reason costs one more run per value tried, not --runs.
+        first_failed = not outcome.statuses[0]
         once = list(composed.typed.once)
         for value in _typed_before(composed, outcome.failed_step)[:MAX_ONCE_TRIES]:
             tried = compose(demo, selectors, facts, self.opt.base_url, once=(*once, value))
-            retry = self._derive_runs(source, tried, target, origin)
+            retry = self._derive_runs(source, tried, target, origin, stop_early=first_failed)
             runs += len(retry.statuses)
             if not retry.failure:
                 passed = len(retry.statuses)
+                before = "" if first_failed else "run 1 passed, "
+                used = ", the source's own run had used it" if first_failed else ""
                 retry.composed.once_found[value] = (
-                    f"run 1 passed, {_one_line(outcome.failure)}; then {passed} of {passed} passed"
+                    f"{before}{_one_line(outcome.failure)}{used}; then {passed} of {passed} passed"
                 )
                 return retry.composed, "", runs
         return outcome.composed, outcome.failure, runs
 
-    def _derive_runs(self, source: Path, composed: Composed, target: Path, origin: str) -> _Derived:
+    def _derive_runs(
+        self, source: Path, composed: Composed, target: Path, origin: str, stop_early: bool = False
+    ) -> _Derived:
+        """``runs`` runs of the workflow deriving its checks; ``stop_early``: none after one failed."""
         loaded = self._loaded(source, composed, target)  # the same workflow for every derivation run
         deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
         out = _Derived(composed)
@@ -461,6 +470,8 @@ class Importer:
             if not ok and not out.failure:
                 out.failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
                 out.failed_step = next((s.index for s in result.steps if s.status in ("failed", "broken")), 0)
+            if not ok and stop_early:
+                break
         kept, composed.dropped = deriver.kept()
         composed.derived = add_derived(composed, kept)
         return out
