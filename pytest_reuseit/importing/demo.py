@@ -28,6 +28,9 @@ class Target:
     selectors: list[str]
     # Read from the page where the source kept it (a trace's DOM): tag, type, name, id, label.
     facts: dict[str, str] = field(default_factory=dict)
+    # The accessible names a recorder computed for the element (Chrome's ``aria/NAME``, with no
+    # role), tried on the live page as the element's role and that name (``locate.recorded_name``).
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -17,6 +17,7 @@ step, trying the source's selectors in order: the import then costs ``runs + 1``
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -37,7 +38,7 @@ from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
-from .locate import person_check, read_element
+from .locate import person_check, read_element, recorded_name
 from .selectors import is_person_form, to_loc
 from .values import distinctive
 
@@ -77,9 +78,15 @@ class Resolver:
         target = self.groups[step][index].target
         if target is None:
             return
+        # The recording's selectors in its order (replay races them: any that finds the element);
+        # a name the recorder computed is the person's locator when it finds that same element.
         for selector in target.selectors:
             person, facts = read_element(page, selector)
             if facts:
+                named = None if _says(person, target.names) else recorded_name(page, selector, target.names)
+                if named is not None:
+                    person = named
+                    facts = {**facts, "label": json.loads(named[named.rindex("[name=") + 6 : -2])}
                 self.found[(step, index)] = (person, facts, selector)
                 return
 
@@ -109,6 +116,12 @@ class Resolver:
                     continue
                 if located != check:
                     self.checks[(step, j, k)] = located
+
+
+def _says(person: str | None, names: list[str]) -> bool:
+    """Whether the generator's locator already finds the element by a name the recorder computed."""
+    loc = to_loc(person) if person else {}
+    return any(loc.get(k) in names for k in ("name", "label", "placeholder", "text", "title", "alt"))
 
 
 def check_selector(check: dict[str, Any]) -> str | None:

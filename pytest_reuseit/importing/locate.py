@@ -11,6 +11,7 @@ password field, a field named token) for ``values.py``.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -185,6 +186,27 @@ def _rows(page: Page, loc: PwLocator, marks: list[str]) -> str | None:
 
 def _outer(ancestor: PwLocator, role: str) -> Iterator[str]:
     yield from _in_roled(ancestor.page, ancestor.locator("xpath=.."), role)
+
+
+_IN_FRAME = " >> internal:control=enter-frame >> "
+
+
+def recorded_name(page: Page, selector: str, names: Sequence[str]) -> str | None:
+    """The element ``selector`` finds, by its role and a name a recorder computed for it (Chrome's
+    ``aria/NAME``: any role with that name, as Puppeteer's aria query finds it), when that finds
+    exactly the same element on this page; else None."""
+    if not names:
+        return None
+    at = selector.rfind(_IN_FRAME)
+    inside = selector[: at + len(_IN_FRAME)] if at >= 0 else ""
+    role = _role(page.locator(selector))
+    if not role:
+        return None
+    for name in names:
+        candidate = f"{inside}internal:role={role}[name={json.dumps(name)}s]"
+        if finds_same(page, candidate, selector):
+            return candidate
+    return None
 
 
 def person_selectors(found: str | None, source: list[str]) -> list[str]:

@@ -411,6 +411,37 @@ def test_a_navigation_on_a_hash_routed_app_is_waited_for_not_compared_to_its_fra
 
 @pytest.mark.slow
 @pytest.mark.browser
+@needs_replay
+def test_a_name_the_recorder_computed_is_tried_as_replay_tries_it(site: str, tmp_path: Path, page: Page) -> None:
+    """``aria/Select`` names a ``<select>`` inside its label as Chrome computes its name; the
+    label's text Playwright reads holds the options too ("Select ApplePear"). The recorder's name
+    is kept as the element's role and that name, since it finds the same element; the label's text
+    with the options in it is written nowhere, and the workflow chooses the pear."""
+    fruit = _sel("aria/Select", "#fruit")
+    recording = {
+        "title": "Choose a pear",
+        "steps": [
+            {"type": "navigate", "url": f"{site}/labelled.html"},
+            _click(fruit),
+            {"type": "change", "value": "pear", "selectors": fruit, "target": "main"},
+        ],
+    }
+    rec = _write(tmp_path, recording)
+    assert _replay_parses(rec).returncode == 0
+    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    text = written.read_text()
+    assert "- {select: {role: combobox, name: Select, exact: true, option: '{select}'}}" in text, text
+    assert "ApplePear" not in text, text
+    assert "{select: {selector: '#fruit', option: '{select}'}}" in text  # the recording's own, a fallback
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.locator("#out").inner_text() == "Chosen: pear"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
 def test_a_recordings_checks_are_located_as_its_steps_and_outlive_a_refactor(tmp_path: Path, page: Page) -> None:
     """A check on the field a step typed into gets the step's locator (the recording's selector
