@@ -136,6 +136,8 @@ class _Reader:
         if target == self.page:
             return
         self.add(DemoStep("switch", value=target))
+        if target != "main" and target not in self.demo.visited:
+            self.demo.visited.append(target)
         self.page = target
         if target in self.pages:
             self.pages.remove(target)

@@ -84,6 +84,9 @@ class Demonstration:
     # and its settings (a recording's own timeout).
     browser: dict[str, Any] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    # Other pages and frames the source was on (a recording's targets): their hosts are the
+    # workflow's too (allowed_domains), and the import's own runs may open them.
+    visited: list[str] = field(default_factory=list)
 
     @property
     def start_url(self) -> str:

@@ -38,7 +38,7 @@ from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
-from .locate import person_check, read_element, recorded_name
+from .locate import frame_selector, person_check, read_element, recorded_name
 from .selectors import is_person_form, to_loc
 from .values import distinctive
 
@@ -68,6 +68,8 @@ class Resolver:
         # (file step, op, check) -> the check with its element(s) found as a person writes them,
         # read on the live page once the step's checks held (the page they held on).
         self.checks: dict[tuple[int, int, int], dict[str, Any]] = {}
+        # A recording's target URL that is a frame of the page (not a pop-up) -> the <iframe>'s selector.
+        self.frames: dict[str, str] = {}
 
     def start(self, page: Page) -> None:
         pass
@@ -75,7 +77,15 @@ class Resolver:
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
         if (step, index) in self.found or step >= len(self.groups) or index >= len(self.groups[step]):
             return
-        target = self.groups[step][index].target
+        demo_step = self.groups[step][index]
+        if demo_step.kind == "switch" and demo_step.value.startswith(("http://", "https://")):
+            # replay looks for a page of that URL, then for a frame of it (an out-of-process iframe
+            # is a target of its own): a frame of this page by that URL is where the steps are.
+            frame = frame_selector(page, demo_step.value)
+            if frame is not None:
+                self.frames[demo_step.value] = frame
+            return
+        target = demo_step.target
         if target is None:
             return
         # The recording's selectors in its order (replay races them: any that finds the element);

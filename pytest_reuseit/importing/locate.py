@@ -209,6 +209,40 @@ def recorded_name(page: Page, selector: str, names: Sequence[str]) -> str | None
     return None
 
 
+_FRAME_MARK = "data-reuseit-frame"
+
+
+def frame_selector(page: Page, url: str) -> str | None:
+    """A selector of the ``<iframe>`` of this page whose document is at ``url`` (a frame of the
+    main one): a person's locator when one finds it alone, else its place among the iframes."""
+    try:
+        frame = next((f for f in page.frames[1:] if f.url == url and f.parent_frame == page.main_frame), None)
+        if frame is None:
+            return None
+        element = frame.frame_element()
+        element.evaluate(f"(e) => e.setAttribute('{_FRAME_MARK}', '1')")
+    except PlaywrightError:
+        return None
+    marked = f"[{_FRAME_MARK}]"
+    try:
+        title = element.get_attribute("title")
+        titled = f"internal:attr=[title={json.dumps(title)}s]" if title else ""
+        if titled and finds_same(page, titled, marked):  # a frame's title: what names it to a person
+            return titled
+        person = equivalent(page, marked, text_ok=False)
+        if person is not None:
+            return person
+        marks = page.locator("iframe").evaluate_all(f"(els) => els.map((e) => e.hasAttribute('{_FRAME_MARK}'))")
+        return f"iframe >> nth={marks.index(True)}" if True in marks else None
+    except PlaywrightError:
+        return None
+    finally:
+        try:
+            element.evaluate(f"(e) => e.removeAttribute('{_FRAME_MARK}')")
+        except PlaywrightError:
+            pass
+
+
 def person_selectors(found: str | None, source: list[str]) -> list[str]:
     """The selectors to write, best first: the generator's when a person would write it (role,
     label, test id...), then the source's own, each once."""

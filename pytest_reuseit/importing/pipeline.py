@@ -218,7 +218,7 @@ def visited_origins(demo: Demonstration, base_url: str) -> tuple[str, ...]:
     source itself visited (its pages, and in a trace the files those pages loaded). A page that
     asks for anything else breaks the run, naming it: a hostile source reaches no other address."""
     urls = [base_url, demo.start_url, *(s.value for s in demo.steps if s.kind == "goto")]
-    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources)
+    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources) + demo.visited
     return tuple(o for o in dict.fromkeys(map(origin_of, urls)) if o)
 
 
@@ -292,6 +292,65 @@ def _person_check(
         except Exception:
             return check
     return check
+
+
+def into_frames(
+    demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], frames: dict[str, str]
+) -> None:
+    """A recording's steps on a target that is a frame of the page (replay finds no page of that
+    URL and looks among the frames): looked for inside that frame, their checks too; the switches
+    to it, and back to the page it is in, go. ``frames``: target URL -> the <iframe>'s selector."""
+    keep: list[int] = []
+    page, inside, frame_loc = "main", "", {}
+    for n, step in enumerate(demo.steps):
+        if step.kind == "switch":
+            if step.value in frames:
+                inside = frames[step.value] + " >> internal:control=enter-frame >> "
+                frame_loc = to_loc(frames[step.value])
+                continue
+            if inside and step.value == page:  # back from the frame to the page it is in
+                inside = ""
+                continue
+            page, inside = step.value, ""
+        elif inside:
+            if step.target is not None:
+                step.target.selectors = [inside + s for s in step.target.selectors]
+                selectors[n] = list(step.target.selectors)
+            if step.to is not None:
+                step.to.selectors = [inside + s for s in step.to.selectors]
+            framed = [_framed_check(c, frame_loc) for c in step.checks]
+            step.unexpressed.extend(
+                f"{words} inside the frame {_url_words(frames, inside)}" for c, words in framed if c is None
+            )
+            step.checks = [c for c, _ in framed if c is not None]
+            step.check_pages = [None] * len(step.checks)
+        keep.append(n)
+    demo.steps[:] = [demo.steps[n] for n in keep]
+    selectors[:] = [selectors[n] for n in keep]
+    facts[:] = [facts[n] for n in keep]
+
+
+def _url_words(frames: dict[str, str], inside: str) -> str:
+    return next((url for url, sel in frames.items() if inside.startswith(sel)), "")
+
+
+def _framed_check(check: dict[str, Any], frame: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """``check`` looked for inside ``frame``; (None, its words) when it is of no element (a URL, a
+    title, a script: the frame's, which the format's checks of the page cannot say)."""
+    ((key, arg),) = check.items()
+    if key == "not" and isinstance(arg, dict) and len(arg) == 1:
+        inner, words = _framed_check(arg, frame)
+        return ({"not": inner} if inner is not None else None), words
+    if not isinstance(arg, dict) or key in ("url", "title", "js"):
+        return None, f"{key} {arg}"
+    return {key: _in_frame(arg, frame)}, ""
+
+
+def _in_frame(loc: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    """``loc`` inside ``frame``: the outermost frame of its own frames, if it has any."""
+    if isinstance(loc.get("frame"), dict):
+        return {**loc, "frame": _in_frame(loc["frame"], frame)}
+    return {**loc, "frame": frame}
 
 
 def _first_failure(result: RunResult) -> str:
@@ -400,6 +459,8 @@ class Importer:
                     facts[n] = fact
             for (i, j, k), check in resolver.checks.items():  # checks located as the steps were
                 composed.groups[i][j].checks[k] = check
+            if resolver.frames:
+                into_frames(demo, selectors, facts, resolver.frames)
             composed = compose(demo, selectors, facts, self.opt.base_url)
         failure = ""
         if self.opt.derive:

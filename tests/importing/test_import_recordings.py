@@ -442,6 +442,42 @@ def test_a_name_the_recorder_computed_is_tried_as_replay_tries_it(site: str, tmp
 
 @pytest.mark.slow
 @pytest.mark.browser
+@needs_replay
+def test_a_target_that_is_a_frame_is_looked_in_as_replay_looks_for_it(site: str, tmp_path: Path, page: Page) -> None:
+    """Chrome's recorder names an out-of-process iframe by its URL as the steps' ``target``, as it
+    names a pop-up; replay looks for a page of that URL, then for a frame of it. The steps are
+    found inside the frame (no pop-up waited for), and the frame's other host is the workflow's."""
+    frame_url = site.replace("127.0.0.1", "localhost") + "/frame.html"
+    card, pay = _sel("aria/Card holder", "#card"), _sel('aria/Pay[role="button"]', "body > button")
+    recording = {
+        "title": "Pay in the frame",
+        "steps": [
+            {"type": "navigate", "url": f"{site}/oopif.html"},
+            {**_click(card), "target": frame_url},
+            {"type": "change", "value": "Ada", "selectors": card, "target": frame_url},
+            {**_click(pay), "target": frame_url},
+            {"type": "waitForElement", "selectors": _sel("text/Paid by Ada"), "target": frame_url},
+            {**_click(_sel('aria/Checkout[role="heading"]', "h1")), "target": "main"},
+        ],
+    }
+    rec = _write(tmp_path, recording)
+    assert _replay_parses(rec).returncode == 0
+    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    text = written.read_text()
+    assert "switch_page" not in text and "allowed_domains: ['{base_url}', localhost]" in text, text
+    inside = "frame: {title: Payment, exact: true}"
+    assert f"{{change: {{label: Card holder, exact: true, {inside}, value: '{{value}}'}}}}" in text, text
+    assert f"{{click: {{role: button, name: Pay, exact: true, {inside}}}}}" in text, text
+    assert f"{{count: {{text: Paid by Ada, min: 1, {inside}}}}}" in text, text
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.frame_locator("#pay").locator("#paid").inner_text() == "Paid by Ada"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
 @pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
 def test_a_recordings_checks_are_located_as_its_steps_and_outlive_a_refactor(tmp_path: Path, page: Page) -> None:
     """A check on the field a step typed into gets the step's locator (the recording's selector
