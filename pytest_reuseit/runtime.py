@@ -239,9 +239,21 @@ class Runtime:
     ) -> tuple[str, ...]:
         wf = loaded.workflow
         if wf.allowed_domains is not None:
-            return tuple(wf.allowed_domains)
+            # An entry with a placeholder ('{base_url}', as the import writes the site's own) is
+            # the host of what it renders to, as start_url is rendered.
+            hosts = (self._host(loaded, variation, extra, d) if "{" in d else d for d in wf.allowed_domains)
+            return tuple(h for h in hosts if h)
         host = self.start_host(loaded, variation, extra)
         return (host,) if host else ()
+
+    def _host(self, loaded: LoadedWorkflow, variation: str | None, extra: Placeholders, entry: str) -> str:
+        wf = loaded.workflow
+        var = next((v for v in wf.all_variations() if v.id == variation), wf.all_variations()[0])
+        try:
+            text = Values({**wf.params, **var.params, **self.settings.params}, self.builtins(extra)).render(entry)
+        except PlaceholderError:
+            return ""
+        return urlsplit(text).hostname or text if "://" in text else text
 
     @property
     def experience(self) -> ExperienceStore:

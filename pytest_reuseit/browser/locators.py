@@ -34,6 +34,8 @@ def resolve(page: Root, loc: Locator, render: Render = _same) -> PwLocator:
     if loc.within is not None:
         root = resolve(root, loc.within, render)
     result = _by_kind(root, loc, render)
+    if loc.or_ is not None:  # the elements either finds (Playwright's or): one element found both ways is one
+        result = result.or_(resolve(page, loc.or_, render))
     if loc.has_text is not None:
         result = result.filter(has_text=render(loc.has_text))
     if loc.nth is not None:

@@ -31,10 +31,23 @@ def _switch_page(ctx: OpContext, arg: Any) -> None:
             ctx.pages.switch(arg)
             return
         except LookupError as exc:
+            what = f"switch_page {arg if not isinstance(arg, PageUrl) else 'url'}"
+            frame = _frame_of(ctx, arg)
+            if frame:  # no page will come: say so at once (a LOC's frame: looks inside it)
+                raise OpFailed(what, f"{exc}; {frame} is a frame of this page, not a page", "not_found") from None
             if time.monotonic() >= deadline:
-                what = f"switch_page {arg if not isinstance(arg, PageUrl) else 'url'}"
                 raise OpFailed(what, str(exc), "not_found") from None
         ctx.page.wait_for_timeout(100)
+
+
+def _frame_of(ctx: OpContext, arg: Any) -> str:
+    """The URL of a frame of the current page that ``arg`` (a page's URL) names, or ""."""
+    if not isinstance(arg, PageUrl) or not isinstance(arg.url, str):
+        return ""
+    try:
+        return next((f.url for f in ctx.page.frames[1:] if f.url == arg.url), "")
+    except Exception:  # noqa: BLE001 - a page closing under the look: no frame of it
+        return ""
 
 
 @registry.handles("close_page")

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..workflow.loader import LoadedWorkflow
-from ..workflow.locators import Locator
+from ..workflow.locators import LOCATOR_KEYS, Locator
 from ..workflow.ops import written_name
 
 # The keys of an op's argument that find its element (the op's own keys: value, option, key...).
-LOCATOR_FIELDS = frozenset(Locator.model_fields)
+LOCATOR_FIELDS = LOCATOR_KEYS
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any
 from . import limits
 from .chrome_schema import check_recording
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
-from .selectors import from_puppeteer, to_loc
+from .selectors import _ARIA_ROLE, from_puppeteer, to_loc
 
 _ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "change", "hover": "hover"}
 # replay's mouseButtonMap, in Playwright's words; back and forward have none there.
@@ -71,7 +71,11 @@ def _target(step: dict[str, Any], *, field: bool) -> Target | None:
         return None
     # A step in a frame names it by its place among each page's frames, outermost first.
     inside = "".join(f"iframe >> nth={i} >> internal:control=enter-frame >> " for i in step.get("frame") or [])
-    return Target([inside + s for s in selectors])
+    # Chrome's own names for the element (aria/NAME with no role): Playwright computes a label's
+    # text otherwise (a <select> inside its <label>: the options' texts too).
+    whole = [s[0] if isinstance(s, list) and len(s) == 1 else s for s in step.get("selectors") or []]
+    names = [s[5:] for s in whole if isinstance(s, str) and s.startswith("aria/")]
+    return Target([inside + s for s in selectors], names=[n for n in names if not _ARIA_ROLE.match(n)])
 
 
 class _Reader:
@@ -132,6 +136,8 @@ class _Reader:
         if target == self.page:
             return
         self.add(DemoStep("switch", value=target))
+        if target != "main" and target not in self.demo.visited:
+            self.demo.visited.append(target)
         self.page = target
         if target in self.pages:
             self.pages.remove(target)
@@ -220,6 +226,7 @@ class _Reader:
         self.add(DemoStep("press", value="+".join([*self.held, key])))
         self.pressed.append(key)
         self.combined = bool(self.held)
+        self._asserted_events(step)  # Enter in a form: replay waits for the navigation as after a click
 
     def _keyUp(self, step: dict[str, Any]) -> None:
         key = str(step["key"])
@@ -233,6 +240,8 @@ class _Reader:
             self.pressed.remove(key)
         else:
             self.say_after(f"keyUp {key} with no keyDown before it")
+            return
+        self._asserted_events(step)  # on the press the key ended
 
     def _setViewport(self, step: dict[str, Any]) -> None:
         width, height = step["width"], step["height"]

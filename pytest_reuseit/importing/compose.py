@@ -365,6 +365,11 @@ def compose(
     sels, fcts = list(selectors), list(facts)
     start = site_url(demo.start_url, *origins)
     doc["start_url"] = start
+    hosts = _other_hosts(demo)
+    if hosts:  # the source was on other hosts too (a frame, a pop-up): the workflow may open them
+        doc["allowed_domains"] = flow(
+            ["{base_url}" if start.startswith("{base_url}") else _host(demo.start_url), *hosts]
+        )
     composed = Composed(demo.title, demo.source, doc, typed, origins)
     pending_pre: list[Any] = []
     first: DemoStep | None = None
@@ -432,6 +437,17 @@ def compose(
         "Review it, then run it with pytest --base-url URL (URLs of the site are written from {base_url})."
     )
     return composed
+
+
+def _host(url: str) -> str:
+    return urlsplit(url).hostname or "" if url.startswith(("http://", "https://")) else ""
+
+
+def _other_hosts(demo: Demonstration) -> list[str]:
+    """The hosts other than the start page's that the source's pages and frames were on."""
+    urls = [s.value for s in demo.steps if s.kind == "goto"] + demo.visited
+    start = _host(demo.start_url)
+    return [h for h in dict.fromkeys(map(_host, urls)) if h and h != start]
 
 
 def _run_options(doc: CommentedMap, demo: Demonstration) -> None:

@@ -28,6 +28,9 @@ class Target:
     selectors: list[str]
     # Read from the page where the source kept it (a trace's DOM): tag, type, name, id, label.
     facts: dict[str, str] = field(default_factory=dict)
+    # The accessible names a recorder computed for the element (Chrome's ``aria/NAME``, with no
+    # role), tried on the live page as the element's role and that name (``locate.recorded_name``).
+    names: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,9 @@ class Demonstration:
     # What the source did that was not imported, with no step to write it beside (a test whose
     # every command was said): counted in the line that refuses it.
     unplaced: list[str] = field(default_factory=list)
+    # Other pages and frames the source was on (a recording's targets): their hosts are the
+    # workflow's too (allowed_domains), and the import's own runs may open them.
+    visited: list[str] = field(default_factory=list)
 
     @property
     def start_url(self) -> str:

@@ -17,6 +17,7 @@ step, trying the source's selectors in order: the import then costs ``runs + 1``
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Mapping
@@ -37,7 +38,8 @@ from ..workflow.ops import Op
 from ..workflow.placeholders import Values
 from .compose import Composed, flow, relative
 from .demo import DemoStep
-from .locate import person_check, read_element
+from .locate import frame_selector, person_check, read_element, recorded_name
+from .selectors import is_person_form, to_loc
 from .values import distinctive
 
 log = logging.getLogger(__name__)
@@ -70,33 +72,57 @@ class Resolver:
         self.found: dict[tuple[int, int], tuple[str | None, dict[str, str], str]] = {}
         # Checks found by a person's locator: (the demonstration step, the check's index, the check).
         self.checks: list[tuple[DemoStep, int, dict[str, Any]]] = []
+        # A recording's target URL that is a frame of the page (not a pop-up) -> the <iframe>'s selector.
+        self.frames: dict[str, str] = {}
 
     def start(self, page: Page) -> None:
         pass
 
-    def _checks_of(self, page: Page, step: DemoStep | None) -> None:
-        if step is None or not step.check_sources:
-            return
-        for n, selector in step.check_sources.items():
-            if any(s is step and i == n for s, i, _ in self.checks):
-                continue
-            try:
-                found = person_check(step.checks[n], selector, page)
-            except (PlaywrightError, ValueError, LookupError) as exc:
-                log.debug("resolve: no person's locator for check %s: %s", n, exc)
-                continue
-            if found != step.checks[n]:
-                self.checks.append((step, n, found))
+    def _checks_of(self, page: Page, steps: list[DemoStep]) -> None:
+        """A person's locator for each check of ``steps`` found by the source's own selector, on the
+        page they held on: a check on the element a step acted on gets that step's locator when it
+        finds the same element (the latest step first), else one found on the page."""
+        known = [
+            person
+            for _, (person, _, _) in sorted(self.found.items(), reverse=True)
+            if person and is_person_form(to_loc(person))
+        ]
+        for demo_step in steps:
+            for n, check in enumerate(demo_step.checks):
+                selector = demo_step.check_sources.get(n) or check_selector(check)
+                if selector is None or any(s is demo_step and i == n for s, i, _ in self.checks):
+                    continue
+                try:
+                    located = person_check(check, selector, page, known)
+                except (PlaywrightError, ValueError, LookupError) as exc:  # the check stays as the source wrote it
+                    log.debug("resolve: no person's locator for check %s: %s", check, exc)
+                    continue
+                if located != check:
+                    self.checks.append((demo_step, n, located))
 
     def before_op(self, page: Page, step: int, index: int, op: Op, locate: Locate) -> None:
         if (step, index) in self.found or step >= len(self.groups) or index >= len(self.groups[step]):
             return
-        target = self.groups[step][index].target
+        demo_step = self.groups[step][index]
+        if demo_step.kind == "switch" and demo_step.value.startswith(("http://", "https://")):
+            # replay looks for a page of that URL, then for a frame of it (an out-of-process iframe
+            # is a target of its own): a frame of this page by that URL is where the steps are.
+            frame = frame_selector(page, demo_step.value)
+            if frame is not None:
+                self.frames[demo_step.value] = frame
+            return
+        target = demo_step.target
         if target is None:
             return
+        # The recording's selectors in its order (replay races them: any that finds the element);
+        # a name the recorder computed is the person's locator when it finds that same element.
         for selector in target.selectors:
             person, facts = read_element(page, selector)
             if facts:
+                named = None if _says(person, target.names) else recorded_name(page, selector, target.names)
+                if named is not None:
+                    person = named
+                    facts = {**facts, "label": json.loads(named[named.rindex("[name=") + 6 : -2])}
                 self.found[(step, index)] = (person, facts, selector)
                 return
 
@@ -105,11 +131,27 @@ class Resolver:
 
     def action(self, page: Page, step: int, when: str) -> None:
         if step == 0 and when == "before":  # the start page's checks held: step 1's pre checks
-            self._checks_of(page, self.first)
+            self._checks_of(page, [self.first] if self.first is not None else [])
 
     def step_end(self, page: Page, step: int | None) -> None:
-        if step is not None and step < len(self.groups) and self.groups[step]:
-            self._checks_of(page, self.groups[step][-1])
+        if step is not None and step < len(self.groups):
+            self._checks_of(page, self.groups[step])
+
+
+def _says(person: str | None, names: list[str]) -> bool:
+    """Whether the generator's locator already finds the element by a name the recorder computed."""
+    loc = to_loc(person) if person else {}
+    return any(loc.get(k) in names for k in ("name", "label", "placeholder", "text", "title", "alt"))
+
+
+def check_selector(check: dict[str, Any]) -> str | None:
+    """The source's selector a check finds its element(s) by, when it is one (CSS, XPath)."""
+    ((key, arg),) = check.items()
+    if key == "not" and isinstance(arg, dict) and len(arg) == 1:
+        return check_selector(arg)
+    if isinstance(arg, dict) and isinstance(arg.get("selector"), str) and "or" not in arg:
+        return str(arg["selector"])
+    return None
 
 
 @dataclass

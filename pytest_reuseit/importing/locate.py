@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,7 +22,7 @@ from playwright.sync_api import Browser, Page, Route
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
-from ..workflow.locators import Locator
+from ..workflow.locators import LOCATOR_KEYS
 from .selectors import is_person_form, to_loc
 
 log = logging.getLogger(__name__)
@@ -227,6 +227,61 @@ def _outer(ancestor: PwLocator, role: str) -> Iterator[str]:
     yield from _in_roled(ancestor.page, ancestor.locator("xpath=.."), role)
 
 
+_IN_FRAME = " >> internal:control=enter-frame >> "
+
+
+def recorded_name(page: Page, selector: str, names: Sequence[str]) -> str | None:
+    """The element ``selector`` finds, by its role and a name a recorder computed for it (Chrome's
+    ``aria/NAME``: any role with that name, as Puppeteer's aria query finds it), when that finds
+    exactly the same element on this page; else None."""
+    if not names:
+        return None
+    at = selector.rfind(_IN_FRAME)
+    inside = selector[: at + len(_IN_FRAME)] if at >= 0 else ""
+    role = _role(page.locator(selector))
+    if not role:
+        return None
+    for name in names:
+        candidate = f"{inside}internal:role={role}[name={json.dumps(name)}s]"
+        if finds_same(page, candidate, selector):
+            return candidate
+    return None
+
+
+_FRAME_MARK = "data-reuseit-frame"
+
+
+def frame_selector(page: Page, url: str) -> str | None:
+    """A selector of the ``<iframe>`` of this page whose document is at ``url`` (a frame of the
+    main one): a person's locator when one finds it alone, else its place among the iframes."""
+    try:
+        frame = next((f for f in page.frames[1:] if f.url == url and f.parent_frame == page.main_frame), None)
+        if frame is None:
+            return None
+        element = frame.frame_element()
+        element.evaluate(f"(e) => e.setAttribute('{_FRAME_MARK}', '1')")
+    except PlaywrightError:
+        return None
+    marked = f"[{_FRAME_MARK}]"
+    try:
+        title = element.get_attribute("title")
+        titled = f"internal:attr=[title={json.dumps(title)}s]" if title else ""
+        if titled and finds_same(page, titled, marked):  # a frame's title: what names it to a person
+            return titled
+        person = equivalent(page, marked, text_ok=False)
+        if person is not None:
+            return person
+        marks = page.locator("iframe").evaluate_all(f"(els) => els.map((e) => e.hasAttribute('{_FRAME_MARK}'))")
+        return f"iframe >> nth={marks.index(True)}" if True in marks else None
+    except PlaywrightError:
+        return None
+    finally:
+        try:
+            element.evaluate(f"(e) => e.removeAttribute('{_FRAME_MARK}')")
+        except PlaywrightError:
+            pass
+
+
 def person_selectors(found: str | None, source: list[str]) -> list[str]:
     """The selectors to write, best first: the generator's when a person would write it (role,
     label, test id...), then the source's own, each once."""
@@ -247,28 +302,63 @@ _ELEMENT_KEYS |= {"in_viewport", "accessible_name", "accessible_description", "h
 _ELEMENT_KEYS |= {"texts", "values", "attribute", "empty", "style", "attached", "detached", "focused", "editable"}
 
 
-def person_check(check: dict[str, Any], selector: str, page: Page) -> dict[str, Any]:
+def finds_same(page: Page, candidate: str, selector: str) -> bool:
+    """Whether ``candidate`` finds exactly the elements ``selector`` finds on this page (at least
+    one), in the same order."""
+    loc = page.locator(selector)
+    try:
+        n = loc.count()
+        if n == 0 or n > _MAX_MARKED:
+            return False
+        loc.evaluate_all(_MARK)
+    except PlaywrightError:
+        return False
+    try:
+        return bool(page.locator(candidate).evaluate_all(_MARKS) == [str(i) for i in range(n)])
+    except PlaywrightError:
+        return False
+    finally:
+        try:
+            loc.evaluate_all(_UNMARK)
+        except PlaywrightError:
+            pass
+
+
+# How many of the locators the steps got are tried for a check, the latest first.
+_MAX_KNOWN = 12
+
+
+def person_check(check: dict[str, Any], selector: str, page: Page, known: Sequence[str] = ()) -> dict[str, Any]:
     """``check`` with its element(s) found the way a person writes it, when the source found them
-    by CSS or XPath and a person's locator finds the same ones on the page; else as it was."""
+    by CSS or XPath and a person's locator finds the same ones on the page; else as it was.
+
+    ``known``: the locators a person writes that the steps got, latest first: a check on the
+    element a step acted on gets the step's locator when it finds the same element here. The
+    source's selector is kept beside it (``or``: the elements either finds) when the person's
+    locator finds the very same elements, as a step keeps it as a fallback."""
     ((key, arg),) = check.items()
     if key == "not" and isinstance(arg, dict) and len(arg) == 1:
-        return {"not": person_check(arg, selector, page)}
+        return {"not": person_check(arg, selector, page, known)}
     if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
         return check
+    found = next((k for k in list(dict.fromkeys(known))[:_MAX_KNOWN] if finds_same(page, k, selector)), None)
     # By role, label, test id first; by a text of its own only when nothing else finds it (still a
     # check: a changed text is then not found at all).
     rows = key in ("text", "texts", "count")
-    found = equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
+    found = found or equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
     if found is None:
         return check
     loc = to_loc(found)
-    rest = {k: v for k, v in arg.items() if k not in Locator.model_fields}
+    rest = {k: v for k, v in arg.items() if k not in LOCATOR_KEYS}
     if "nth" in arg and "nth" not in to_loc(selector):
         # One of the elements the whole selector finds (toHaveClass([...]) item by item); a
         # selector's own nth is in the element the person's locator was found for.
         if "nth" in loc:
             return check
         rest["nth"] = arg["nth"]
+    if finds_same(page, found, selector):
+        source = to_loc(selector)
+        loc["or"] = source["selector"] if list(source) == ["selector"] else source
     return {key: {**loc, **rest}}
 
 

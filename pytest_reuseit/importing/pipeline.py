@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import json
 import os
-import struct
+import stat
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable
 from contextlib import suppress
@@ -23,7 +22,6 @@ from typing import Any
 from unittest import mock
 
 from playwright.sync_api import Browser
-from playwright.sync_api import Error as PlaywrightError
 
 from ..engine.result import RunResult
 from ..errors import WorkflowFormatError
@@ -35,25 +33,9 @@ from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
-from .selectors import to_loc
+from .selectors import is_person_form, to_loc
 
 Say = Callable[[str], None]
-# What a reader raises on a source made in a way nobody foresaw (a field of the wrong type, a
-# damaged zip member, an encrypted one, a compression method zipfile lacks): one line, not a traceback.
-_UNFORESEEN = (
-    ValueError,
-    TypeError,
-    LookupError,
-    AttributeError,
-    RuntimeError,  # RecursionError, and zipfile's "File is encrypted"
-    NotImplementedError,
-    ArithmeticError,
-    EOFError,
-    zipfile.BadZipFile,
-    zlib.error,
-    struct.error,
-    PlaywrightError,  # a trace's page that the browser would not show
-)
 
 
 @dataclass(frozen=True)
@@ -151,18 +133,34 @@ def find_sources(paths: list[str]) -> list[Path]:
     (and every file that looks like one but is damaged: it gets its line, the others are read)."""
     out: list[Path] = []
     for p in map(Path, paths):
-        out.extend(sorted(f for f in _files_in(p) if _importable(f)) if p.is_dir() else [p])
+        out.extend(sorted(f for f in _files_in(p) if _looks_importable(f)) if p.is_dir() else [p])
     return out
 
 
 def _files_in(folder: Path) -> list[Path]:
-    """Every file under ``folder``, links to folders not followed (a link loop ends nowhere)."""
+    """Every regular file under ``folder``, links to folders not followed (a link loop ends
+    nowhere); a pipe, a device or a link to nowhere is no source (reading a pipe waits for ever)."""
     found: list[Path] = []
     for root, _, names in os.walk(folder, onerror=lambda _: None, followlinks=False):
-        found.extend(Path(root, f) for f in names)
+        found.extend(f for f in (Path(root, name) for name in names) if _regular(f))
         if len(found) > 100_000:
             break
     return found
+
+
+def _regular(f: Path) -> bool:
+    try:
+        return stat.S_ISREG(f.stat().st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _looks_importable(f: Path) -> bool:
+    """:func:`_importable`; a file that breaks the look in a way nobody foresaw gets its line."""
+    try:
+        return _importable(f)
+    except Exception:  # noqa: BLE001 - one odd file must not stop the look at the others
+        return True
 
 
 def _importable(f: Path) -> bool:
@@ -210,6 +208,8 @@ def read_source(path: Path) -> list[Demonstration]:
         raise UnreadableInput(f"{path}: no such file")
     if path.is_dir():
         raise UnreadableInput(f"{path}: a folder with no trace, recording or codegen file in it")
+    if not _regular(path):
+        raise UnreadableInput(f"{path}: not a regular file (a pipe or a device is read by nothing here)")
     with path.open("rb") as f:
         head = f.read(2)
     if head == b"PK":
@@ -237,7 +237,7 @@ def visited_origins(demo: Demonstration, base_url: str) -> tuple[str, ...]:
     source itself visited (its pages, and in a trace the files those pages loaded). A page that
     asks for anything else breaks the run, naming it: a hostile source reaches no other address."""
     urls = [base_url, demo.start_url, *(s.value for s in demo.steps if s.kind == "goto")]
-    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources)
+    urls += [s.page_url for s in demo.steps if s.page_url] + list(demo.resources) + demo.visited
     return tuple(o for o in dict.fromkeys(map(origin_of, urls)) if o)
 
 
@@ -254,31 +254,40 @@ def _targets_from_snapshots(
         for step in demo.steps:
             if step.page_html:
                 seen.append((step.page_html, step.page_url))
-            for i, page_of in enumerate(step.check_pages):
-                if page_of is not None:
-                    seen.append((page_of[1], page_of[2]))
-                    step.checks[i] = _person_check(step.checks[i], page_of[0], seen, show)
             if step.target is None:
                 selectors.append([])
                 facts.append({})
-                continue
-            page = show(step.page_html, step.page_url) if step.page_html else None
-            found: str | None = None
-            fact: dict[str, str] = {}
-            if page is not None:
-                for sel in step.target.selectors:
-                    found, fact = read_element(page, sel)
-                    if fact:
-                        break
-            if not fact:
-                complete = False
-            selectors.append(person_selectors(found, step.target.selectors))
-            if step.to is not None and page is not None:
-                # A drag's drop target, by the locator a person writes when the page before the
-                # drag shows it (else the test's own selector).
-                step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
-            facts.append(fact)
+            else:
+                page = show(step.page_html, step.page_url) if step.page_html else None
+                found: str | None = None
+                fact: dict[str, str] = {}
+                if page is not None:
+                    for sel in step.target.selectors:
+                        found, fact = read_element(page, sel)
+                        if fact:
+                            break
+                if not fact:
+                    complete = False
+                selectors.append(person_selectors(found, step.target.selectors))
+                if step.to is not None and page is not None:
+                    # A drag's drop target, by the locator a person writes when the page before the
+                    # drag shows it (else the test's own selector).
+                    step.to = Target(person_selectors(read_element(page, step.to.selectors[0])[0], step.to.selectors))
+                facts.append(fact)
+            # The checks asserted after the step, each on the page the trace kept for it; a check
+            # on an element a step found by a person's locator gets that locator.
+            known = person_locators(selectors)
+            for i, page_of in enumerate(step.check_pages):
+                if page_of is not None:
+                    seen.append((page_of[1], page_of[2]))
+                    step.checks[i] = _person_check(step.checks[i], page_of[0], seen, show, known)
     return selectors, facts, complete
+
+
+def person_locators(selectors: list[list[str]]) -> list[str]:
+    """The locators a person writes that the steps so far got, the latest first."""
+    out = [sels[0] for sels in reversed(selectors) if sels and is_person_form(to_loc(sels[0]))]
+    return list(dict.fromkeys(out))
 
 
 # How many earlier pages a check's elements are looked for on, when its own page has none of
@@ -286,12 +295,14 @@ def _targets_from_snapshots(
 _PAGES_BACK = 4
 
 
-def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, str]], show: Any) -> dict[str, Any]:
+def _person_check(
+    check: dict[str, Any], selector: str, seen: list[tuple[str, str]], show: Any, known: list[str]
+) -> dict[str, Any]:
     for html, url in reversed(seen[-_PAGES_BACK:]):
         shown = show(html, url)
         if shown is None:
             continue
-        found = person_check(check, selector, shown)
+        found = person_check(check, selector, shown, known)
         if found != check:
             return found
         try:
@@ -300,6 +311,65 @@ def _person_check(check: dict[str, Any], selector: str, seen: list[tuple[str, st
         except Exception:
             return check
     return check
+
+
+def into_frames(
+    demo: Demonstration, selectors: list[list[str]], facts: list[dict[str, str]], frames: dict[str, str]
+) -> None:
+    """A recording's steps on a target that is a frame of the page (replay finds no page of that
+    URL and looks among the frames): looked for inside that frame, their checks too; the switches
+    to it, and back to the page it is in, go. ``frames``: target URL -> the <iframe>'s selector."""
+    keep: list[int] = []
+    page, inside, frame_loc = "main", "", {}
+    for n, step in enumerate(demo.steps):
+        if step.kind == "switch":
+            if step.value in frames:
+                inside = frames[step.value] + " >> internal:control=enter-frame >> "
+                frame_loc = to_loc(frames[step.value])
+                continue
+            if inside and step.value == page:  # back from the frame to the page it is in
+                inside = ""
+                continue
+            page, inside = step.value, ""
+        elif inside:
+            if step.target is not None:
+                step.target.selectors = [inside + s for s in step.target.selectors]
+                selectors[n] = list(step.target.selectors)
+            if step.to is not None:
+                step.to.selectors = [inside + s for s in step.to.selectors]
+            framed = [_framed_check(c, frame_loc) for c in step.checks]
+            step.unexpressed.extend(
+                f"{words} inside the frame {_url_words(frames, inside)}" for c, words in framed if c is None
+            )
+            step.checks = [c for c, _ in framed if c is not None]
+            step.check_pages = [None] * len(step.checks)
+        keep.append(n)
+    demo.steps[:] = [demo.steps[n] for n in keep]
+    selectors[:] = [selectors[n] for n in keep]
+    facts[:] = [facts[n] for n in keep]
+
+
+def _url_words(frames: dict[str, str], inside: str) -> str:
+    return next((url for url, sel in frames.items() if inside.startswith(sel)), "")
+
+
+def _framed_check(check: dict[str, Any], frame: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """``check`` looked for inside ``frame``; (None, its words) when it is of no element (a URL, a
+    title, a script: the frame's, which the format's checks of the page cannot say)."""
+    ((key, arg),) = check.items()
+    if key == "not" and isinstance(arg, dict) and len(arg) == 1:
+        inner, words = _framed_check(arg, frame)
+        return ({"not": inner} if inner is not None else None), words
+    if not isinstance(arg, dict) or key in ("url", "title", "js"):
+        return None, f"{key} {arg}"
+    return {key: _in_frame(arg, frame)}, ""
+
+
+def _in_frame(loc: dict[str, Any], frame: dict[str, Any]) -> dict[str, Any]:
+    """``loc`` inside ``frame``: the outermost frame of its own frames, if it has any."""
+    if isinstance(loc.get("frame"), dict):
+        return {**loc, "frame": _in_frame(loc["frame"], frame)}
+    return {**loc, "frame": frame}
 
 
 def _first_failure(result: RunResult) -> str:
@@ -392,10 +462,10 @@ class Importer:
         if isinstance(exc, OSError):  # the source unreadable, or the output folder unwritable
             why = one_line(f"{exc.strerror or exc.__class__.__name__}: {exc.filename or source}")
             return Imported(named, "unreadable", f"cannot import {named}: {why}")
-        if isinstance(exc, _UNFORESEEN):
-            why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
-            return Imported(named, "unreadable", f"cannot import {named}: this release cannot read it ({why})")
-        raise exc
+        # Anything else (a reader's bug, memory run out on a hostile source): this source's line,
+        # and the next sources are still imported.
+        why = one_line(f"{exc.__class__.__name__}: {exc}")[:200]
+        return Imported(named, "unreadable", f"cannot import {named}: this release cannot read it ({why})")
 
     def _import_one(self, source: Path, demo: Demonstration) -> Imported:
         if demo.refused:
@@ -449,6 +519,8 @@ class Importer:
                     facts[n] = fact
             for step, index, check in resolver.checks:
                 step.checks[index] = check
+            if resolver.frames:
+                into_frames(demo, selectors, facts, resolver.frames)
             composed = compose(demo, selectors, facts, self.opt.base_url)
         failure = ""
         if self.opt.derive:
@@ -479,22 +551,31 @@ class Importer:
         (the workflow, why it did not pass or "", the runs made)"""
         outcome = self._derive_runs(source, composed, target, origin)
         runs = len(outcome.statuses)
-        if not outcome.failure or not outcome.statuses[0] or all(not ok for ok in outcome.statuses):
+        if not outcome.failure:
             return outcome.composed, outcome.failure, runs
+        # A first run that fails may have met a value the source's own run used (a record the
+        # traced test made): each try then stops at its first failing run, so a workflow that
+        # fails for another reason costs one more run per value tried, not --runs.
+        first_failed = not outcome.statuses[0]
         once = list(composed.typed.once)
         for value in _typed_before(composed, outcome.failed_step)[:MAX_ONCE_TRIES]:
             tried = compose(demo, selectors, facts, self.opt.base_url, once=(*once, value))
-            retry = self._derive_runs(source, tried, target, origin)
+            retry = self._derive_runs(source, tried, target, origin, stop_early=first_failed)
             runs += len(retry.statuses)
             if not retry.failure:
                 passed = len(retry.statuses)
+                before = "" if first_failed else "run 1 passed, "
+                used = ", the source's own run had used it" if first_failed else ""
                 retry.composed.once_found[value] = (
-                    f"run 1 passed, {_one_line(outcome.failure)}; then {passed} of {passed} passed"
+                    f"{before}{_one_line(outcome.failure)}{used}; then {passed} of {passed} passed"
                 )
                 return retry.composed, "", runs
         return outcome.composed, outcome.failure, runs
 
-    def _derive_runs(self, source: Path, composed: Composed, target: Path, origin: str) -> _Derived:
+    def _derive_runs(
+        self, source: Path, composed: Composed, target: Path, origin: str, stop_early: bool = False
+    ) -> _Derived:
+        """``runs`` runs of the workflow deriving its checks; ``stop_early``: none after one failed."""
         loaded = self._loaded(source, composed, target)  # the same workflow for every derivation run
         deriver = Deriver(composed, composed.typed.params, origin, list(composed.typed.secrets.values()))
         out = _Derived(composed)
@@ -509,6 +590,8 @@ class Importer:
             if not ok and not out.failure:
                 out.failure = f"run {n + 1} of {self.opt.runs}: {_first_failure(result)}"
                 out.failed_step = next((s.index for s in result.steps if s.status in ("failed", "broken")), 0)
+            if not ok and stop_early:
+                break
         kept, composed.dropped = deriver.kept()
         composed.derived = add_derived(composed, kept)
         return out

@@ -61,18 +61,48 @@ def is_trace(path: Path) -> bool:
         return False
 
 
-def _events(z: zipfile.ZipFile, name: str) -> Iterator[dict[str, Any]]:
-    # Line by line from the member (its size checked against the limits from the directory).
+def _events(z: zipfile.ZipFile, name: str, path: Path) -> Iterator[dict[str, Any]]:
+    # Line by line from the member (its size checked against the limits from the directory); a
+    # message about the member names the zip the user gave too.
     with z.open(name) as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="\n") as text:
         for n, line in enumerate(text, 1):
             if not line.strip():
                 continue
             try:
-                event = limits.loads(line, f"{name} line {n}")
+                event = limits.loads(line, f"{path}: {name} line {n}")
             except ValueError:
-                raise UnreadableInput(f"{name} line {n} is not JSON: not a trace Playwright wrote") from None
+                raise UnreadableInput(f"{path}: {name} line {n} is not JSON: not a trace Playwright wrote") from None
             if isinstance(event, dict):
+                event[_MEMBER] = name
                 yield event
+
+
+# Where an event was read (its member of the zip), kept on the event for the messages about it.
+_MEMBER = "__member"
+# The fields of a browser call that are text, as Playwright writes them: one of another type is
+# refused (url 5 must not become a page called "5"), as a recording's field of the wrong type is.
+_TEXT_PARAMS = ("selector", "url")
+_ACTION_TEXT_PARAMS = ("value", "text", "key")
+
+
+def _wrong(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _check_call(path: Path, call: dict[str, Any]) -> None:
+    """Refuse, in one line naming the zip, the member and the call, a call whose text field is not text."""
+    params = call.get("params")
+    method = str(call.get("method") or "?")
+    where = f"{path}: {call.get(_MEMBER, '?')}: the {method} call {call.get('callId', '?')}"
+    if params is None:
+        return
+    if not isinstance(params, dict):
+        raise UnreadableInput(f"{where}: its params must be a mapping, got {_wrong(params)}")
+    names = _TEXT_PARAMS + (_ACTION_TEXT_PARAMS if method in _ACTIONS or method in _PAGE_ACTIONS else ())
+    for name in names:
+        if name in params and not isinstance(params[name], str):
+            raise UnreadableInput(f"{where}: its {name} must be a string, got {_wrong(params[name])}")
 
 
 @dataclass
@@ -91,9 +121,16 @@ class _Events:
         kind = e.get("type")
         if kind == "context-options":
             _check_version(self.path, e)
-            self.title = self.title or str(e.get("title") or "")
+            title = e.get("title")
+            if title is not None and not isinstance(title, str):
+                raise UnreadableInput(
+                    f"{self.path}: {e.get(_MEMBER, '?')}: the test's title must be a string, got {_wrong(title)}"
+                )
+            self.title = self.title or str(title or "")
             self.base_url = self.base_url or str((e.get("options") or {}).get("baseURL") or "")
         elif kind == "before" or (kind == "event" and e.get("method") == "page"):
+            if kind == "before":
+                _check_call(self.path, e)
             self.calls.append(e)  # a page event: a pop-up or tab the last action opened
         elif kind == "after":
             self.afters[str(e.get("callId"))] = e
@@ -134,15 +171,15 @@ def read(path: Path) -> Demonstration:
         if not browser:
             raise UnreadableInput(f"{path}: a zip with no .trace inside: not a Playwright trace")
         limits.check_trace_members(path, z, [n for n in names if n.endswith((".trace", ".network"))])
-        test = list(_events(z, "test.trace")) if "test.trace" in names else []
+        test = list(_events(z, "test.trace", path)) if "test.trace" in names else []
         events = _Events(path)
         for name in browser:
-            for e in _events(z, name):
+            for e in _events(z, name, path):
                 events.add(e)
         resources: dict[str, tuple[str, bytes]] = {}
         kept = [0]  # bytes of resources kept so far
         for name in (n for n in names if n.endswith(".network")):
-            for e in _events(z, name):
+            for e in _events(z, name, path):
                 if e.get("type") == "resource-snapshot":
                     _keep_resource(z, e.get("snapshot") or {}, resources, kept)
         demo = Demonstration(title=_title(events.title, path), source=str(path), resources=resources)

@@ -127,6 +127,13 @@ class Locator(Strict):
     has_text: str | None = None
     within: Loc | None = None
     frame: Loc | None = Field(None, description="look inside this <iframe> (a LOC of it, which may have a frame too)")
+    # ``or`` is a Python keyword: the field is ``or_``, written ``or`` in files.
+    or_: Loc | None = Field(
+        None,
+        alias="or",
+        description="another way to find the same element(s): the elements either finds, as Playwright's "
+        "locator.or() (the import keeps a check's own selector here, beside the locator a person writes)",
+    )
 
     @field_validator("role")
     @classmethod
@@ -145,7 +152,7 @@ class Locator(Strict):
         if type(self) is Locator:
             return self
         return Locator.model_validate(
-            {k: v for k, v in self.model_dump(exclude_none=True).items() if k in Locator.model_fields}
+            {k: v for k, v in self.model_dump(exclude_none=True).items() if k in LOCATOR_KEYS}
         )
 
     def describe(self) -> str:
@@ -162,7 +169,13 @@ class Locator(Strict):
             text = f"{self.within.describe()} >> {text}"
         if self.frame is not None:
             text = f"frame {self.frame.describe()} >> {text}"
+        if self.or_ is not None:
+            text = f"{text} or {self.or_.describe()}"
         return text
+
+
+# The keys of a locator as a file writes them (``or``, not the field's name ``or_``).
+LOCATOR_KEYS = frozenset(f.alias or n for n, f in Locator.model_fields.items())
 
 
 # A locator is written as a Playwright selector string or a mapping; the engine always sees a Locator.
@@ -176,7 +189,7 @@ def describe_value(value: Any) -> str:
     a model's keys, or the value itself."""
     if isinstance(value, Locator):
         # What the element must show (text, value, count) belongs in the name of the check too.
-        wanted = {k: v for k, v in value.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
+        wanted = {k: v for k, v in value.model_dump(exclude_none=True).items() if k not in LOCATOR_KEYS}
         return " ".join([value.describe(), *(f"{k}={v!r}" for k, v in wanted.items())])
     if isinstance(value, BaseModel):
         return ", ".join(f"{k}={v!r}" for k, v in value.model_dump(exclude_none=True).items())

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-from .locators import Loc, Locator, describe_value
+from .locators import LOCATOR_KEYS, Loc, Locator, describe_value
 from .op_args import (
     DialogAnswer,
     DispatchArgs,
@@ -190,7 +190,7 @@ def _describe_arg(kind: str, arg: Any) -> str:
         return f"{kind} {arg.plain().describe()} to {arg.to.describe()}"
     if isinstance(arg, Locator):
         base = arg.plain().describe()
-        extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in Locator.model_fields}
+        extra = {k: v for k, v in arg.model_dump(exclude_none=True).items() if k not in LOCATOR_KEYS}
         return f"{kind} {base}" + ("".join(f" {k}={v!r}" for k, v in extra.items()))
     if isinstance(arg, BaseModel):
         return f"{kind} {describe_value(arg)}"

@@ -30,7 +30,8 @@ def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
 class Strict(BaseModel):
     """Base of all format models: frozen, no unknown keys, helpful error for a typo."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # Dumped as a file writes it (``not``, ``or``, ``from``; not ``not_``...): a dump may be written back.
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, serialize_by_alias=True)
 
     @model_validator(mode="before")
     @classmethod

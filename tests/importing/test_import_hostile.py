@@ -91,6 +91,18 @@ def _write(content: bytes) -> Callable[[Path], None]:
     return lambda path: path.write_bytes(content)
 
 
+def _trace(*calls: dict[str, Any], title: Any = "t", member: str = "trace.trace") -> Callable[[Path], None]:
+    """A pytest-playwright trace (``trace.trace`` alone) opening the page, then ``calls``."""
+    options = {"type": "context-options", "version": 8, "title": title, "options": {}}
+    goto = {"type": "before", "callId": "c0", "class": "Frame", "method": "goto", "params": {"url": f"{SITE}/"}}
+    events = [options, goto, *({"type": "before", "callId": f"c{n}", **c} for n, c in enumerate(calls, 1))]
+    return lambda path: _trace_zip(path, {member: "\n".join(json.dumps(e) for e in events)})
+
+
+def _frame_call(method: str, **params: Any) -> dict[str, Any]:
+    return {"class": "Frame", "method": method, "params": params}
+
+
 # input -> (file name, how it is made, the line's words after "cannot import PATH: ")
 REFUSED: dict[str, tuple[str, Callable[[Path], None], str]] = {
     "zip bomb": (
@@ -126,6 +138,38 @@ REFUSED: dict[str, tuple[str, Callable[[Path], None], str]] = {
         "frame must be a list of whole numbers",
     ),
     "JSON that is a list": ("list.json", _write(b"[1, 2]"), "not a Chrome DevTools recording"),
+    # A trace's fields of the wrong type are refused as a recording's are, never written changed.
+    "a trace's url that is a number": (
+        "url.zip",
+        _trace(_frame_call("goto", url=5)),
+        "trace.trace: the goto call c1: its url must be a string, got int 5",
+    ),
+    "a trace's selector that is a number": (
+        "sel.zip",
+        _trace(_frame_call("click", selector=12)),
+        "trace.trace: the click call c1: its selector must be a string, got int 12",
+    ),
+    "a trace's value that is a list": (
+        "fill.zip",
+        _trace(_frame_call("fill", selector="#a", value=["x"])),
+        "trace.trace: the fill call c1: its value must be a string, got list ['x']",
+    ),
+    "a trace's title that is a list": (
+        "title.zip",
+        _trace(_frame_call("click", selector="#a"), title=["a", "b"]),
+        "trace.trace: the test's title must be a string, got list ['a', 'b']",
+    ),
+    # A message about a member of the zip names the zip too.
+    "a trace member that is no JSON": (
+        "junk.zip",
+        lambda path: _trace_zip(path, {"trace.trace": "not json"}),
+        "trace.trace line 1 is not JSON: not a trace Playwright wrote",
+    ),
+    "a trace member nested deep": (
+        "deep.zip",
+        lambda path: _trace_zip(path, {"trace.trace": "[" * 300 + "]" * 300}),
+        "trace.trace line 1: JSON nested deeper than 256 levels",
+    ),
     "codegen line nested deep": (
         "deep.jsonl",
         _write(b'{"name": "navigate", "signals": []}\n' + b"[" * 5000 + b"]" * 5000 + b"\n"),
@@ -183,13 +227,44 @@ def test_in_a_folder_the_bad_sources_get_their_line_and_the_good_ones_are_import
     _damaged(src / "trace.zip")
     (src / "package.json").write_text('{"name": "app"}')  # not a recording: not looked at
     (src / "loop").symlink_to(src)
+    # Neither a pipe (reading it would wait for ever) nor a link to nowhere stops the others.
+    os.mkfifo(src / "a" / "pipe.json")
+    (src / "a" / "gone.json").symlink_to(src / "nowhere.json")
+    _trace(_frame_call("goto", url=5))(src / "c.zip")
+    (src / "d").mkdir()
+    (src / "d" / "good.json").write_bytes(_recording(_click(), title="good two"))
     assert _import(tmp_path / "out", str(src)) == 2
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"wrote {tmp_path / 'out' / 'good_one.reuseit.yaml'}: 1 steps")
     assert lines[1] == f"cannot import {src / 'b.json'}: JSON nested deeper than 256 levels, the limit"
-    assert lines[2].startswith(f"cannot import {src / 'trace.zip'}: not a zip file")
-    assert lines[3].startswith("imported 1 workflow: 1 steps") and lines[3].endswith("; 2 not imported")
-    assert len(lines) == 4
+    assert lines[2].startswith(f"cannot import {src / 'c.zip'}: trace.trace: the goto call c1: its url must be")
+    assert lines[3].startswith(f"wrote {tmp_path / 'out' / 'good_two.reuseit.yaml'}: 1 steps")
+    assert lines[4].startswith(f"cannot import {src / 'trace.zip'}: not a zip file")
+    assert lines[5].startswith("imported 2 workflows: 2 steps") and lines[5].endswith("; 3 not imported")
+    assert len(lines) == 6
+
+
+def test_a_source_that_breaks_the_import_in_a_way_nobody_foresaw_is_one_line_and_the_next_is_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_reuseit.importing import pipeline
+
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_bytes(_recording(_click(), title="first"))
+    second.write_bytes(_recording(_click(), title="second"))
+    real = pipeline.read_source
+
+    def read(path: Path) -> Any:
+        if path == first:
+            raise MemoryError("the source made the reader run out of memory")
+        return real(path)
+
+    monkeypatch.setattr(pipeline, "read_source", read)
+    assert _import(tmp_path / "out", str(first), str(second)) == 2
+    lines = capsys.readouterr().out.splitlines()
+    says = "this release cannot read it (MemoryError: the source made the reader run out of memory)"
+    assert lines[0] == f"cannot import {first}: {says}"
+    assert lines[1].startswith(f"wrote {tmp_path / 'out' / 'second.reuseit.yaml'}")
 
 
 # ----------------------------------------------------------------------------- what is written
@@ -202,6 +277,35 @@ def _written(tmp_path: Path, source: Path, capsys: pytest.CaptureFixture[str]) -
     (path,) = (tmp_path / "out").iterdir()
     text = path.read_text(encoding="utf-8")
     return text, out.out + out.err, parse(text, str(path), builtin_names=("base_url", "unique"))
+
+
+def test_a_navigation_asserted_on_a_key_is_carried_as_on_a_click(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """replay waits for the navigation a step asserts whatever the step is: Enter in a form too."""
+    landed = {"type": "navigation", "url": f"{SITE}/done#x", "title": "Done"}
+    rec = tmp_path / "rec.json"
+    rec.write_bytes(
+        _recording(
+            {"type": "change", "value": "q", "selectors": [["#q"]]},
+            {"type": "keyDown", "key": "Enter", "assertedEvents": [landed]},
+            {"type": "keyUp", "key": "Enter"},
+            {"type": "keyDown", "key": "Tab"},
+            {"type": "keyUp", "key": "Tab", "assertedEvents": [{"type": "navigation", "url": f"{SITE}/next"}]},
+            _click("#go"),
+            {**_click("#go"), "assertedEvents": [landed]},
+        )
+    )
+    text, said, loaded = _written(tmp_path, rec, capsys)
+    checks = {
+        s.action: [list(c.model_dump(exclude_none=True, by_alias=True)["expect"]) for c in s.post]
+        for s in loaded.workflow.steps
+    }
+    on_enter = checks["Press Enter"]
+    assert on_enter == [[{"url": {"matches": r"^{base_url}/done(#.*)?$"}}], [{"title": {"equals": "Done"}}]], checks
+    assert checks["Press Tab"] == [[{"url": {"matches": r"^{base_url}/next(#.*)?$"}}]], checks
+    assert list(checks.values())[-1] == on_enter  # the same as on a click
+    assert "not imported" not in said
 
 
 def test_typed_text_that_looks_like_a_placeholder_is_typed_as_it_was(

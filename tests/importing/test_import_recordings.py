@@ -30,6 +30,7 @@ from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
 from tests.support.serve import Served, files
+from tests.support.todomvc_refactor import make_refactored
 
 PAGES = ROOT / "tests" / "pages" / "recorded"
 TODOMVC = ROOT / "node_modules" / "todomvc"
@@ -406,6 +407,98 @@ def test_a_navigation_on_a_hash_routed_app_is_waited_for_not_compared_to_its_fra
         assert failed.returncode == 1, failed.stdout + failed.stderr
         assert "does not pass on the site: run 1 of 1: step 1" in failed.stdout, failed.stdout
         assert "other" in failed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_replay
+def test_a_name_the_recorder_computed_is_tried_as_replay_tries_it(site: str, tmp_path: Path, page: Page) -> None:
+    """``aria/Select`` names a ``<select>`` inside its label as Chrome computes its name; the
+    label's text Playwright reads holds the options too ("Select ApplePear"). The recorder's name
+    is kept as the element's role and that name, since it finds the same element; the label's text
+    with the options in it is written nowhere, and the workflow chooses the pear."""
+    fruit = _sel("aria/Select", "#fruit")
+    recording = {
+        "title": "Choose a pear",
+        "steps": [
+            {"type": "navigate", "url": f"{site}/labelled.html"},
+            _click(fruit),
+            {"type": "change", "value": "pear", "selectors": fruit, "target": "main"},
+        ],
+    }
+    rec = _write(tmp_path, recording)
+    assert _replay_parses(rec).returncode == 0
+    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    text = written.read_text()
+    assert "- {select: {role: combobox, name: Select, exact: true, option: '{select}'}}" in text, text
+    assert "ApplePear" not in text, text
+    assert "{select: {selector: '#fruit', option: '{select}'}}" in text  # the recording's own, a fallback
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.locator("#out").inner_text() == "Chosen: pear"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@needs_replay
+def test_a_target_that_is_a_frame_is_looked_in_as_replay_looks_for_it(site: str, tmp_path: Path, page: Page) -> None:
+    """Chrome's recorder names an out-of-process iframe by its URL as the steps' ``target``, as it
+    names a pop-up; replay looks for a page of that URL, then for a frame of it. The steps are
+    found inside the frame (no pop-up waited for), and the frame's other host is the workflow's."""
+    frame_url = site.replace("127.0.0.1", "localhost") + "/frame.html"
+    card, pay = _sel("aria/Card holder", "#card"), _sel('aria/Pay[role="button"]', "body > button")
+    recording = {
+        "title": "Pay in the frame",
+        "steps": [
+            {"type": "navigate", "url": f"{site}/oopif.html"},
+            {**_click(card), "target": frame_url},
+            {"type": "change", "value": "Ada", "selectors": card, "target": frame_url},
+            {**_click(pay), "target": frame_url},
+            {"type": "waitForElement", "selectors": _sel("text/Paid by Ada"), "target": frame_url},
+            {**_click(_sel('aria/Checkout[role="heading"]', "h1")), "target": "main"},
+        ],
+    }
+    rec = _write(tmp_path, recording)
+    assert _replay_parses(rec).returncode == 0
+    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    text = written.read_text()
+    assert "switch_page" not in text and "allowed_domains: ['{base_url}', localhost]" in text, text
+    inside = "frame: {title: Payment, exact: true}"
+    assert f"{{change: {{label: Card holder, exact: true, {inside}, value: '{{value}}'}}}}" in text, text
+    assert f"{{click: {{role: button, name: Pay, exact: true, {inside}}}}}" in text, text
+    assert f"{{count: {{text: Paid by Ada, min: 1, {inside}}}}}" in text, text
+    result = execute(page, load(written), builtins={"base_url": site})
+    assert result.status == "passed", result.message
+    assert page.frame_locator("#pay").locator("#paid").inner_text() == "Paid by Ada"
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+@pytest.mark.skipif(not (TODOMVC / "examples").is_dir(), reason="TodoMVC is not installed: bash ci/install.sh")
+def test_a_recordings_checks_are_located_as_its_steps_and_outlive_a_refactor(tmp_path: Path, page: Page) -> None:
+    """A check on the field a step typed into gets the step's locator (the recording's selector
+    kept beside it, ``or``); a check on the list by its id gets the list's role: after a refactor
+    that renames both ids the workflow still passes, where the recording's own selectors fail."""
+    refactored = make_refactored(TODOMVC, tmp_path / "refactored" / "todomvc")
+    with Served(files(TODOMVC)) as todo, Served(files(refactored)) as after:
+        app = f"{todo.url}/examples/vanillajs/index.html"
+        recording = _todo_recording(todo.url, landed=f"{app}#/")
+        recording["steps"][6:6] = [{"type": "waitForElement", "selectors": _sel("#new-todo")}]
+        rec = _write(tmp_path, recording)
+        assert _replay_parses(rec).returncode == 0
+        done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+        assert done.returncode == 0, done.stdout + done.stderr
+        (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+        text = written.read_text()
+        field = "{count: {role: textbox, name: What needs to be done?, or: '#new-todo', min: 1}}"
+        assert field in text, text
+        assert "or: '#todo-list li', equals: 1}}" in text and "{count: {selector: '#todo-list li'" not in text, text
+        result = execute(page, load(written), builtins={"base_url": after.url})
+        assert result.status in ("passed", "recovered"), result.message
 
 
 # ----------------------------------------------------------------------------- the format's additions

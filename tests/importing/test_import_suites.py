@@ -117,6 +117,8 @@ def test_a_playwright_test_suite_imports_to_workflows_that_outlive_a_refactor(
     text = "\n".join(f.read_text() for f in files)
     assert "# derived: after this step in 2 of 2 runs" in text
     assert "when: action" in text and "'#new-todo'" in text  # the suite's own selectors, kept as fallbacks
+    # A check on the field a step typed into: the step's locator, the test's selector beside it.
+    assert "{empty: {role: textbox, name: What needs to be done?, or: '#new-todo'}}" in text, text
     assert "{base_url}/examples/vanillajs/" in text and todo_sites["ran"] not in text
 
     elsewhere = _pytest(out, todo_sites["elsewhere"])

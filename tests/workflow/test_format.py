@@ -1094,3 +1094,16 @@ def test_fast_and_reference_yaml_parsers_give_the_same_data_and_lines(path: Path
     yaml_reader.index_lines(fast_node, (), fast_lines)
     yaml_reader.index_lines(ref_node, (), ref_lines)
     assert fast_lines == ref_lines and len(ref_lines) > 20
+
+
+def test_a_dump_writes_keys_as_a_file_does_so_it_loads_again() -> None:
+    """``or``, ``not`` and ``from`` are Python keywords, held as ``or_``...: what is dumped (a
+    mutant's element, a healed file) is written back as a file writes it, and loads again."""
+    op = Op.model_validate({"click": {"role": "button", "name": "Save", "or": "#save"}})
+    loc = op.arg.plain()
+    assert loc.model_dump(exclude_none=True) == {"role": "button", "name": "Save", "or": {"selector": "#save"}}
+    assert Locator.model_validate(loc.model_dump(exclude_none=True)) == loc
+    expect = Expect.model_validate({"not": {"visible": {"css": "#spinner"}}})
+    dumped = expect.model_dump(exclude_none=True)
+    assert list(dumped) == ["not"]
+    assert Expect.model_validate(dumped) == expect

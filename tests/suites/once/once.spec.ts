@@ -16,3 +16,14 @@ test('adds a station', async ({ page }) => {
   await page.getByRole('button', { name: 'Add' }).click();
   await expect(page.locator('#message')).toHaveText('Added barometer');
 });
+
+// A Django-admin-like form: the traced run made the publisher, so the same site refuses its name
+// when the import runs the workflow ("Publisher with this Name already exists.").
+test('adds a publisher', async ({ page }) => {
+  const name = `Acme ${Date.now() % 100000}`;
+  await page.goto('/admin/library/publisher/add/');
+  await page.getByLabel('Name:').fill(name);
+  await page.getByRole('button', { name: 'Save' }).click();
+  await expect(page.getByRole('heading', { name: 'Select publisher to change' })).toBeVisible();
+  await expect(page.locator('.messagelist')).toContainText(`The publisher “${name}” was added successfully.`);
+});
