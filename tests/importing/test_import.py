@@ -541,8 +541,9 @@ def test_a_folder_with_nothing_to_import_is_an_error(tmp_path: Path, capsys: pyt
 
 
 def _run_on(page: Page, html: str, steps: str) -> Any:
-    """A workflow run on a page serving ``html`` (a route: nothing listens on that port). The action
-    waits 2 s: at 0.5 s a click that went through timed out on a machine at load 17 and was tried again."""
+    """A workflow run on a page serving ``html`` (a route: nothing listens on that port). An action
+    waits 2 s (at 0.5 s a click that went through timed out on a machine at load 17 and was tried
+    again); an op meant to find nothing says its own shorter timeout."""
     from pytest_reuseit.engine.runner import execute
 
     page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=html))
@@ -557,7 +558,7 @@ def test_an_old_selector_fallback_recovers_an_action_whose_element_was_renamed(p
         '<button id="add2" onclick="this.textContent=\'done\'">Plus</button>',
         """steps:
   - action: Click Add
-    do: [{click: {role: button, name: Add}}]
+    do: [{click: {role: button, name: Add}, timeout: 0.5}]
     post: [{expect: {text: {css: button, equals: done}}}]
     fallback: [{do: [{click: "#add2"}], when: action}]
 """,
