@@ -342,6 +342,18 @@ def _wait_for_element(step: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     if count != int(count):
         return None, f"{words} (a count of {count})"
     bound = {"==": "equals", ">=": "min", "<=": "max"}[operator]
+    if bound == "min" and count == 1:
+        # "Any element, by the first selector that finds one" is "any element by any of them": the
+        # recording's alternatives are the check's too (or), as replay tries them.
+        chain: dict[str, Any] | str | None = None
+        for selector in reversed(target.selectors[1:]):
+            alternative = to_loc(selector)
+            if chain is not None:
+                chain = {**alternative, "or": chain}
+            else:
+                chain = alternative["selector"] if list(alternative) == ["selector"] else alternative
+        if chain is not None:
+            loc = {**loc, "or": chain}
     check: dict[str, Any] = {"count": {**loc, bound: int(count)}}
     if step.get("visible") is False:
         check = {"not": check}

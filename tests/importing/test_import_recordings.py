@@ -691,3 +691,35 @@ def test_a_timeout_replay_refuses_is_refused(tmp_path: Path, capsys: pytest.Capt
     recording = _base({**_click(_sel("#a")), "timeout": timeout})
     assert _import(tmp_path, str(_write(tmp_path, recording))) == 2
     assert "timeout must be a number of milliseconds from 1 to 30000" in capsys.readouterr().out
+
+
+@pytest.mark.browser
+def test_a_wait_for_an_element_tries_the_recordings_alternatives_as_replay_does(tmp_path: Path, page: Page) -> None:
+    """replay waits for the first of a step's selectors that finds an element: the check holds when
+    the first is gone (an id renamed) and another still finds it, and fails when none does."""
+    rec = tmp_path / "rec.json"
+    waits = {"type": "waitForElement", "selectors": _sel("#saved", 'aria/Saved[role="button"]', "p.note")}
+    rec.write_text(json.dumps(_base(waits)))
+    (check,) = chrome.read(rec).steps[0].checks
+    assert check == {
+        "count": {
+            "selector": "#saved",
+            "or": {"role": "button", "name": "Saved", "exact": True, "or": "p.note"},
+            "min": 1,
+        }
+    }
+    # A count other than "at least one" is the first selector's, as replay counts it.
+    rec.write_text(json.dumps(_base({**waits, "operator": "==", "count": 2})))
+    assert chrome.read(rec).steps[0].checks == [{"count": {"selector": "#saved", "equals": 2}}]
+
+    def run(body: str) -> Any:
+        page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=body))
+        text = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {check_timeout: 0.5}\n"
+        steps = "steps:\n  - action: Look\n    do: [{wait: 0}]\n    post: [{expect: " + json.dumps(check) + "}]\n"
+        return execute(page, parse(text + steps, "w.reuseit.yaml"))
+
+    first = run('<button id="saved-2">Saved</button>')
+    assert first.status == "passed", first.message
+    assert run('<p class="note">Saved</p>').status == "passed"
+    failed = run("<button>Not saved</button><p>Saved</p>")
+    assert failed.status == "failed", failed.message
