@@ -25,7 +25,7 @@ from typing import Any
 from . import limits
 from .chrome_schema import check_recording
 from .demo import Demonstration, DemoStep, Target, UnreadableInput
-from .selectors import _ARIA_ROLE, from_puppeteer, to_loc
+from .selectors import _ARIA_ROLE, from_puppeteer, or_chain, to_loc
 
 _ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "change", "hover": "hover"}
 # replay's mouseButtonMap, in Playwright's words; back and forward have none there.
@@ -345,15 +345,7 @@ def _wait_for_element(step: dict[str, Any]) -> tuple[dict[str, Any] | None, str]
     if bound == "min" and count == 1:
         # "Any element, by the first selector that finds one" is "any element by any of them": the
         # recording's alternatives are the check's too (or), as replay tries them.
-        chain: dict[str, Any] | str | None = None
-        for selector in reversed(target.selectors[1:]):
-            alternative = to_loc(selector)
-            if chain is not None:
-                chain = {**alternative, "or": chain}
-            else:
-                chain = alternative["selector"] if list(alternative) == ["selector"] else alternative
-        if chain is not None:
-            loc = {**loc, "or": chain}
+        loc = or_chain(loc, target.selectors[1:])
     check: dict[str, Any] = {"count": {**loc, bound: int(count)}}
     if step.get("visible") is False:
         check = {"not": check}

@@ -57,9 +57,11 @@ class DemoStep:
     unexpressed: list[str] = field(default_factory=list)
     # Per check: (the source's selector, the DOM when it was asserted, its URL), or None.
     check_pages: list[tuple[str, str, str] | None] = field(default_factory=list)
-    # Per check (by its index), the source's selector of its element when no DOM was kept: a
-    # person's locator is looked for on the live page once the check held (derive.Resolver).
-    check_sources: dict[int, str] = field(default_factory=dict)
+    # Per check (by its index), the source's selectors of its element when no DOM was kept, its
+    # own first, then the alternatives its runner tries: a person's locator is looked for on the
+    # live page once the check held, and the alternatives that find the same element are kept
+    # beside it (derive.Resolver).
+    check_sources: dict[int, list[str]] = field(default_factory=dict)
     new_page: bool = False
     # The DOM before the action, where the source kept it (a trace): HTML, for locate.py.
     page_html: str = ""

@@ -89,11 +89,13 @@ class Resolver:
         ]
         for demo_step in steps:
             for n, check in enumerate(demo_step.checks):
-                selector = demo_step.check_sources.get(n) or check_selector(check)
-                if selector is None or any(s is demo_step and i == n for s, i, _ in self.checks):
+                own = check_selector(check)
+                sources = demo_step.check_sources.get(n) or ([own] if own else [])
+                if not sources or any(s is demo_step and i == n for s, i, _ in self.checks):
                     continue
+                selector, alternatives = sources[0], sources[1:]
                 try:
-                    located = person_check(check, selector, page, known)
+                    located = person_check(check, selector, page, known, alternatives)
                 except (PlaywrightError, ValueError, LookupError) as exc:  # the check stays as the source wrote it
                     log.debug("resolve: no person's locator for check %s: %s", check, exc)
                     continue

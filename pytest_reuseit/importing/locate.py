@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
 from ..workflow.locators import LOCATOR_KEYS
-from .selectors import is_person_form, to_loc
+from .selectors import is_person_form, or_chain, to_loc
 
 log = logging.getLogger(__name__)
 
@@ -328,17 +328,21 @@ def finds_same(page: Page, candidate: str, selector: str) -> bool:
 _MAX_KNOWN = 12
 
 
-def person_check(check: dict[str, Any], selector: str, page: Page, known: Sequence[str] = ()) -> dict[str, Any]:
+def person_check(
+    check: dict[str, Any], selector: str, page: Page, known: Sequence[str] = (), alternatives: Sequence[str] = ()
+) -> dict[str, Any]:
     """``check`` with its element(s) found the way a person writes it, when the source found them
     by CSS or XPath and a person's locator finds the same ones on the page; else as it was.
 
     ``known``: the locators a person writes that the steps got, latest first: a check on the
     element a step acted on gets the step's locator when it finds the same element here. The
     source's selector is kept beside it (``or``: the elements either finds) when the person's
-    locator finds the very same elements, as a step keeps it as a fallback."""
+    locator finds the very same elements, as a step keeps it as a fallback; so are the source's
+    ``alternatives`` for the element (a Selenium IDE command's targets) that find the very same
+    elements here, in their order: its runner tries them when the first finds nothing."""
     ((key, arg),) = check.items()
     if key == "not" and isinstance(arg, dict) and len(arg) == 1:
-        return {"not": person_check(arg, selector, page, known)}
+        return {"not": person_check(arg, selector, page, known, alternatives)}
     if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
         return check
     found = next((k for k in list(dict.fromkeys(known))[:_MAX_KNOWN] if finds_same(page, k, selector)), None)
@@ -346,20 +350,23 @@ def person_check(check: dict[str, Any], selector: str, page: Page, known: Sequen
     # check: a changed text is then not found at all).
     rows = key in ("text", "texts", "count")
     found = found or equivalent(page, selector, text_ok=False, rows=rows) or equivalent(page, selector)
-    if found is None:
-        return check
-    loc = to_loc(found)
     rest = {k: v for k, v in arg.items() if k not in LOCATOR_KEYS}
     if "nth" in arg and "nth" not in to_loc(selector):
         # One of the elements the whole selector finds (toHaveClass([...]) item by item); a
-        # selector's own nth is in the element the person's locator was found for.
-        if "nth" in loc:
+        # selector's own nth is in the element the person's locator was found for. No "or" here:
+        # the nth of elements two locators find together is another element.
+        if found is None or "nth" in to_loc(found):
             return check
         rest["nth"] = arg["nth"]
-    if finds_same(page, found, selector):
-        source = to_loc(selector)
-        loc["or"] = source["selector"] if list(source) == ["selector"] else source
-    return {key: {**loc, **rest}}
+        return {key: {**to_loc(found), **rest}}
+    same = [a for a in dict.fromkeys(alternatives) if a not in (selector, found)][:_MAX_KNOWN]
+    same = [a for a in same if finds_same(page, a, selector)]
+    if found is None:
+        if not same:
+            return check
+        return {key: {**or_chain(to_loc(selector), same), **rest}}
+    beside = [selector] if finds_same(page, found, selector) else []
+    return {key: {**or_chain(to_loc(found), [*beside, *same]), **rest}}
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 # internal:role=button[name="Add"i][checked=true]
@@ -98,6 +99,19 @@ def _role_loc(part: str) -> dict[str, Any] | None:
         elif name != "include-hidden":
             return None  # checked=, level=, pressed=: no such refinement in the format
     return loc
+
+
+def or_chain(loc: dict[str, Any], selectors: Sequence[str]) -> dict[str, Any]:
+    """``loc`` with ``selectors`` beside it, in their order (``or``: the elements any of them finds,
+    Playwright's ``locator.or``); a plain selector is written as a string."""
+    chain: dict[str, Any] | str | None = None
+    for selector in reversed(selectors):
+        alternative = to_loc(selector)
+        if chain is not None:
+            chain = {**alternative, "or": chain}
+        else:
+            chain = alternative["selector"] if list(alternative) == ["selector"] else alternative
+    return loc if chain is None else {**loc, "or": chain}
 
 
 def to_loc(selector: str) -> dict[str, Any]:

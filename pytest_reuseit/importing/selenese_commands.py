@@ -151,7 +151,9 @@ class CommandReader:
         self.pages = 1  # pages opened so far
         self.openers: dict[int, int] = {0: 0}
         self.dialog: Any = None  # an answer chosen for the next dialog (chooseOkOnNextConfirmation...)
-        self.loc_sources: dict[str, str] = {}  # a check's locator (as JSON) -> the selector it was made from
+        # A check's locator (as JSON) -> the selectors it was made from: the command's own first,
+        # then its alternatives.
+        self.loc_sources: dict[str, list[str]] = {}
         blocks = SIDE_BLOCKS if dialect == SIDE else KATALON_BLOCKS
         self.flow = Flow(self.one, self.say, self._times, tests, self._test_name, blocks, self.forget)
 
@@ -263,9 +265,9 @@ class CommandReader:
     def loc(self, c: Command, *, suffix: str = "") -> dict[str, Any]:
         """The check's locator: the command's own (a person's is found for it on the page once
         the check held, ``derive.Resolver``)."""
-        selector = self.target(c).selectors[0] + suffix
-        loc = to_loc(selector)
-        self.loc_sources[json.dumps(loc, sort_keys=True)] = selector
+        selectors = [s + suffix for s in self.target(c).selectors]
+        loc = to_loc(selectors[0])
+        self.loc_sources[json.dumps(loc, sort_keys=True)] = selectors
         return loc
 
     # ------------------------------------------------------------------ pages
@@ -683,9 +685,9 @@ class CommandReader:
         step = self.demo.steps[-1]
         for check in checks:
             self.demo.add_check(check, c.text())
-            source = self.loc_sources.get(json.dumps(_element_of(check), sort_keys=True))
-            if source is not None:
-                step.check_sources[len(step.checks) - 1] = source
+            sources = self.loc_sources.get(json.dumps(_element_of(check), sort_keys=True))
+            if sources:
+                step.check_sources[len(step.checks) - 1] = sources
         if timeout > 0:
             step.check_timeout = max(step.check_timeout, timeout)
         if endless:

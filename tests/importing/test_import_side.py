@@ -711,3 +711,45 @@ def test_scripts_stored_values_keys_a_list_box_and_a_drag_do_what_the_runner_doe
     assert page.locator("#keys").input_value() == "abXc"
     assert page.eval_on_selector("#multi", "s => [...s.selectedOptions].map(o => o.value)") == ["a", "c"]
     assert page.locator("#dropped").inner_text() == "Dropped"
+
+
+TOTAL = (("id=total", "id"), ("xpath=//p/span[2]", "xpath:position"), ("css=.sum", "css:finder"))
+
+
+@pytest.mark.browser
+def test_a_checks_alternatives_that_find_its_element_are_kept_beside_it(tmp_path: Path, page: Page) -> None:
+    """Selenium IDE's runner tries a command's targets when the first finds nothing, asserts too:
+    those that find the very same element on the page are kept beside the check's locator (or),
+    so a renamed id is survived; one that finds other elements too is left out."""
+    from pytest_reuseit.importing.derive import Resolver
+
+    (demo,) = _read(tmp_path, _project(cmd("open", "/"), cmd("assertText", "id=total", "9.99", *TOTAL)))
+    step = demo.steps[-1]
+    sources = step.check_sources[0]
+    assert sources == ["css=#total >> nth=0", "xpath=//p/span[2] >> nth=0", "css=.sum >> nth=0"], sources
+    page.set_content('<p><span id="total" class="sum">9.99</span> <span>EUR</span></p>')
+    resolver = Resolver([[step]])
+    resolver.step_end(page, 0)
+    ((_, _, located),) = resolver.checks
+    # A text of its own first (a span has no role), then the selectors that find that very span.
+    assert located == {
+        "text": {
+            "text": "9.99",
+            "or": {"selector": "css=#total", "nth": 0, "or": {"selector": "css=.sum", "nth": 0}},
+            "equals": "9.99",
+        }
+    }
+    run = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {check_timeout: 0.5}\n"
+    run += "steps:\n  - action: Look\n    do: [{wait: 0}]\n    post: [{expect: " + json.dumps(located) + "}]\n"
+    for body, status in [
+        ('<p><span id="amount" class="sum">9.99</span> <span>EUR</span></p>', "passed"),
+        ('<p><span id="amount" class="sum">19.98</span> <span>EUR</span></p>', "failed"),
+    ]:
+        page.route("http://127.0.0.1:9/t", _serving(body))
+        result = execute(page, parse(run, "w.reuseit.yaml"))
+        assert result.status == status, (body, result.message)
+        page.unroute("http://127.0.0.1:9/t")
+
+
+def _serving(body: str) -> Callable[[Any], None]:
+    return lambda route: route.fulfill(content_type="text/html", body=body)
