@@ -50,7 +50,18 @@ from ..workflow.writer import literal, render
 #: key, state) are its arguments and are kept when the locator is replaced.
 LOCATOR_KEYS = (*LOCATOR_KINDS, "name", "exact", "nth", "has_text", "within", "or")
 #: Ops whose argument may be a bare locator string (``click: 'role=button[name="Go"]'``).
-BARE_LOCATOR_OPS = ("click", "dblclick", "hover", "mouse_down", "mouse_up", "check", "uncheck", "focus", "scroll")
+BARE_LOCATOR_OPS = (
+    "click",
+    "dblclick",
+    "hover",
+    "mouse_down",
+    "mouse_up",
+    "mouse_out",
+    "check",
+    "uncheck",
+    "focus",
+    "scroll",
+)
 #: Ops whose argument is a mapping of locator keys plus their own keys.
 MAPPING_LOCATOR_OPS = {
     "fill": "value",

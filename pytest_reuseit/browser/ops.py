@@ -313,8 +313,11 @@ def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
     left, right = max(box["x"], 0), min(box["x"] + box["width"], width)
     top, bottom = max(box["y"], 0), min(box["y"] + box["height"], height)
     at = op.at if op is not None else None
-    x = math.floor((left + right) / 2) + (at.x if at is not None else 0)
-    y = math.floor((top + bottom) / 2) + (at.y if at is not None else 0)
+    dx, dy = (at.x, at.y) if at is not None else (0, 0)
+    if what == "mouse_out":
+        dx, dy = _off(box, width, height, ctx.render(describe_op(op)) if op is not None else what)
+    x = math.floor((left + right) / 2) + dx
+    y = math.floor((top + bottom) / 2) + dy
     button: Any = (op.button if op is not None else None) or "left"
     page.mouse.move(x, y)
     if what == "click":
@@ -325,6 +328,27 @@ def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
         page.mouse.down(button=button)
     elif what == "mouse_up":
         page.mouse.up(button=button)
+
+
+def _off(box: dict[str, float], width: float, height: float, described: str) -> tuple[int, int]:
+    """Where side-runtime's ``doMouseOut`` moves the mouse from the element's middle: just above
+    it when its top is in the viewport, else right, below, left. Its own arithmetic, kept as it is
+    (the right and left moves count half of the element's right edge, not of its width)."""
+    right, bottom = box["x"] + box["width"], box["y"] + box["height"]
+    if box["y"] > 0:
+        return 0, math.trunc(-(box["height"] / 2 + 1))
+    if width > right:
+        return math.trunc(right / 2 + 1), 0
+    if height > bottom:
+        return 0, math.trunc(box["height"] / 2 + 1)
+    if box["x"] > 0:
+        return math.trunc(-(right / 2)), 0
+    raise OpFailed(described, "the element takes up the whole viewport: the mouse has nowhere off it to go", "no_state")
+
+
+@registry.handles("mouse_out")
+def _mouse_out(ctx: OpContext, arg: Locator) -> None:
+    _mouse(ctx, arg, "mouse_out")
 
 
 @registry.handles("mouse_down")

@@ -66,6 +66,7 @@ _ELEMENT_OPS = frozenset(
         "hover",
         "mouse_down",
         "mouse_up",
+        "mouse_out",
         "drag",
         "check",
         "uncheck",

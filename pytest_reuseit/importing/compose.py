@@ -257,6 +257,7 @@ _WORDS = {
     "hover": "Hover over {what}",
     "mouse_down": "Press the mouse button on {what}",
     "mouse_up": "Let go of the mouse button on {what}",
+    "mouse_out": "Move the mouse off {what}",
     "focus": "Focus {what}",
 }
 

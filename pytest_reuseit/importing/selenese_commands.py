@@ -101,7 +101,6 @@ _KATALON_WAIT_S = 30.0
 _PAGE = "\ue002page:"  # what storeWindowHandle stores: the page, by its place in the format's order
 
 _NOT_IN_FORMAT = {
-    "mouseOut": "moves the mouse off the element (the format has no such move)",
     "mouseDownRight": "fires a synthetic right mouse button event by Selenium Core (the format moves the real mouse)",
     "mouseUpRight": "fires a synthetic right mouse button event by Selenium Core (the format moves the real mouse)",
     "mouseMove": "fires a synthetic mouse event by Selenium Core (the format moves the real mouse)",
@@ -420,6 +419,10 @@ class CommandReader:
     def _do_mouseUp(self, c: Command) -> None:
         self._side_only(c)
         self.act(DemoStep("mouse_up", target=self.target(c)), c)
+
+    def _do_mouseOut(self, c: Command) -> None:
+        self._side_only(c)
+        self.act(DemoStep("mouse_out", target=self.target(c)), c)
 
     def _do_mouseDownAt(self, c: Command) -> None:
         self._at(c, "mouse_down")

@@ -380,6 +380,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     ),
     ("mouse_up", Loc, "Let go of the mouse button over an element's middle (or `at` a point from it).", {}),
     (
+        "mouse_out",
+        Loc,
+        "Move the mouse off an element: just above it, else right of it, below it or left of it, as Selenium's "
+        "mouseOut moves it.",
+        {},
+    ),
+    (
         "drag",
         DragArgs,
         "Drag an element and drop it on the element `to` (HTML5 drag and drop, sortable lists), "

@@ -322,6 +322,23 @@ def test_mouse_down_up_and_points_from_an_elements_middle(page, fence, pages_url
     assert page.locator("#moved").inner_text() == "pad 105,56"
 
 
+def test_mouse_out_moves_the_mouse_off_the_element_where_selenium_does(page, fence, pages_url) -> None:  # type: ignore[no-untyped-def]
+    """Just above the element (its top in the viewport); an element that fills the viewport leaves
+    the mouse nowhere to go: the op fails saying so."""
+    passed(
+        run(page, fence, pages_url, workflow(one_step([{"hover": "#pad"}, {"mouse_out": "#pad"}]), start="mouse.html"))
+    )
+    assert page.locator("#out").inner_text() == "pad left to 100,-1"
+    cover = (
+        "Object.assign(document.getElementById('pad').style, {left: '0', top: '0', width: '100vw', height: '100vh'})"
+    )
+    result = run(
+        page, fence, pages_url, workflow(one_step([{"eval": cover}, {"mouse_out": "#pad"}]), start="mouse.html")
+    )
+    assert result.status == "failed", result.message
+    assert "takes up the whole viewport" in (result.message or "")
+
+
 EXTRACTS = [
     pytest.param({"into": "v", "text": {"css": "#code"}}, "XK-4471", id="text"),
     pytest.param({"into": "v", "value": "#qty"}, "3", id="value"),

@@ -349,6 +349,7 @@ def test_the_mouse_goes_where_side_runtime_moves_it(tmp_path: Path, capsys: pyte
         cmd("mouseMoveAt", "id=a", "2,2"),
         cmd("mouseDown", "id=a"),
         cmd("clickAt", "id=b", "x,1"),
+        cmd("mouseOut", "id=a"),
     )
     (demo,) = _read(tmp_path, project)
     assert [(s.kind, s.at) for s in demo.steps[1:]] == [
@@ -358,6 +359,7 @@ def test_the_mouse_goes_where_side_runtime_moves_it(tmp_path: Path, capsys: pyte
         ("mouse_up", None),
         ("hover", (2, 2)),
         ("mouse_down", None),
+        ("mouse_out", None),
     ]
     assert _said(demo) == ["clickAt id=b x,1 ('x,1' is no x,y point (WebDriver refuses the move))"]
     path = write(tmp_path / "p.side", project)
@@ -366,6 +368,7 @@ def test_the_mouse_goes_where_side_runtime_moves_it(tmp_path: Path, capsys: pyte
     assert "- {click: {selector: css=#b, nth: 0}, at: {x: 41, y: 8}}" in text
     assert "- {mouse_down: {selector: css=#a, nth: 0}, at: {x: -3, y: 7}}" in text
     assert "action: 'Press the mouse button on the element #a at -3,7 from its middle'" in text
+    assert "- mouse_out: {selector: css=#a, nth: 0}" in text or "- {mouse_out: {selector: css=#a, nth: 0}}" in text
 
 
 def test_a_test_that_opens_no_page_starts_where_the_runner_does_on_an_empty_one(tmp_path: Path) -> None:
