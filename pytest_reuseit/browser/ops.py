@@ -23,7 +23,7 @@ from urllib.parse import urldefrag, urljoin
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
-from playwright.sync_api import Page, expect
+from playwright.sync_api import FloatRect, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
@@ -330,7 +330,7 @@ def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
         page.mouse.up(button=button)
 
 
-def _off(box: dict[str, float], width: float, height: float, described: str) -> tuple[int, int]:
+def _off(box: FloatRect, width: float, height: float, described: str) -> tuple[int, int]:
     """Where side-runtime's ``doMouseOut`` moves the mouse from the element's middle: just above
     it when its top is in the viewport, else right, below, left. Its own arithmetic, kept as it is
     (the right and left moves count half of the element's right edge, not of its width)."""
