@@ -22,8 +22,8 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin
 
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import FloatRect, Page, expect
+from playwright.sync_api import Locator as PwLocator
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ..errors import BrokenRun, ReuseitError
