@@ -33,6 +33,7 @@ from ..workflow.checks import (
     LocValues,
     LocViewport,
     TextMatch,
+    VariableMatch,
 )
 from ..workflow.locators import Locator
 from .locators import FrameNotLoaded, describe, resolve, wait_for_frames
@@ -96,6 +97,8 @@ def check_one(target: Page | Pages, key: str, arg: Any, render: Callable[[str], 
             if key == "dialog":
                 return _check_dialog(pages, arg, render, timeout_ms)
             return _check_download(pages, arg, render)
+        if key == "variable":
+            return _check_variable(arg, render)
         return _check(target.page if isinstance(target, Pages) else target, key, arg, render, timeout_ms)
     except AssertionError as exc:  # Playwright's expect: we build our own message from the state
         return DomVerdict(False, key, str(exc).splitlines()[0])
@@ -537,6 +540,13 @@ def _check_dialog(pages: Pages, arg: TextMatch, render: Callable[[str], str], t:
         return DomVerdict(False, f"a dialog message to {words}", "no dialog was shown")
     ok, _ = _matches(arg, last.message, render)
     return DomVerdict(ok, f"the last dialog's message to {words}", f"{last.type} {last.message!r} ({last.answer})")
+
+
+def _check_variable(arg: VariableMatch, render: Callable[[str], str]) -> DomVerdict:
+    """A value the run holds: nothing on the page changes it, so no waiting."""
+    value = render("{" + arg.name + "}")
+    ok, words = _matches(arg, value, render)
+    return DomVerdict(ok, f"{{{arg.name}}} to {words}", repr(value))
 
 
 def _check_download(pages: Pages, arg: DownloadExpect, render: Callable[[str], str]) -> DomVerdict:

@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from .demo import Demonstration, DemoStep, Target
-from .refs import holds_ref
+from .refs import holds_ref, only_ref
 from .selectors import to_loc
 from .selenese import (
     KATALON,
@@ -719,6 +719,8 @@ class CommandReader:
         return int(text) / 1000
 
     def _side_check(self, how: str, what: str, c: Command) -> tuple[list[dict[str, Any]], float] | None:
+        if what == "" and how != "waitFor":
+            return self._variable_check(c), 0.0
         if what not in (_SIDE_WAITS if how == "waitFor" else _SIDE_ASSERTS):
             return None
         if what in ("Alert", "Confirmation", "Prompt"):
@@ -728,9 +730,37 @@ class CommandReader:
         return _SIDE_CHECKS[what](self, c, self.value_text(c)), 0.0
 
     def _do_assert(self, c: Command) -> None:
-        raise NotImported("compares a stored variable (the format checks what the page shows)")
+        """side-runtime's assert and verify: the variable named as written (not filled), as text,
+        equals the value (filled). A value read at run time is a ``variable`` check of its
+        placeholder; one known when importing decides the command here, and is said."""
+        if self.dialect != SIDE:
+            raise NotImported("compares a stored variable (Katalon's Selenium Core has no such command)")
+        how = "verify" if c.name == "verify" else "assert"
+        if not self._check(how, "", c):
+            raise AssertionError("unreachable: _side_check always builds an assert of a variable")
 
     _do_verify = _do_assert
+
+    def _variable_check(self, c: Command) -> list[dict[str, Any]]:
+        name, expected = c.target, self.value_text(c)
+        if name in self.vars.lost:
+            self.vars.get(name)  # said: stored by a command not imported
+        if not self.vars.has(name) or name.startswith("env:"):
+            # side-runtime reads an unknown name as undefined: the text 'undefined'.
+            raise NotImported(f"${{{name}}} is not stored before it (the runner compares the text 'undefined')")
+        stored = self.vars.get(name)
+        placeholder = only_ref(stored)
+        if placeholder is not None:
+            return [{"variable": {"name": placeholder, "equals": expected}}]
+        if holds_ref(stored):
+            raise NotImported(f"${{{name}}} holds text around values read at run time (a check compares one value)")
+        if holds_ref(expected) or stored != expected:
+            # Known here and unequal: the runner fails at this command in every run; not written as
+            # a workflow that always fails.
+            if not holds_ref(expected):
+                raise NotImported(f"${{{name}}} is {stored!r} when the test stores it: it never equals {expected!r}")
+            raise NotImported(f"${{{name}}}, known when importing, against a value read at run time")
+        raise NotImported(f"${{{name}}} is {stored!r} when the test stores it: it holds in every run, nothing to check")
 
     def _katalon_check(self, what: str, c: Command) -> tuple[list[dict[str, Any]], float] | None:
         negated = what.startswith("Not") and what[3:] in _KATALON_CHECKS

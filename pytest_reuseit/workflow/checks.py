@@ -39,6 +39,15 @@ class DownloadExpect(Strict):
     contains: str | None = Field(None, description="text the saved file contains")
 
 
+class VariableMatch(TextMatch):
+    """A value the run holds (a param, an extract's ``into``...), as text, compared."""
+
+    name: str = Field(
+        pattern=r"^[A-Za-z_][A-Za-z0-9_.-]*$",
+        description="the value's name, as in {name}: a param, an extract's into, a fixture's key",
+    )
+
+
 class LocText(Locator, TextMatch):
     """An element's text or value compared with equals / contains / matches."""
 
@@ -175,6 +184,11 @@ class Expect(Strict):
     js: str | None = Field(None, description="a JavaScript expression that must be truthy")
     dialog: TextMatch | None = Field(None, description="the message of the last dialog shown")
     download: DownloadExpect | None = Field(None, description="the last download (name, contents)")
+    variable: VariableMatch | None = Field(
+        None,
+        description="a value the run holds, by name, as text: an extracted price equals 9.99 "
+        "(Selenium IDE's assert and verify of a stored variable)",
+    )
     # ``not`` is a Python keyword: the field is ``not_``, written ``not`` in files.
     not_: Expect | None = Field(
         None,

@@ -50,7 +50,11 @@ class Text:
 
 
 def texts_of(data: Any) -> list[Text]:
-    return [Text(path, text, tuple(names_in(text))) for path, text in _strings(data)]
+    return [
+        # A variable check's name is a placeholder's, written without its braces.
+        Text(path, text, (text,)) if path[-2:] == ("variable", "name") else Text(path, text, tuple(names_in(text)))
+        for path, text in _strings(data)
+    ]
 
 
 def _extract_targets(wf: Workflow) -> set[str]:

@@ -756,3 +756,35 @@ def test_a_checks_alternatives_that_find_its_element_are_kept_beside_it(tmp_path
 
 def _serving(body: str) -> Callable[[Any], None]:
     return lambda route: route.fulfill(content_type="text/html", body=body)
+
+
+def test_assert_and_verify_of_a_stored_variable_compare_it_as_the_runner_does(tmp_path: Path) -> None:
+    """side-runtime's assert: the variable named as written, as text, equals the value filled. A
+    value read at run time is a variable check of its placeholder; one known when importing
+    decides the command here, and is said."""
+    project = _project(
+        cmd("open", "/"),
+        cmd("storeText", "id=price", "price"),
+        cmd("assert", "price", "9.99"),
+        cmd("verify", "price", "${price}"),
+        cmd("store", "EUR", "currency"),
+        cmd("assert", "currency", "EUR"),
+        cmd("assert", "currency", "USD"),
+        cmd("assert", "nothing", "undefined"),
+    )
+    (demo,) = _read(tmp_path, project)
+    checks = [check for step in demo.steps for check in step.checks]
+    assert checks[0] == {"variable": {"name": "price", "equals": "9.99"}}
+    assert checks[1]["variable"]["name"] == "price" and "price" in checks[1]["variable"]["equals"]
+    assert len(checks) == 2
+    assert _said(demo) == [
+        "assert currency EUR (${currency} is 'EUR' when the test stores it: it holds in every run, nothing to check)",
+        "assert currency USD (${currency} is 'EUR' when the test stores it: it never equals 'USD')",
+        "assert nothing undefined (${nothing} is not stored before it (the runner compares the text 'undefined'))",
+    ]
+    path = write(tmp_path / "p.side", project)
+    assert main(["import", str(path), "--no-derive", "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "t.reuseit.yaml").read_text()
+    assert "- expect: {variable: {name: price, equals: '9.99'}}" in text
+    assert "- expect: {variable: {name: price, equals: '{price}'}}" in text
+    assert "verify price ${price}: Selenium IDE goes on after a failed verify" in text
