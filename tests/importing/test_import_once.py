@@ -157,7 +157,10 @@ def test_a_name_the_site_accepts_once_becomes_unique_by_the_runs(tmp_path: Path)
         # What the runs found, in the import's own words: the second run refused the same name.
         found = re.search(r"written 'reading-\{unique\}' \((run 1 passed.*? of \d+ passed)\)", done.stdout)
         assert found and found.group(1).startswith("run 1 passed, run 2 of 3: step "), done.stdout
-        assert "already exists" in found.group(1) and found.group(1).endswith("; then 3 of 3 passed"), done.stdout
+        assert found.group(1).endswith("; then 3 of 3 passed"), done.stdout
+        # The site's refusal in the import's words (on a loaded machine one of the two second runs
+        # may time out waiting for the answer page instead, and says that).
+        assert "already exists" in done.stdout, done.stdout
         assert f"reading-{number.group(1)}" not in reading
         assert "value: 'reading-{unique}'" in reading and "equals: 'Added reading-{unique}'" in reading, reading
         station = (out / "adds_a_station.reuseit.yaml").read_text()
