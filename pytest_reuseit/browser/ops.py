@@ -313,11 +313,10 @@ def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
     left, right = max(box["x"], 0), min(box["x"] + box["width"], width)
     top, bottom = max(box["y"], 0), min(box["y"] + box["height"], height)
     at = op.at if op is not None else None
-    dx, dy = (at.x, at.y) if at is not None else (0, 0)
+    x = math.floor((left + right) / 2) + (at.x if at is not None else 0)
+    y = math.floor((top + bottom) / 2) + (at.y if at is not None else 0)
     if what == "mouse_out":
-        dx, dy = _off(box, width, height, ctx.render(describe_op(op)) if op is not None else what)
-    x = math.floor((left + right) / 2) + dx
-    y = math.floor((top + bottom) / 2) + dy
+        x, y = _off(box, (x, y), width, height, ctx.render(describe_op(op)) if op is not None else what)
     button: Any = (op.button if op is not None else None) or "left"
     page.mouse.move(x, y)
     if what == "click":
@@ -330,19 +329,21 @@ def _mouse(ctx: OpContext, arg: Locator, what: str) -> None:
         page.mouse.up(button=button)
 
 
-def _off(box: FloatRect, width: float, height: float, described: str) -> tuple[int, int]:
-    """Where side-runtime's ``doMouseOut`` moves the mouse from the element's middle: just above
-    it when its top is in the viewport, else right, below, left. Its own arithmetic, kept as it is
-    (the right and left moves count half of the element's right edge, not of its width)."""
+def _off(box: FloatRect, middle: tuple[int, int], width: float, height: float, described: str) -> tuple[int, int]:
+    """A point just off the element, in the order side-runtime's ``doMouseOut`` tries: above it when
+    its top is in the viewport, else right of it, below it, left of it; level with its middle. One
+    whole pixel past its edge: Selenium's own arithmetic (half the element's size from its middle)
+    can land on a fractional edge, which the browser counts as the element's."""
+    x, y = middle
     right, bottom = box["x"] + box["width"], box["y"] + box["height"]
-    if box["y"] > 0:
-        return 0, math.trunc(-(box["height"] / 2 + 1))
-    if width > right:
-        return math.trunc(right / 2 + 1), 0
-    if height > bottom:
-        return 0, math.trunc(box["height"] / 2 + 1)
-    if box["x"] > 0:
-        return math.trunc(-(right / 2)), 0
+    if box["y"] >= 1:
+        return x, math.floor(box["y"]) - 1
+    if math.ceil(right) + 1 < width:
+        return math.ceil(right) + 1, y
+    if math.ceil(bottom) + 1 < height:
+        return x, math.ceil(bottom) + 1
+    if box["x"] >= 1:
+        return math.floor(box["x"]) - 1, y
     raise OpFailed(described, "the element takes up the whole viewport: the mouse has nowhere off it to go", "no_state")
 
 

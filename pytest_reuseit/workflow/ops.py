@@ -382,8 +382,8 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
     (
         "mouse_out",
         Loc,
-        "Move the mouse off an element: just above it, else right of it, below it or left of it, as Selenium's "
-        "mouseOut moves it.",
+        "Move the mouse off an element: one pixel above it, else right of it, below it or left of it, in "
+        "Selenium's mouseOut's order.",
         {},
     ),
     (
