@@ -97,8 +97,6 @@ def check_one(target: Page | Pages, key: str, arg: Any, render: Callable[[str], 
             if key == "dialog":
                 return _check_dialog(pages, arg, render, timeout_ms)
             return _check_download(pages, arg, render)
-        if key == "variable":
-            return _check_variable(arg, render)
         return _check(target.page if isinstance(target, Pages) else target, key, arg, render, timeout_ms)
     except AssertionError as exc:  # Playwright's expect: we build our own message from the state
         return DomVerdict(False, key, str(exc).splitlines()[0])
@@ -482,6 +480,14 @@ def _js(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) 
         page.wait_for_timeout(100)
 
 
+def _variable(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
+    """A value the run holds: nothing on the page changes it, so no waiting."""
+    assert isinstance(arg, VariableMatch)
+    value = render("{" + arg.name + "}")
+    ok, words = _matches(arg, value, render)
+    return DomVerdict(ok, f"{{{arg.name}}} to {words}", repr(value))
+
+
 _Assertion = Callable[[Page, str, Any, Callable[[str], str], float], DomVerdict]
 # Only the run's page holder has seen these: judged from it, not from a page.
 PAGE_HOLDER_KEYS = ("dialog", "download")
@@ -505,6 +511,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "url": _url_or_title,
     "title": _url_or_title,
     "js": _js,
+    "variable": _variable,
 }
 
 
@@ -540,13 +547,6 @@ def _check_dialog(pages: Pages, arg: TextMatch, render: Callable[[str], str], t:
         return DomVerdict(False, f"a dialog message to {words}", "no dialog was shown")
     ok, _ = _matches(arg, last.message, render)
     return DomVerdict(ok, f"the last dialog's message to {words}", f"{last.type} {last.message!r} ({last.answer})")
-
-
-def _check_variable(arg: VariableMatch, render: Callable[[str], str]) -> DomVerdict:
-    """A value the run holds: nothing on the page changes it, so no waiting."""
-    value = render("{" + arg.name + "}")
-    ok, words = _matches(arg, value, render)
-    return DomVerdict(ok, f"{{{arg.name}}} to {words}", repr(value))
 
 
 def _check_download(pages: Pages, arg: DownloadExpect, render: Callable[[str], str]) -> DomVerdict:

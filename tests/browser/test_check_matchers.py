@@ -345,17 +345,17 @@ def test_a_traced_test_s_matchers_import_and_run_again(
     done, written = import_one(tmp_path / "trace.zip", tmp_path / "out", "--no-derive")
     assert done.returncode == 0 and written.is_file(), done.stdout + done.stderr
     text = written.read_text()
-    # The CSS selectors are replaced by the locators a person writes, found on the traced page.
+    # The locators a person writes, found on the traced page, first; the test's selectors beside them.
     for line in (
-        "{in_viewport: {text: Half shown, ratio: 0.4}}",
-        "{not: {in_viewport: {text: The end}}}",
-        "{in_viewport: {text: The end}}",
-        "{accessible_name: {role: button, name: Saved, equals: Saved}}",
-        "{accessible_description: {role: button, name: Saved, matches: (?i)kept}}",
-        "{has_role: {role: button, name: Pay now, equals: button}}",
-        "{not: {has_role: {role: button, name: Pay now, equals: link}}}",
-        "{js_property: {role: spinbutton, name: Quantity, property: order, equals: {items: [tea, 3], paid: true,",
-        "{js_property: {role: spinbutton, name: Quantity, property: valueAsNumber, equals: 2}}",
+        "{in_viewport: {text: Half shown, or: '#half', ratio: 0.4}}",
+        "{not: {in_viewport: {text: The end, or: '#footer'}}}",
+        "{in_viewport: {text: The end, or: '#footer'}}",
+        "{accessible_name: {role: button, name: Saved, or: '#save', equals: Saved}}",
+        "{accessible_description: {role: button, name: Saved, or: '#save', matches: (?i)kept}}",
+        "{has_role: {role: button, name: Pay now, or: '#pay', equals: button}}",
+        "{not: {has_role: {role: button, name: Pay now, or: '#pay', equals: link}}}",
+        "{js_property: {role: spinbutton, name: Quantity, or: '#qty', property: order, equals: {items: [tea, 3],",
+        "{js_property: {role: spinbutton, name: Quantity, or: '#qty', property: valueAsNumber, equals: 2}}",
     ):
         assert f"- expect: {line}" in text, text
     (step,) = load(written).workflow.steps

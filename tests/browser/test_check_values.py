@@ -212,9 +212,9 @@ def test_a_traced_list_box_and_its_to_have_values_import_and_run_again(
     done, written = import_one(tmp_path / "trace.zip", tmp_path / "out", "--no-derive")
     assert done.returncode == 0 and written.is_file(), done.stdout + done.stderr
     text = written.read_text()
-    # The CSS selector is replaced by the locator a person writes, found on the traced page.
-    assert "- expect: {values: {label: Extras, equals: [wrap, ins]}}" in text, text
-    assert "- expect: {not: {values: {label: Extras, equals: [wrap]}}}" in text, text
+    # The locator a person writes, found on the traced page, first; the test's selector beside it.
+    assert "- expect: {values: {label: Extras, or: '#extras', equals: [wrap, ins]}}" in text, text
+    assert "- expect: {not: {values: {label: Extras, or: '#extras', equals: [wrap]}}}" in text, text
     assert (
         "# not imported: expect(#extras).to.have.values (a regular expression among the values: "
         "the format compares exact values)" in text
