@@ -97,9 +97,10 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
     recorded = json.loads((pytester.path / ".pytest_cache/v/reuseit/durations").read_text(encoding="utf-8"))
     quick, slow = "a_quick.reuseit.yaml::a_quick[default]", "z_slow.reuseit.yaml::z_slow[default]"
     assert set(recorded) == {quick, slow}  # workflow runs only; the Python test is not timed
-    # The slow run's 1.5 s wait is in its time, and it is the longer (a loaded machine once gave the
-    # quick run 1.6 s: a bound on the quick one measures the machine, not the recording).
-    assert recorded[slow] >= 1.5 and recorded[slow] > recorded[quick], recorded
+    # The slow run's 1.5 s wait is in its time. No comparison with the quick run: a loaded machine
+    # gave it 1.6 s, and in CI 6.4 s (its worker's browser starting), against the slow run's 2.6 s;
+    # a bound on it measures the machine, not the recording.
+    assert recorded[slow] >= 1.5 and recorded[quick] > 0, recorded
     # Its time is in the cache now: the order below follows what was recorded, not what the run
     # takes tonight, so the later runs need not wait the 1.5 s again.
     (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
