@@ -104,6 +104,9 @@ def test_under_xdist_the_longest_run_last_time_starts_first(pytester: pytest.Pyt
     # Its time is in the cache now: the order below follows what was recorded, not what the run
     # takes tonight, so the later runs need not wait the 1.5 s again.
     (pytester.path / "z_slow.reuseit.yaml").write_text(SLOW_WF_UNTIMED, encoding="utf-8")
+    # The times as a quiet machine records them: on a loaded one the quick run's browser start
+    # (6.4 s in CI) made it the longer, and the order below would follow that.
+    _record(pytester, {quick: 0.1, slow: 9.0})
 
     # A workflow run never timed goes first; the Python test keeps its place between them.
     (pytester.path / "b_new.reuseit.yaml").write_text(QUICK_WF.replace("Quick", "New"), encoding="utf-8")
