@@ -91,33 +91,51 @@ def equivalent(page: Page, selector: str, *, text_ok: bool = True, rows: bool = 
     None when there is none. Tried: Playwright's generator's answer, the elements' role alone or
     inside a named or roled ancestor. ``rows``: also the elements' nearest roled ancestors (the
     rows of a list whose labels the selector found), when each holds one of them and the same text."""
-    loc = page.locator(selector)
-    try:
-        n = loc.count()
-        if n == 0 or n > _MAX_MARKED:
+    with _marked(page, selector) as marks:
+        if marks is None:
             return None
-        loc.evaluate_all(_MARK)
-    except PlaywrightError:
-        return None
-    marks = [str(i) for i in range(n)]
-    try:
-        for candidate in _candidates(page, loc, n):
+        loc = page.locator(selector)
+        for candidate in _candidates(page, loc, len(marks)):
             parsed = to_loc(candidate)
             if not is_person_form(parsed) or (not text_ok and _uses_text(parsed)) or _container_text(parsed):
                 continue
-            try:
-                if page.locator(candidate).evaluate_all(_MARKS) == marks:
-                    return candidate
-            except PlaywrightError:
-                continue
-        if rows:
-            return _rows(page, loc, marks)
-        return None
+            if _finds(page, candidate, marks):
+                return candidate
+        return _rows(page, loc, marks) if rows else None
+
+
+@contextmanager
+def _marked(page: Page, selector: str) -> Iterator[list[str] | None]:
+    """The elements ``selector`` finds, each marked with its place while the block runs, so that
+    any number of candidates are compared with them (``_finds``) for one marking; None when it
+    finds none, or more than are ever marked."""
+    loc = page.locator(selector)
+    try:
+        n = loc.count()
+        if 0 < n <= _MAX_MARKED:
+            loc.evaluate_all(_MARK)
+    except PlaywrightError:
+        n = 0
+    if not 0 < n <= _MAX_MARKED:
+        yield None
+        return
+    try:
+        yield [str(i) for i in range(n)]
     finally:
         try:
             loc.evaluate_all(_UNMARK)
         except PlaywrightError:
             pass
+
+
+def _finds(page: Page, candidate: str, marks: list[str] | None) -> bool:
+    """Whether ``candidate`` finds exactly the marked elements, in their order (none marked: no)."""
+    if marks is None:
+        return False
+    try:
+        return bool(page.locator(candidate).evaluate_all(_MARKS) == marks)
+    except PlaywrightError:
+        return False
 
 
 def _uses_text(loc: dict[str, Any]) -> bool:
@@ -241,10 +259,11 @@ def recorded_name(page: Page, selector: str, names: Sequence[str]) -> str | None
     role = _role(page.locator(selector))
     if not role:
         return None
-    for name in names:
-        candidate = f"{inside}internal:role={role}[name={json.dumps(name)}s]"
-        if finds_same(page, candidate, selector):
-            return candidate
+    with _marked(page, selector) as marks:
+        for name in names:
+            candidate = f"{inside}internal:role={role}[name={json.dumps(name)}s]"
+            if _finds(page, candidate, marks):
+                return candidate
     return None
 
 
@@ -305,23 +324,8 @@ _ELEMENT_KEYS |= {"texts", "values", "attribute", "empty", "style", "attached", 
 def finds_same(page: Page, candidate: str, selector: str) -> bool:
     """Whether ``candidate`` finds exactly the elements ``selector`` finds on this page (at least
     one), in the same order."""
-    loc = page.locator(selector)
-    try:
-        n = loc.count()
-        if n == 0 or n > _MAX_MARKED:
-            return False
-        loc.evaluate_all(_MARK)
-    except PlaywrightError:
-        return False
-    try:
-        return bool(page.locator(candidate).evaluate_all(_MARKS) == [str(i) for i in range(n)])
-    except PlaywrightError:
-        return False
-    finally:
-        try:
-            loc.evaluate_all(_UNMARK)
-        except PlaywrightError:
-            pass
+    with _marked(page, selector) as marks:
+        return _finds(page, candidate, marks)
 
 
 # How many of the locators the steps got are tried for a check, the latest first.
@@ -345,7 +349,8 @@ def person_check(
         return {"not": person_check(arg, selector, page, known, alternatives)}
     if key not in _ELEMENT_KEYS or not isinstance(arg, dict) or "selector" not in arg:
         return check
-    found = next((k for k in list(dict.fromkeys(known))[:_MAX_KNOWN] if finds_same(page, k, selector)), None)
+    with _marked(page, selector) as marks:
+        found = next((k for k in list(dict.fromkeys(known))[:_MAX_KNOWN] if _finds(page, k, marks)), None)
     # By role, label, test id first; by a text of its own only when nothing else finds it (still a
     # check: a changed text is then not found at all).
     rows = key in ("text", "texts", "count")
@@ -359,13 +364,16 @@ def person_check(
             return check
         rest["nth"] = arg["nth"]
         return {key: {**to_loc(found), **rest}}
-    same = [a for a in dict.fromkeys(alternatives) if a not in (selector, found)][:_MAX_KNOWN]
-    same = [a for a in same if finds_same(page, a, selector)]
+    # The source's selector and its alternatives beside the locator: each that finds the very same
+    # elements, compared on one marking of them.
+    with _marked(page, selector) as marks:
+        others = [a for a in dict.fromkeys(alternatives) if a not in (selector, found)][:_MAX_KNOWN]
+        same = [a for a in others if _finds(page, a, marks)]
+        beside = [selector] if found is not None and _finds(page, found, marks) else []
     if found is None:
         if not same:
             return check
         return {key: {**or_chain(to_loc(selector), same), **rest}}
-    beside = [selector] if finds_same(page, found, selector) else []
     return {key: {**or_chain(to_loc(found), [*beside, *same]), **rest}}
 
 
