@@ -8,27 +8,22 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
 from pytest_reuseit.workflow.loader import parse
+from tests.support.routed_run import run_on
 
 PAGE = '<p id="price">9.99</p>'
 
 
 def _run(page: Page, check: str, params: str = "") -> Any:
-    page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=PAGE))
-    text = f"""name: n
-task: t
-start_url: http://127.0.0.1:9/t
-settings: {{check_timeout: 0.5}}
-{params}steps:
+    steps = f"""steps:
   - action: Read the price
     do: [{{extract: {{into: price, text: "#price"}}}}]
   - action: Look
     do: [{{wait: 0}}]
     post: [{{expect: {check}}}]
 """
-    return execute(page, parse(text, "w.reuseit.yaml"))
+    return run_on(page, PAGE, steps, top=params)
 
 
 @pytest.mark.browser

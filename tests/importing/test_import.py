@@ -28,6 +28,7 @@ from pytest_reuseit.workflow.checks import Expect
 from pytest_reuseit.workflow.loader import parse
 from pytest_reuseit.workflow.placeholders import Values
 from tests.support.paths import TESTS
+from tests.support.routed_run import run_on
 
 # ----------------------------------------------------------------------------- selectors
 
@@ -541,14 +542,10 @@ def test_a_folder_with_nothing_to_import_is_an_error(tmp_path: Path, capsys: pyt
 
 
 def _run_on(page: Page, html: str, steps: str) -> Any:
-    """A workflow run on a page serving ``html`` (a route: nothing listens on that port). An action
-    waits 2 s (at 0.5 s a click that went through timed out on a machine at load 17 and was tried
-    again); an op meant to find nothing says its own shorter timeout."""
-    from pytest_reuseit.engine.runner import execute
-
-    page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=html))
-    text = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {action_timeout: 2, check_timeout: 0.5}\n"
-    return execute(page, parse(text + steps, "w.reuseit.yaml"))
+    """A workflow run on a page showing ``html``. An action waits 2 s (at 0.5 s a click that went
+    through timed out on a machine at load 17 and was tried again); an op meant to find nothing
+    says its own shorter timeout."""
+    return run_on(page, html, steps, settings="{action_timeout: 2, check_timeout: 0.5}")
 
 
 @pytest.mark.browser

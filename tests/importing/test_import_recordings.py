@@ -29,6 +29,7 @@ from pytest_reuseit.importing.compose import change_kind
 from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
+from tests.support.routed_run import look_for, run_on
 from tests.support.serve import Served, files
 from tests.support.todomvc_refactor import make_refactored
 
@@ -712,14 +713,8 @@ def test_a_wait_for_an_element_tries_the_recordings_alternatives_as_replay_does(
     rec.write_text(json.dumps(_base({**waits, "operator": "==", "count": 2})))
     assert chrome.read(rec).steps[0].checks == [{"count": {"selector": "#saved", "equals": 2}}]
 
-    def run(body: str) -> Any:
-        page.route("http://127.0.0.1:9/t", lambda route: route.fulfill(content_type="text/html", body=body))
-        text = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {check_timeout: 0.5}\n"
-        steps = "steps:\n  - action: Look\n    do: [{wait: 0}]\n    post: [{expect: " + json.dumps(check) + "}]\n"
-        return execute(page, parse(text + steps, "w.reuseit.yaml"))
-
-    first = run('<button id="saved-2">Saved</button>')
+    first = run_on(page, '<button id="saved-2">Saved</button>', look_for(check))
     assert first.status == "passed", first.message
-    assert run('<p class="note">Saved</p>').status == "passed"
-    failed = run("<button>Not saved</button><p>Saved</p>")
+    assert run_on(page, '<p class="note">Saved</p>', look_for(check)).status == "passed"
+    failed = run_on(page, "<button>Not saved</button><p>Saved</p>", look_for(check))
     assert failed.status == "failed", failed.message

@@ -28,6 +28,7 @@ from pytest_reuseit.importing import selenese, side
 from pytest_reuseit.importing.demo import Demonstration
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
+from tests.support.routed_run import look_for, run_on
 from tests.support.selenium_shop import shop_site
 from tests.support.side_projects import ADD, SEARCH, cmd, extras_project, shop_project, write
 
@@ -742,20 +743,12 @@ def test_a_checks_alternatives_that_find_its_element_are_kept_beside_it(tmp_path
             "equals": "9.99",
         }
     }
-    run = "name: n\ntask: t\nstart_url: http://127.0.0.1:9/t\nsettings: {check_timeout: 0.5}\n"
-    run += "steps:\n  - action: Look\n    do: [{wait: 0}]\n    post: [{expect: " + json.dumps(located) + "}]\n"
     for body, status in [
         ('<p><span id="amount" class="sum">9.99</span> <span>EUR</span></p>', "passed"),
         ('<p><span id="amount" class="sum">19.98</span> <span>EUR</span></p>', "failed"),
     ]:
-        page.route("http://127.0.0.1:9/t", _serving(body))
-        result = execute(page, parse(run, "w.reuseit.yaml"))
+        result = run_on(page, body, look_for(located))
         assert result.status == status, (body, result.message)
-        page.unroute("http://127.0.0.1:9/t")
-
-
-def _serving(body: str) -> Callable[[Any], None]:
-    return lambda route: route.fulfill(content_type="text/html", body=body)
 
 
 def test_assert_and_verify_of_a_stored_variable_compare_it_as_the_runner_does(tmp_path: Path) -> None:
