@@ -103,6 +103,17 @@ def _write(tmp_path: Path, recording: dict[str, Any], name: str = "rec.json") ->
     return path
 
 
+def _imported(tmp_path: Path, recording: dict[str, Any]) -> Path:
+    """The recording written, read by the recorder's own parser, imported with one run of each
+    kind; the workflow written."""
+    rec = _write(tmp_path, recording)
+    assert _replay_parses(rec).returncode == 0
+    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    return written
+
+
 def _replay_parses(path: Path) -> subprocess.CompletedProcess[str]:
     """The recorder's own parser on the file (``@puppeteer/replay``'s ``parse``)."""
     script = "require('@puppeteer/replay').parse(JSON.parse(require('fs').readFileSync(process.argv[1])))"
@@ -427,11 +438,7 @@ def test_a_name_the_recorder_computed_is_tried_as_replay_tries_it(site: str, tmp
             {"type": "change", "value": "pear", "selectors": fruit, "target": "main"},
         ],
     }
-    rec = _write(tmp_path, recording)
-    assert _replay_parses(rec).returncode == 0
-    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    written = _imported(tmp_path, recording)
     text = written.read_text()
     assert "- {select: {role: combobox, name: Select, exact: true, option: '{select}'}}" in text, text
     assert "ApplePear" not in text, text
@@ -461,11 +468,7 @@ def test_a_target_that_is_a_frame_is_looked_in_as_replay_looks_for_it(site: str,
             {**_click(_sel('aria/Checkout[role="heading"]', "h1")), "target": "main"},
         ],
     }
-    rec = _write(tmp_path, recording)
-    assert _replay_parses(rec).returncode == 0
-    done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
-    assert done.returncode == 0, done.stdout + done.stderr
-    (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+    written = _imported(tmp_path, recording)
     text = written.read_text()
     assert "switch_page" not in text and "allowed_domains: ['{base_url}', localhost]" in text, text
     inside = "frame: {title: Payment, exact: true}"
@@ -489,11 +492,7 @@ def test_a_recordings_checks_are_located_as_its_steps_and_outlive_a_refactor(tmp
         app = f"{todo.url}/examples/vanillajs/index.html"
         recording = _todo_recording(todo.url, landed=f"{app}#/")
         recording["steps"][6:6] = [{"type": "waitForElement", "selectors": _sel("#new-todo")}]
-        rec = _write(tmp_path, recording)
-        assert _replay_parses(rec).returncode == 0
-        done = _reuseit("import", str(rec), "-o", str(tmp_path / "out"), "--runs", "1")
-        assert done.returncode == 0, done.stdout + done.stderr
-        (written,) = (tmp_path / "out").glob("*.reuseit.yaml")
+        written = _imported(tmp_path, recording)
         text = written.read_text()
         field = "{count: {role: textbox, name: What needs to be done?, or: '#new-todo', min: 1}}"
         assert field in text, text
