@@ -29,6 +29,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
 import pytest
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page
 
 from tests.support.paths import PAGES, ROOT
 from tests.support.serve import Served
@@ -127,7 +129,7 @@ class WidgetSite:
         with self.lock:
             self.received.clear()
 
-    def settle(self, page: Any, timeout: float = 2.0) -> None:
+    def settle(self, page: Page, timeout: float = 2.0) -> None:
         """Waits until every commit the page made (``window.__commits``) has reached the server:
         the page posts them without waiting, so a test reading ``last`` right after its last click
         could read the one before."""
@@ -260,3 +262,69 @@ def widget_catalog() -> list[tuple[str, dict[str, Any]]]:
 def widget_params() -> list[Any]:
     """``widget_catalog()`` as ``pytest.param``s with ids ``lib-field``."""
     return [pytest.param(lib, entry, id=f"{lib}-{entry['field']}") for lib, entry in widget_catalog()]
+
+
+def run_by_hand(page: Page, steps: list[list[Any]], timeout: float = 5000) -> None:
+    """Runs a catalog entry's ``by_hand`` steps on ``page`` as a hand-written Playwright test does:
+    ``["click", SEL]``, ``["fill", SEL, TEXT]``, ``["type", SEL, TEXT]`` (key by key), ``["press",
+    SEL, KEY]``, ``["drag", SEL, DX]`` (the mouse from the element's centre, DX pixels across),
+    ``["select", SEL, LABEL or [LABELS]]`` (a native ``<select>``: Playwright's select_option)."""
+    for action, selector, *args in steps:
+        target = page.locator(selector)
+        if action == "click":
+            target.click(timeout=timeout)
+        elif action == "fill":
+            target.fill(str(args[0]), timeout=timeout)
+        elif action == "type":
+            target.press_sequentially(str(args[0]), timeout=timeout)
+        elif action == "press":
+            target.press(str(args[0]), timeout=timeout)
+        elif action == "select":
+            target.select_option(label=args[0], timeout=timeout)
+        elif action == "drag":
+            box = target.bounding_box(timeout=timeout)
+            assert box is not None, f"{selector} is not shown"
+            x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+            page.mouse.move(x, y)
+            page.mouse.down()
+            page.mouse.move(x + float(args[0]), y, steps=8)
+            page.mouse.up()
+        else:
+            raise ValueError(f"unknown by_hand action {action!r} (click, fill, type, press, select, drag)")
+
+
+def page_last(page: Page, field: str) -> Any:
+    """What ``field`` committed last on this load of the page (``window.__commits``), or None."""
+    return page.evaluate(
+        "(f) => { const c = (window.__commits || []).filter((x) => x.field === f); return c.length ? c[c.length - 1].value : null; }",
+        field,
+    )
+
+
+def plain_playwright_attempt(page: Page, entry: dict[str, Any], timeout: float = 500) -> bool:
+    """The natural plain-Playwright attempt at an entry's op on a fresh page, with a short timeout:
+    ``get_by_label(label)`` then ``select_option(option)``, ``check()``, ``uncheck()`` or
+    ``fill(value)`` (the first value of a list), then the field left as the entry says it commits
+    (``commits_on``: Enter, or leaving it). True when the page committed the entry's value."""
+    ((name, args),) = entry["op"].items()
+    target = page.get_by_label(args["label"])
+    try:
+        if name == "select":
+            target.select_option(args["option"], timeout=timeout)
+        elif name == "check":
+            target.check(timeout=timeout)
+        elif name == "uncheck":
+            target.uncheck(timeout=timeout)
+        elif name == "fill":
+            value = args["value"]
+            target.fill(str(value[0] if isinstance(value, list) else value), timeout=timeout)
+        else:
+            raise ValueError(f"no plain Playwright call for {name!r}")
+        if entry.get("commits_on") == "enter":
+            target.press("Enter", timeout=timeout)
+        elif entry.get("commits_on") == "blur":
+            target.blur(timeout=timeout)
+    except PlaywrightError:
+        return False
+    page.wait_for_timeout(50)  # a library that commits from a timer or a microtask after the event
+    return bool(page_last(page, entry["field"]) == entry["commits"])
