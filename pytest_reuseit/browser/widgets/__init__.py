@@ -1,0 +1,116 @@
+"""The ops on the widgets the web uses (workflow-format.md, "Widgets"): ``select``, ``check`` /
+``uncheck`` and ``fill`` written the way a person says them, on native controls as Playwright
+does, and on what component libraries draw instead.
+
+On a LOC that names exactly one shown native control, each op is Playwright's own call, as
+before: nothing more is asked of the page than one look at what the LOC matches. Anything else
+(a custom dropdown, a hidden input and the box drawn for it, a ``<div>`` slider, a date picker, a
+shadow root's control) goes to the widget's own op here: ``page.py`` finds the widget, then
+``choose.py``, ``tick.py``, ``slide.py`` or ``date_fill.py`` act on it as a person does and read
+back what it shows, so a value the page did not take fails the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Locator as PwLocator
+
+from ...workflow.locators import Locator
+from ..op_context import OpContext
+from . import dates
+from .choose import choose
+from .date_fill import fill_date
+from .page import Widget, find, op_name
+from .slide import slide
+from .tick import tick
+
+__all__ = ["fill", "native", "select", "set_checked"]
+
+# Whether a locator names exactly one shown native control of a kind: then the op is
+# Playwright's own call. One short look, without the widget script (native ops cost what
+# Playwright's own call costs).
+_NATIVE = """(els, kind) => {
+  if (els.length !== 1) return false;
+  const e = els[0];
+  const r = e.getBoundingClientRect();
+  if (r.width < 4 || r.height < 4 || (e.checkVisibility && !e.checkVisibility({visibilityProperty: true}))) return false;
+  const clip = getComputedStyle(e).clip;
+  if (/rect\\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\\)/.test(clip)) return false;
+  if (kind === 'select') return e.tagName === 'SELECT';
+  if (kind === 'check') return e.tagName === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio');
+  const texty = (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','range','color','hidden'].includes(e.type))
+    || e.tagName === 'TEXTAREA' || e.isContentEditable;
+  if (!texty) return false;
+  if (kind === 'fill-date') {
+    // A text field a date picker owns takes a date its own way.
+    const words = `${e.className} ${e.id} ${e.name || ''}`;
+    const ph = e.getAttribute('placeholder') || '';
+    if (e.tagName === 'INPUT' && ['date','datetime-local','month','week','time'].includes(e.type)) return true;
+    if (e.readOnly || /date|picker|calendar|flatpickr/i.test(words) || ['dialog','grid','true'].includes(e.getAttribute('aria-haspopup'))) return false;
+    if (/(yyyy|mm[\\/.-]|dd[\\/.-])/i.test(ph)) return false;
+  }
+  return true;
+}"""
+
+
+def native(loc: PwLocator, kind: str) -> bool:
+    """Whether ``loc`` is exactly one shown native control for ``kind`` (select, check, fill,
+    fill-date: a fill whose value is a date)."""
+    return bool(loc.evaluate_all(_NATIVE, kind))
+
+
+def _is_date(value: str) -> bool:
+    return dates.parse(value) is not None
+
+
+def select(
+    ctx: OpContext, arg: Locator, loc: PwLocator, options: list[str], listed: bool, playwright: Callable[[], None]
+) -> None:
+    """``select``: Playwright's ``select_option`` on a native ``<select>``, the widget's own way on any other."""
+    if native(loc, "select"):
+        playwright()
+        return
+    op = op_name(ctx, "select")
+    w = find(ctx, arg, "select", op)
+    if w.type == "native":
+        playwright()
+        return
+    choose(ctx, w, options, listed, op)
+
+
+def set_checked(ctx: OpContext, arg: Locator, loc: PwLocator, checked: bool, playwright: Callable[[], None]) -> None:
+    """``check`` / ``uncheck``: Playwright's on a shown native checkbox or radio, else what a person clicks."""
+    if native(loc, "check"):
+        playwright()
+        return
+    op = op_name(ctx, "check" if checked else "uncheck")
+    w = find(ctx, arg, "check", op)
+    if w.type == "native":
+        playwright()
+        return
+    tick(ctx, w, checked, op)
+
+
+def fill(
+    ctx: OpContext, arg: Locator, loc: PwLocator, values: list[str], playwright: Callable[[Widget | None], None]
+) -> None:
+    """``fill``: Playwright's on a text field, a slider set by keys or a drag, a date picked in its
+    picker. ``playwright(widget)`` fills a text field (the one a widget found, when not ``loc``)."""
+    one = values[0] if len(values) == 1 else None
+    if one is not None and native(loc, "fill-date" if _is_date(one) else "fill"):
+        playwright(None)
+        return
+    op = op_name(ctx, "fill")
+    w = find(ctx, arg, "fill", op, thumbs=len(values))
+    if w.type == "slider":
+        slide(ctx, w, values, op)
+        return
+    if one is None:
+        from ..op_context import OpFailed
+
+        raise OpFailed(op, f"{w.what} is no slider of {len(values)} thumbs: give one value", "bad_value")
+    if w.type == "segments" or (w.date and _is_date(one)) or (w.type == "native" and _is_date(one)):
+        fill_date(ctx, w, one, op)
+        return
+    playwright(w)
