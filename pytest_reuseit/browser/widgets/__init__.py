@@ -12,12 +12,16 @@ back what it shows, so a value the page did not take fails the op.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ...workflow.locators import Locator
-from ..op_context import OpContext
+from ..locators import describe
+from ..op_context import OpContext, OpFailed
 from . import dates
 from .choose import choose
 from .date_fill import fill_date
@@ -35,8 +39,9 @@ _NATIVE = """(els, kind) => {
   const e = els[0];
   const r = e.getBoundingClientRect();
   if (r.width < 4 || r.height < 4 || (e.checkVisibility && !e.checkVisibility({visibilityProperty: true}))) return false;
-  const clip = getComputedStyle(e).clip;
-  if (/rect\\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\\)/.test(clip)) return false;
+  const cs = getComputedStyle(e);
+  if (/rect\\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\\)/.test(cs.clip)) return false;
+  if (Number(cs.opacity) === 0 && cs.pointerEvents === 'none') return false;
   if (kind === 'select') return e.tagName === 'SELECT';
   if (kind === 'check') return e.tagName === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio');
   const texty = (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','range','color','hidden'].includes(e.type))
@@ -60,6 +65,28 @@ def native(loc: PwLocator, kind: str) -> bool:
     return bool(loc.evaluate_all(_NATIVE, kind))
 
 
+_DISABLED = "els => els.length === 1 && !!(els[0].disabled || els[0].closest('fieldset[disabled]') || els[0].getAttribute('aria-disabled') === 'true')"
+
+
+def _playwright(ctx: OpContext, arg: Locator, loc: PwLocator, call: Callable[[], None], op: str) -> None:
+    """Playwright's own call on a native control; one that stayed disabled for the op's whole
+    timeout says so in one line, not as the call log of a timeout."""
+    try:
+        call()
+    except PlaywrightTimeout:
+        try:
+            disabled = bool(loc.evaluate_all(_DISABLED))
+        except PlaywrightError:
+            disabled = False
+        if not disabled:
+            raise
+        raise OpFailed(
+            op,
+            f"{describe(arg.plain(), ctx.render)} is disabled: it did not become enabled within {ctx.action_timeout_ms / 1000:g}s",
+            "disabled",
+        ) from None
+
+
 def _is_date(value: str) -> bool:
     return dates.parse(value) is not None
 
@@ -68,26 +95,26 @@ def select(
     ctx: OpContext, arg: Locator, loc: PwLocator, options: list[str], listed: bool, playwright: Callable[[], None]
 ) -> None:
     """``select``: Playwright's ``select_option`` on a native ``<select>``, the widget's own way on any other."""
-    if native(loc, "select"):
-        playwright()
-        return
     op = op_name(ctx, "select")
+    if native(loc, "select"):
+        _playwright(ctx, arg, loc, playwright, op)
+        return
     w = find(ctx, arg, "select", op)
     if w.type == "native":
-        playwright()
+        _playwright(ctx, arg, loc, playwright, op)
         return
     choose(ctx, w, options, listed, op)
 
 
 def set_checked(ctx: OpContext, arg: Locator, loc: PwLocator, checked: bool, playwright: Callable[[], None]) -> None:
     """``check`` / ``uncheck``: Playwright's on a shown native checkbox or radio, else what a person clicks."""
-    if native(loc, "check"):
-        playwright()
-        return
     op = op_name(ctx, "check" if checked else "uncheck")
+    if native(loc, "check"):
+        _playwright(ctx, arg, loc, playwright, op)
+        return
     w = find(ctx, arg, "check", op)
     if w.type == "native":
-        playwright()
+        _playwright(ctx, arg, loc, playwright, op)
         return
     tick(ctx, w, checked, op)
 
@@ -98,17 +125,16 @@ def fill(
     """``fill``: Playwright's on a text field, a slider set by keys or a drag, a date picked in its
     picker. ``playwright(widget)`` fills a text field (the one a widget found, when not ``loc``)."""
     one = values[0] if len(values) == 1 else None
-    if one is not None and native(loc, "fill-date" if _is_date(one) else "fill"):
-        playwright(None)
-        return
     op = op_name(ctx, "fill")
+    iso = one is not None and re.match(r"\s*\d{4}-\d{2}-\d{2}", one) is not None
+    if one is not None and native(loc, "fill-date" if _is_date(one) else "fill") and (iso or not _is_date(one)):
+        _playwright(ctx, arg, loc, lambda: playwright(None), op)
+        return
     w = find(ctx, arg, "fill", op, thumbs=len(values))
     if w.type == "slider":
         slide(ctx, w, values, op)
         return
     if one is None:
-        from ..op_context import OpFailed
-
         raise OpFailed(op, f"{w.what} is no slider of {len(values)} thumbs: give one value", "bad_value")
     if w.type == "segments" or (w.date and _is_date(one)) or (w.type == "native" and _is_date(one)):
         fill_date(ctx, w, one, op)

@@ -206,7 +206,14 @@ def choose(ctx: OpContext, w: Widget, wanted: list[str], listed: bool, op: str) 
     if w.disabled:
         raise OpFailed(op, f"{w.what} is disabled", "disabled")
     deadline = time.monotonic() + ctx.action_timeout_ms / 1000
+    suggestions = w.handle.evaluate(
+        "t => t.el.tagName === 'INPUT' && t.el.list ? [...t.el.list.options].map(o => o.label || o.value) : null"
+    )
+    if suggestions is not None:
+        _from_datalist(ctx, w, wanted, suggestions, deadline, op)
+        return
     multiple = listed or w.multiple
+    w.call("mark")
     seen: set[str] = set()
     picked: list[str] = []
     try:
@@ -231,6 +238,37 @@ def choose(ctx: OpContext, w: Widget, wanted: list[str], listed: bool, op: str) 
             ) from None
         raise
     _read_back(ctx, w, picked, multiple, seen, deadline, op)
+
+
+def _from_datalist(
+    ctx: OpContext, w: Widget, wanted: list[str], suggestions: list[str], deadline: float, op: str
+) -> None:
+    """An ``<input list>``: a person types the suggestion (the browser draws its list outside the
+    page), and leaving the field commits it."""
+    if len(wanted) != 1:
+        raise OpFailed(
+            op, f"{w.what} takes one value (its suggestions are a <datalist>), not {len(wanted)}", "bad_value"
+        )
+    values = w.handle.evaluate("t => [...t.el.list.options].map(o => o.value)")
+    options = [(label, value) for label, value in zip(suggestions, values, strict=True)]
+    want = " ".join(wanted[0].split())
+    hits = [o for o in options if want in (o[0], o[1])] or [o for o in options if want.lower() in o[0].lower()]
+    if len(hits) != 1:
+        offered = ", ".join(label for label, _ in options[:12])
+        if not hits:
+            raise OpFailed(
+                op, f"{wanted[0]!r} is not among the {len(options)} suggestions of {w.what}: {offered}", "no_option"
+            )
+        both = " and ".join(repr(h[0]) for h in hits[:3])
+        raise OpFailed(
+            op, f"{wanted[0]!r} is in several suggestions of {w.what}: {both}; write the whole text", "ambiguous"
+        )
+    field = w.element()
+    assert field is not None
+    field.fill(hits[0][1], timeout=time_left(deadline))
+    field.evaluate("e => e.blur()")
+    if field.evaluate("e => e.value") != hits[0][1]:
+        raise OpFailed(op, f"{w.what} did not keep {hits[0][1]!r}", "no_state")
 
 
 def _leave(w: Widget) -> None:

@@ -99,7 +99,7 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
     while True:
         left_ms = max((deadline - time.monotonic()) * 1000, 1)
         try:
-            root = root_of(ctx, arg).element_handle(timeout=left_ms)
+            root = root_of(ctx, arg).element_handle(timeout=max(left_ms, 1000))
             matches = loc.element_handles()
             handle = root.evaluate_handle(_FIND, {"spec": spec, "matches": matches})
             summary = handle.evaluate(
@@ -113,7 +113,7 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
             else:
                 raise
         if summary["status"] == "ok" and handle is not None:
-            return Widget(
+            widget = Widget(
                 handle,
                 summary["type"],
                 summary["what"],
@@ -123,6 +123,12 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
                 describe(arg.plain(), ctx.render),
                 summary["date"],
             )
+            # A disabled widget may be enabled once the page has loaded what it needs: it is
+            # waited for as Playwright waits for an enabled element, and said to be disabled after.
+            if not widget.disabled or not wait or time.monotonic() >= deadline:
+                return widget
+            ctx.page.wait_for_timeout(POLL_MS)
+            continue
         if summary["status"] == "many":
             found = ", ".join(summary["found"])
             raise OpFailed(

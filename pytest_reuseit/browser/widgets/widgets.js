@@ -31,8 +31,8 @@
   }
 
   // Drawn where a person can see and reach it: a box of some size, not hidden, not clipped away.
-  // Opacity does not count: libraries lay a transparent native input over the box they draw, and
-  // a click there is a click on the box (as Playwright counts it visible).
+  // Opacity alone does not count: libraries lay a transparent native input over the box they
+  // draw, and a click there is a click on the box (as Playwright counts it visible).
   function shown(el) {
     if (!el || !el.isConnected || el.nodeType !== 1) return false;
     const r = el.getBoundingClientRect();
@@ -41,6 +41,8 @@
     const cs = getComputedStyle(el);
     if (/rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(cs.clip)) return false;
     if (/inset\(50%/.test(cs.clipPath) || cs.clipPath === "inset(100%)") return false;
+    // Transparent and letting clicks through: a library's original kept under what it draws.
+    if (Number(cs.opacity) === 0 && cs.pointerEvents === "none") return false;
     return true;
   }
 
@@ -392,7 +394,7 @@
       if (pick.length === 1) return finish(spec, pick[0]);
       if (pick.length > 1) {
         // Two thumbs of one slider are one widget.
-        if (spec.kind === "slider" && pick.every((p) => p.el.matches(THUMBS))) {
+        if (pick.every((p) => p.type === "slider" && p.el.matches(THUMBS))) {
           const all = allThumbs(pick[0].el);
           if (pick.every((p) => all.includes(p.el))) return finish(spec, { type: "slider", el: all[0], thumbs: all });
         }
@@ -427,24 +429,52 @@
   const LISTS = "[role=listbox], [role=menu], [role=tree], [role=grid], datalist";
   const OPTION = "[role=option], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=treeitem]";
 
+  // The lists shown when the op began: the one a widget opens is the one shown since (a pop-up
+  // drawn in place, or in a portal at the end of <body>), not one another field shows.
+  const GENERIC = "ul, ol, [class*=menu], [class*=dropdown], [class*=options], [class*=results], [class*=list], [class*=popover], [class*=popup], [class*=suggest]";
+  let shownBefore = new WeakSet();
+
+  function lists() {
+    const byRole = deepAll(document, LISTS).filter((l) => shown(l) && (l.tagName === "DATALIST" || deepAll(l, OPTION).some(shown)));
+    const generic = [...document.querySelectorAll(GENERIC)].filter(
+      (l) => shown(l) && [...l.children].some((c) => shown(c) && norm(textOf(c)))
+    );
+    return [...new Set([...byRole, ...generic])];
+  }
+
+  function mark() {
+    shownBefore = new WeakSet(lists());
+    return true;
+  }
+
   // The list of options the trigger shows: the one it names (aria-controls, aria-owns), else the
-  // one shown inside its widget, else one a library put at the end of <body> (a portal).
+  // one shown since the op began (the innermost that holds options), else one shown inside its
+  // own widget.
   function popup(trigger, host) {
-    const ids = [trigger.getAttribute("aria-controls"), trigger.getAttribute("aria-owns"), trigger.getAttribute("list")].filter(Boolean).join(" ");
+    const ids = [trigger.getAttribute("aria-controls"), trigger.getAttribute("aria-owns")].filter(Boolean).join(" ");
     for (const id of ids.split(/\s+/).filter(Boolean)) {
       const el = byId(trigger, id);
-      if (el && shown(el)) return el.matches(LISTS) ? el : deepAll(el, LISTS).filter(shown)[0] || el;
+      if (el && shown(el) && (el.matches(LISTS) || deepAll(el, OPTION).some(shown))) {
+        return el.matches(LISTS) ? el : deepAll(el, LISTS).filter(shown)[0] || el;
+      }
     }
-    const scope = host || trigger.getRootNode();
-    const near = deepAll(scope.shadowRoot || scope, LISTS).filter((l) => shown(l) && deepAll(l, OPTION).length);
-    if (near.length) return near[near.length - 1];
-    const any = deepAll(document, LISTS).filter((l) => shown(l) && deepAll(l, OPTION).length);
-    if (any.length) return any[any.length - 1];
-    // Libraries that draw suggestions with no roles (a <ul> of <li>s appearing under the field).
-    const lists = [...document.querySelectorAll("ul, ol, [class*=menu], [class*=dropdown], [class*=options], [class*=results], [class*=list]")]
-      .filter((l) => shown(l) && l.children.length && !l.contains(trigger) && [...l.children].some((c) => shown(c) && norm(textOf(c))))
-      .filter((l) => getComputedStyle(l).position === "absolute" || getComputedStyle(l).position === "fixed" || (l.offsetParent && ["absolute", "fixed"].includes(getComputedStyle(l.offsetParent).position)));
-    return lists.length ? lists[lists.length - 1] : null;
+    const all = lists();
+    const mine = (l) => !l.contains(trigger) || (host && !l.contains(host));
+    const fresh = all.filter((l) => !shownBefore.has(l) && mine(l));
+    const pick = (found) => {
+      const withOptions = found.filter((l) => deepAll(l, OPTION).some(shown));
+      const pool = withOptions.length ? withOptions : found;
+      // The innermost: a pop-up's box holds the list itself.
+      const inner = pool.filter((l) => !pool.some((o) => o !== l && l.contains(o)));
+      return inner[inner.length - 1] || null;
+    };
+    const shadow = host && host.shadowRoot ? deepAll(host.shadowRoot, LISTS).filter((l) => shown(l) && deepAll(l, OPTION).length) : [];
+    if (shadow.length) return shadow[0];
+    const found = pick(fresh);
+    if (found) return found;
+    // Already open when the op began: the one inside this widget.
+    const root = fieldRoot({ el: trigger, host });
+    return pick(all.filter((l) => root.contains(l) && mine(l) && deepAll(l, OPTION).some(shown)));
   }
 
   function optionsOf(list) {
@@ -649,6 +679,7 @@
 
   window.__reuseitWidgets = {
     find,
+    mark,
     popup,
     optionsOf,
     chosen,
@@ -663,5 +694,7 @@
     describe,
     fieldRoot,
     nameOf,
+    drawnFor,
+    selectTarget,
   };
 })();
