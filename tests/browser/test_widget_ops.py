@@ -24,7 +24,15 @@ pytestmark = pytest.mark.browser
 SETTINGS = {"retries": 0, "check_timeout": 3, "action_timeout": 5}
 
 
-def run_ops(page: Any, fence: Any, site: WidgetSite, lib: str, do: list[dict[str, Any]], post: list[Any] | None = None, **settings: Any) -> RunResult:
+def run_ops(
+    page: Any,
+    fence: Any,
+    site: WidgetSite,
+    lib: str,
+    do: list[dict[str, Any]],
+    post: list[Any] | None = None,
+    **settings: Any,
+) -> RunResult:
     """One step of ``do`` ops (and ``post`` checks) on a fresh load of ``lib``'s page."""
     doc = {
         "name": f"{lib} widgets",
@@ -35,7 +43,12 @@ def run_ops(page: Any, fence: Any, site: WidgetSite, lib: str, do: list[dict[str
     }
     loaded = parse(yaml.safe_dump(doc, sort_keys=False), f"{lib}.reuseit.yaml")
     return execute(
-        page, loaded, builtins={"base_url": site.base}, options=RunOptions(screenshots="off"), models=Models(), blocked=fence.blocked
+        page,
+        loaded,
+        builtins={"base_url": site.base},
+        options=RunOptions(screenshots="off"),
+        models=Models(),
+        blocked=fence.blocked,
     )
 
 
@@ -48,7 +61,9 @@ def same(committed: Any, wanted: Any) -> bool:
 
 
 @pytest.mark.parametrize(("lib", "entry"), widget_params())
-def test_the_natural_op_commits_the_value(page: Any, fence: Any, widget_site: WidgetSite, lib: str, entry: dict[str, Any]) -> None:
+def test_the_natural_op_commits_the_value(
+    page: Any, fence: Any, widget_site: WidgetSite, lib: str, entry: dict[str, Any]
+) -> None:
     widget_site.clear()
     result = run_ops(page, fence, widget_site, lib, [entry["op"]])
     if entry.get("disabled"):

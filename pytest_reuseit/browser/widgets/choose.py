@@ -90,7 +90,11 @@ def _open(ctx: OpContext, w: Widget, deadline: float) -> JSHandle | None:
         return found
     trigger = w.element()
     assert trigger is not None
-    trigger.click(timeout=time_left(deadline))
+    point = w.call("clickPoint") if w.multiple else None
+    if point is not None:
+        trigger.click(position=point, timeout=time_left(deadline))
+    else:
+        trigger.click(timeout=time_left(deadline))
     for key in ("", "ArrowDown"):
         if key:
             trigger.press(key, timeout=time_left(deadline))
@@ -122,7 +126,7 @@ def _pick(ctx: OpContext, w: Widget, wanted: str, multiple: bool, deadline: floa
                 popup = _popup(w)
                 options = _options(popup) if popup is not None else []
                 hits = _matching(options, wanted)
-                if hits and len(hits) == 1 or time.monotonic() >= deadline:
+                if hits or time.monotonic() >= deadline:
                     break
                 if time.monotonic() >= stop and not options:
                     # Some widgets listen for keys, not input events: the last letter as a key.
@@ -148,11 +152,27 @@ def _pick(ctx: OpContext, w: Widget, wanted: str, multiple: bool, deadline: floa
         both = " and ".join(repr(o.text) for o in hits[:3])
         raise OpFailed(op, f"{wanted!r} is in several options of {w.what}: {both}; write the whole text", "ambiguous")
     hit = hits[0]
+    if typed and _creates(hit.text, wanted):
+        # Free text a tag field adds (react-select's "Create ...", Choices' "Press Enter to add"):
+        # a person presses Enter.
+        field = _typing_field(ctx, w)
+        if field is not None:
+            field.press("Enter", timeout=time_left(deadline))
+            return " ".join(wanted.split())
     if hit.disabled:
         raise OpFailed(op, f"the option {hit.text!r} of {w.what} is disabled", "disabled")
-    if not (hit.selected and multiple):
-        hit.handle.click(timeout=time_left(deadline))
+    # Whether it is chosen already is the widget's to say (``choose`` asks it), not the option's
+    # aria-selected: Select2 sets that on the option the keyboard is on.
+    hit.handle.click(timeout=time_left(deadline))
     return hit.text
+
+
+def _creates(text: str, wanted: str) -> bool:
+    """Whether an item of the list offers to add the typed text (it quotes it, or says add/create)."""
+    if _same(text, wanted):
+        return False
+    quoted = any(f"{a}{wanted}{b}".lower() in text.lower() for a, b in (('"', '"'), ("“", "”"), ("'", "'")))
+    return quoted or text.lower().startswith(("add ", "create ", "press enter"))
 
 
 def _unpick(ctx: OpContext, w: Widget, text: str, deadline: float) -> None:
@@ -163,7 +183,7 @@ def _unpick(ctx: OpContext, w: Widget, text: str, deadline: float) -> None:
           const root = W.fieldRoot(t);
           const norm = (s) => (s || '').replace(/\\s+/g, ' ').trim();
           const all = [root, ...root.querySelectorAll('*')];
-          const chip = all.filter((e) => W.shown(e) && norm(e.textContent) === text).pop();
+          const chip = all.filter((e) => W.shown(e) && W.shownTexts(e, []).join(' ') === text).pop();
           if (!chip) return null;
           let box = chip;
           for (let i = 0; box && i < 3; i++, box = box.parentElement) {

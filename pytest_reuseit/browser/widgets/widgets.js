@@ -386,7 +386,10 @@
       for (const el of els) {
         seen.push(el);
         const t = target(el);
-        if (t && !out.some((o) => o.el === t.el || (o.host && o.host === t.host))) out.push(t);
+        if (!t) continue;
+        const same = out.find((o) => o.el === t.el || (o.host && o.host === t.host));
+        if (!same) out.push(t);
+        else if (t.original && !same.original) same.original = t.original; // the form's value, kept
       }
       // Several that a person can see: the drawn ones (a hidden original is not what they mean).
       const visible = out.filter((t) => shown(t.click || t.el) || (t.host && shown(t.host)) || (t.thumbs && t.thumbs.some(shown)));
@@ -460,7 +463,9 @@
     }
     const all = lists();
     const mine = (l) => !l.contains(trigger) || (host && !l.contains(host));
-    const fresh = all.filter((l) => !shownBefore.has(l) && mine(l));
+    // A list of chips inside the widget's own box is what it shows chosen, not its pop-up.
+    const inBox = (l) => !l.matches(LISTS) && (trigger.contains(l) || (host && host.contains(l)));
+    const fresh = all.filter((l) => !shownBefore.has(l) && mine(l) && !inBox(l));
     const pick = (found) => {
       const withOptions = found.filter((l) => deepAll(l, OPTION).some(shown));
       const pool = withOptions.length ? withOptions : found;
@@ -472,9 +477,11 @@
     if (shadow.length) return shadow[0];
     const found = pick(fresh);
     if (found) return found;
-    // Already open when the op began: the one inside this widget.
+    // Already open when the op began: the list with options inside this widget, when the
+    // widget says it is expanded (a list of the chosen items is no pop-up).
+    if ((host || trigger).getAttribute("aria-expanded") !== "true" && trigger.getAttribute("aria-expanded") !== "true") return null;
     const root = fieldRoot({ el: trigger, host });
-    return pick(all.filter((l) => root.contains(l) && mine(l) && deepAll(l, OPTION).some(shown)));
+    return pick(all.filter((l) => root.contains(l) && mine(l) && l.matches(LISTS) && deepAll(l, OPTION).some(shown)));
   }
 
   function optionsOf(list) {
@@ -520,6 +527,9 @@
       if (node.nodeType !== 1 && node.nodeType !== 11) return;
       if (node.nodeType === 1) {
         if (skip.includes(node) || node.matches("[role=listbox], [role=option], [aria-live], [role=log], [role=status], input, textarea, style, script")) return;
+        // A chip's remove button is not part of what is chosen.
+        const words = `${node.getAttribute("aria-label") || ""} ${node.getAttribute("title") || ""} ${typeof node.className === "string" ? node.className : ""}`;
+        if (node !== root && /\b(remove|delete|clear|close)/i.test(words) && !node.matches("[role=combobox]") && norm(textOf(node)).length <= 15) return;
         if (node.getAttribute("aria-hidden") === "true" && !node.closest("[role=combobox]")) return;
         if (node.shadowRoot) {
           walk(node.shadowRoot);
@@ -677,7 +687,31 @@
     return leaf[0] || null;
   }
 
+  // Where a click opens a multi-select without landing on a chosen chip (or its remove button):
+  // its search field, else a point of the box no chip covers. Relative to the element.
+  function clickPoint(t) {
+    const el = t.el;
+    const r = el.getBoundingClientRect();
+    const field = deepAll(el, "input:not([type=hidden])").filter((i) => shown(i) && i !== el)[0];
+    if (field) {
+      const f = field.getBoundingClientRect();
+      return { x: f.left - r.left + Math.min(f.width / 2, 8), y: f.top - r.top + f.height / 2 };
+    }
+    const chipish = "button, [role=button], a, svg, [class*=remove], [class*=clear], [class*=delete], [class*=chip], [class*=tag], [class*=multi-value], [class*=multiValue], [class*=choice], [class*=item]";
+    const y = r.height / 2;
+    for (const share of [0.97, 0.5, 0.85, 0.7, 0.3, 0.03]) {
+      const x = r.left + r.width * share;
+      const hit = document.elementFromPoint(x, r.top + y);
+      if (!hit || !(el === hit || el.contains(hit))) continue;
+      const near = hit.closest(chipish);
+      if (!near || near === el || near.contains(el)) return { x: x - r.left, y };
+    }
+    return null;
+  }
+
   window.__reuseitWidgets = {
+    clickPoint,
+    shownTexts,
     find,
     mark,
     popup,
