@@ -65,7 +65,8 @@ def test_the_natural_op_commits_the_value(
     page: Any, fence: Any, widget_site: WidgetSite, lib: str, entry: dict[str, Any]
 ) -> None:
     widget_site.clear()
-    result = run_ops(page, fence, widget_site, lib, [entry["op"]])
+    post = [{"expect": entry["expect"]}] if entry.get("expect") and not entry.get("disabled") else None
+    result = run_ops(page, fence, widget_site, lib, [entry["op"]], post, action_timeout=1 if entry.get("disabled") else 5)
     if entry.get("disabled"):
         assert result.status == "failed", result.message
         assert "disabled" in result.message, result.message

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import ElementHandle, JSHandle
+from playwright.sync_api import ElementHandle, JSHandle, Page
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
 
 from ...workflow.locators import Locator
-from ..locators import describe, resolve
+from ..locators import Render, describe, resolve
 from ..op_context import OpContext, OpFailed
 
 _SCRIPT = (Path(__file__).parent / "widgets.js").read_text(encoding="utf-8")
@@ -72,18 +72,18 @@ def call(target: JSHandle, fn: str, *args: Any) -> Any:
     return target.evaluate(_CALL, {"fn": fn, "args": list(args)})
 
 
-def root_of(ctx: OpContext, arg: Locator) -> PwLocator:
+def root_of(page: Page, arg: Locator, render: Render) -> PwLocator:
     """The document (or ``within`` element) a LOC is looked up in, in its frame."""
     scope = Locator.model_validate({"css": ":root", "frame": arg.frame, "within": arg.within}, strict=False)
-    return resolve(ctx.page, scope, ctx.render).first
+    return resolve(page, scope, render).first
 
 
-def _plain_label(arg: Locator, ctx: OpContext) -> str | None:
+def _plain_label(arg: Locator, render: Render) -> str | None:
     """The words a label-like LOC names its field by (label, placeholder or role's name)."""
     if arg.label is not None:
-        return ctx.render(arg.label)
+        return render(arg.label)
     if arg.role is not None and arg.name is not None:
-        return ctx.render(arg.name)
+        return render(arg.name)
     return None
 
 
@@ -91,15 +91,30 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
     """The one widget of ``kind`` (select, check, slider, date, fill) that ``arg`` names, waited
     for up to the op's timeout. Fails naming what was found instead: nothing, several widgets, or
     an element that is no such widget."""
-    loc = resolve(ctx.page, arg, ctx.render)
-    label = _plain_label(arg, ctx)
+    return find_in(ctx.page, arg, ctx.render, ctx.action_timeout_ms, kind, op, thumbs=thumbs, wait=wait)
+
+
+def find_in(
+    page: Page,
+    arg: Locator,
+    render: Render,
+    timeout_ms: float,
+    kind: str,
+    op: str,
+    *,
+    thumbs: int = 1,
+    wait: bool = True,
+) -> Widget:
+    """:func:`find` on a page with its own placeholder filling and timeout (the checks' use)."""
+    loc = resolve(page, arg, render)
+    label = _plain_label(arg, render)
     spec = {"kind": kind, "label": label, "exact": bool(arg.exact), "thumbs": thumbs}
-    deadline = time.monotonic() + ctx.action_timeout_ms / 1000
+    deadline = time.monotonic() + timeout_ms / 1000
     last: dict[str, Any] = {}
     while True:
         left_ms = max((deadline - time.monotonic()) * 1000, 1)
         try:
-            root = root_of(ctx, arg).element_handle(timeout=max(left_ms, 1000))
+            root = root_of(page, arg, render).element_handle(timeout=max(left_ms, 1000))
             matches = loc.element_handles()
             handle = root.evaluate_handle(_FIND, {"spec": spec, "matches": matches})
             summary = handle.evaluate(
@@ -120,26 +135,26 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
                 summary["name"] or (label or ""),
                 summary["disabled"],
                 summary["multiple"],
-                describe(arg.plain(), ctx.render),
+                describe(arg.plain(), render),
                 summary["date"],
             )
             # A disabled widget may be enabled once the page has loaded what it needs: it is
             # waited for as Playwright waits for an enabled element, and said to be disabled after.
             if not widget.disabled or not wait or time.monotonic() >= deadline:
                 return widget
-            ctx.page.wait_for_timeout(POLL_MS)
+            page.wait_for_timeout(POLL_MS)
             continue
         if summary["status"] == "many":
             found = ", ".join(summary["found"])
             raise OpFailed(
                 op,
-                f"{describe(arg.plain(), ctx.render)} names several widgets ({found}): make it unique (add nth, exact or within)",
+                f"{describe(arg.plain(), render)} names several widgets ({found}): make it unique (add nth, exact or within)",
                 "ambiguous",
             )
         last = summary
         if not wait or time.monotonic() >= deadline:
             break
-        ctx.page.wait_for_timeout(POLL_MS)
+        page.wait_for_timeout(POLL_MS)
     seen: list[str] = last.get("found") or []
     if seen:
         words = {
@@ -150,12 +165,12 @@ def find(ctx: OpContext, arg: Locator, kind: str, op: str, *, thumbs: int = 1, w
         }
         raise OpFailed(
             op,
-            f"{describe(arg.plain(), ctx.render)} is {seen[0]}, not {words.get(kind, 'a field')}",
+            f"{describe(arg.plain(), render)} is {seen[0]}, not {words.get(kind, 'a field')}",
             "not_found",
         )
     raise OpFailed(
         op,
-        f"timed out: no element matches {describe(arg.plain(), ctx.render)} within {ctx.action_timeout_ms / 1000:g}s",
+        f"timed out: no element matches {describe(arg.plain(), render)} within {timeout_ms / 1000:g}s",
         "not_found",
     )
 
