@@ -66,7 +66,9 @@ def test_the_natural_op_commits_the_value(
 ) -> None:
     widget_site.clear()
     post = [{"expect": entry["expect"]}] if entry.get("expect") and not entry.get("disabled") else None
-    result = run_ops(page, fence, widget_site, lib, [entry["op"]], post, action_timeout=1 if entry.get("disabled") else 5)
+    result = run_ops(
+        page, fence, widget_site, lib, [entry["op"]], post, action_timeout=1 if entry.get("disabled") else 5
+    )
     if entry.get("disabled"):
         assert result.status == "failed", result.message
         assert "disabled" in result.message, result.message

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator as PwLocator
+from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from ...workflow.locators import Locator
@@ -29,7 +31,7 @@ from .page import Widget, find, op_name
 from .slide import slide
 from .tick import tick
 
-__all__ = ["fill", "native", "select", "set_checked"]
+__all__ = ["Widget", "fill", "native", "on_element", "select", "set_checked"]
 
 # Whether a locator names exactly one shown native control of a kind: then the op is
 # Playwright's own call. One short look, without the widget script (native ops cost what
@@ -140,3 +142,42 @@ def fill(
         fill_date(ctx, w, one, op)
         return
     playwright(w)
+
+
+@dataclass
+class _OnPage(OpContext):
+    """An op context on one page, for the agent's actions (it acts on the page it observes)."""
+
+    on: Page | None = None
+
+    @property
+    def page(self) -> Page:
+        assert self.on is not None
+        return self.on
+
+
+def on_element(page: Page, selector: str, action: str, value: str, timeout_ms: float) -> None:
+    """The agent's ``select``, ``check``, ``uncheck`` and ``fill`` on an element of its
+    observation: the same ops a workflow's ``do:`` runs, so a custom dropdown or a drawn switch
+    is operated as a person does, and what the agent did compiles to the op that did it."""
+    ctx = _OnPage(lambda s: s, lambda s: s, timeout_ms, {}, [], on=page)
+    arg = Locator(selector=selector)
+    loc = page.locator(selector)
+    if action == "select":
+        select(ctx, arg, loc, [value], False, lambda: _none(loc.select_option(value, timeout=timeout_ms)))
+    elif action in ("check", "uncheck"):
+        checked = action == "check"
+        set_checked(ctx, arg, loc, checked, lambda: loc.set_checked(checked, timeout=timeout_ms))
+    elif action == "fill":
+
+        def playwright(w: Widget | None) -> None:
+            field = w.element() if w is not None else None
+            (field or loc).fill(value, timeout=timeout_ms)
+
+        fill(ctx, arg, loc, [value], playwright)
+    else:
+        raise ValueError(f"no widget op for the agent's {action!r}")
+
+
+def _none(_: object) -> None:
+    return None
