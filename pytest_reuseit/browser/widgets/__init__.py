@@ -98,14 +98,36 @@ def select(
 ) -> None:
     """``select``: Playwright's ``select_option`` on a native ``<select>``, the widget's own way on any other."""
     op = op_name(ctx, "select")
-    if native(loc, "select"):
-        _playwright(ctx, arg, loc, playwright, op)
-        return
-    w = find(ctx, arg, "select", op)
-    if w.type == "native":
-        _playwright(ctx, arg, loc, playwright, op)
+    w = None if native(loc, "select") else find(ctx, arg, "select", op)
+    if w is None or w.type == "native":
+        try:
+            _playwright(ctx, arg, loc, playwright, op)
+        except PlaywrightTimeout:
+            _missing_option(arg, loc, options, op, ctx)
+            raise
         return
     choose(ctx, w, options, listed, op)
+
+
+_OPTIONS = "els => els.length === 1 && els[0].tagName === 'SELECT' ? [...els[0].options].map(o => [o.label || o.textContent.trim(), o.value]) : null"
+
+
+def _missing_option(arg: Locator, loc: PwLocator, options: list[str], op: str, ctx: OpContext) -> None:
+    """A native ``<select>`` that never offered an option: the op fails listing what it offers."""
+    try:
+        offered = loc.evaluate_all(_OPTIONS)
+    except PlaywrightError:
+        return
+    if offered is None:
+        return
+    for wanted in options:
+        if not any(wanted in (label, value) for label, value in offered):
+            listed = ", ".join(label for label, _ in offered[:12]) + (", ..." if len(offered) > 12 else "")
+            raise OpFailed(
+                op,
+                f"{wanted!r} is not among the {len(offered)} options of {describe(arg.plain(), ctx.render)}: {listed}",
+                "no_option",
+            ) from None
 
 
 def set_checked(ctx: OpContext, arg: Locator, loc: PwLocator, checked: bool, playwright: Callable[[], None]) -> None:

@@ -115,6 +115,7 @@ def _pick(ctx: OpContext, w: Widget, wanted: str, multiple: bool, deadline: floa
     options = _options(popup) if popup is not None else []
     hits = _matching(options, wanted)
     typed = False
+    untyped = [o.text for o in options]
     if not hits:
         field = _typing_field(ctx, w)
         if field is not None:
@@ -140,14 +141,13 @@ def _pick(ctx: OpContext, w: Widget, wanted: str, multiple: bool, deadline: floa
             raise OpFailed(
                 op, f"the element labelled {w.label} is {w.what}, which opened no list of options", "not_found"
             )
-        offered = [o.text for o in options]
+        # What it offers as a person opens it: typing may have left only "No results found".
+        offered = untyped if typed and untyped else [o.text for o in options]
         listed = ", ".join(offered[:12]) + (", ..." if len(offered) > 12 else "")
-        where = (
-            f"the {len(offered)} options of {w.what}"
-            if offered
-            else f"the options of {w.what} (it offered none{' for the typed text' if typed else ''})"
-        )
-        raise OpFailed(op, f"{wanted!r} is not among {where}{': ' + listed if offered else ''}", "no_option")
+        after = ", ".join(o.text for o in options[:3]) or "none"
+        found = f" (typed, it offered {after})" if typed else ""
+        where = f"the {len(offered)} options of {w.what}" if offered else f"the options of {w.what}"
+        raise OpFailed(op, f"{wanted!r} is not among {where}{': ' + listed if offered else ''}{found}", "no_option")
     if len(hits) > 1:
         both = " and ".join(repr(o.text) for o in hits[:3])
         raise OpFailed(op, f"{wanted!r} is in several options of {w.what}: {both}; write the whole text", "ambiguous")

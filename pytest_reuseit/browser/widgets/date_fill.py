@@ -212,6 +212,16 @@ def _settle(ctx: OpContext, w: Widget, date: dt.date, deadline: float, op: str) 
     while got != date and time.monotonic() < deadline:
         ctx.page.wait_for_timeout(POLL_MS)
         got, text = shown_date(w)
+    if got == date:
+        refused: dict[str, Any] = w.call("dateRefused")
+        if refused.get("refused"):
+            allows = ", ".join(f"{k} {refused[k]}" for k in ("min", "max") if refused.get(k))
+            raise OpFailed(
+                op,
+                f"{w.what} refuses {date.isoformat()}: it shows it as invalid{' (' + allows + ')' if allows else ''}",
+                "bad_value",
+            )
+        return
     if got != date:
         says = repr(text) if text else "nothing"
         raise OpFailed(

@@ -181,6 +181,14 @@
 
   // -------------------------------------------------------------------- the widget of a control
 
+  function TEXTY(e) {
+    return (
+      (e.tagName === "INPUT" && !["checkbox", "radio", "button", "submit", "reset", "file", "image", "range", "color", "hidden"].includes(e.type)) ||
+      e.tagName === "TEXTAREA" ||
+      e.isContentEditable
+    );
+  }
+
   const TRIGGER = "[role=combobox], [aria-haspopup=listbox], [aria-haspopup=true], [aria-haspopup=menu], [aria-haspopup=dialog], [aria-haspopup=grid]";
   const isTrigger = (e) =>
     e.matches(TRIGGER) || (e.tagName === "INPUT" && (e.hasAttribute("list") || e.hasAttribute("aria-autocomplete")));
@@ -228,7 +236,7 @@
       const drawn = drawnFor(el, (e) => shown(e) && (isTrigger(e) || e.tagName === "INPUT"));
       if (drawn) return { type: "custom", el: drawn, original: el };
     }
-    if (shown(el) && (el.tagName === "INPUT" || el.tagName === "BUTTON" || el.getAttribute("role") === "button"))
+    if (shown(el) && ((el.tagName === "INPUT" && TEXTY(el)) || el.tagName === "BUTTON" || el.getAttribute("role") === "button"))
       return { type: "custom", el };
     return null;
   }
@@ -332,9 +340,6 @@
     return el.readOnly && !el.disabled && /\d{4}|\d{1,2}[\/.]\d{1,2}/.test(el.value);
   }
 
-  const TEXTY = (e) =>
-    (e.tagName === "INPUT" && !["checkbox", "radio", "button", "submit", "reset", "file", "image", "range", "color"].includes(e.type)) ||
-    e.tagName === "TEXTAREA" || e.isContentEditable;
 
   // What ``fill`` means on the element: a slider, a date picker, or a text field (the one drawn
   // for a hidden original).
@@ -606,6 +611,19 @@
     return t.thumbs[0].getBoundingClientRect().toJSON();
   }
 
+  // Whether a date field says it refuses what it shows: aria-invalid, or a native input's own
+  // validity (before its min, after its max). With what the field allows, where it says.
+  function dateRefused(t) {
+    const els = [t.el, t.original, t.host, ...(t.parts || [])].filter(Boolean);
+    for (const e of els) {
+      const box = e.closest ? e.closest("[aria-invalid=true]") : null;
+      if (e.getAttribute("aria-invalid") === "true" || box) return { refused: true, min: e.min || e.getAttribute("min") || null, max: e.max || e.getAttribute("max") || null };
+      if (e.tagName === "INPUT" && e.validity && (e.validity.rangeOverflow || e.validity.rangeUnderflow || e.validity.badInput))
+        return { refused: true, min: e.min || null, max: e.max || null };
+    }
+    return { refused: false };
+  }
+
   function dateShown(t) {
     if (t.type === "segments") return { text: norm(t.parts.map((p) => textOf(p)).join(" ")), parts: t.parts.map(partOf), value: t.original ? t.original.value : null };
     const el = t.el;
@@ -721,6 +739,7 @@
     thumb,
     sliderBox,
     dateShown,
+    dateRefused,
     calendar,
     calendarView,
     dayCell,
