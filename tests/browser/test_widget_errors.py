@@ -91,7 +91,7 @@ def test_select_on_an_element_that_is_no_dropdown_says_what_it_is(
             "mui",
             {"fill": {"label": "Ship date", "value": "2027-03-15"}},
             {"value": {"label": "Ship date", "equals": "2027-03-16"}},
-            "2027-03-15",
+            "'2027-03-15'",
         ),
     ],
 )
