@@ -418,6 +418,9 @@
     t.status = "ok";
     t.name = nameOf(main) || nameOf(t.el) || spec.label || "";
     t.what = describe(main);
+    // A widget whose own name is empty (a Select2 box labelled by its empty choice) is named as
+    // the op named it.
+    if (!t.what.includes('"') && spec.label) t.what = `${t.what} "${spec.label}"`;
     t.disabled = isDisabled(t);
     t.date = !!t.date;
     t.multiple = !!(t.original && t.original.multiple) || t.el.getAttribute("aria-multiselectable") === "true" || (t.host && t.host.hasAttribute("multiple")) || false;
