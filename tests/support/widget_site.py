@@ -201,6 +201,9 @@ def _handler(site: WidgetSite) -> type[BaseHTTPRequestHandler]:
                 body = json.dumps(options(query.get("q", [""])[0], query.get("list", [""])[0]))
                 self._send(200, body.encode(), "application/json")
                 return
+            if path == "/favicon.ico":  # asked by every page: no 404 in its console
+                self._send(204, b"", "image/x-icon")
+                return
             found = resolve(path)
             if found is None:
                 self._send(404, b"not found", "text/plain")
