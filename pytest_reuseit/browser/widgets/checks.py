@@ -60,10 +60,10 @@ def _until(page: Page, t: float, look: Callable[[], tuple[bool, str]]) -> tuple[
         page.wait_for_timeout(_LOOK_MS)
 
 
-def _widget(page: Page, arg: Locator, render: Render, kind: str) -> Widget | str:
+def _widget(page: Page, arg: Locator, render: Render, kind: str, thumbs: int = 1) -> Widget | str:
     """The widget ``arg`` names now (one look), or what was found instead, in words."""
     try:
-        return find_in(page, arg, render, 1000, kind, f"expect {kind}", wait=False)
+        return find_in(page, arg, render, 1000, kind, f"expect {kind}", thumbs=thumbs, wait=False)
     except OpFailed as exc:
         return exc.reason
     except PlaywrightError as exc:
@@ -98,7 +98,9 @@ def selected(page: Page, key: str, arg: Any, render: Render, t: float) -> DomVer
             want = _norm(render(arg.equals))
             return len(shown) == 1 and _norm(shown[0]) == want, actual
         wanted = sorted(_norm(render(v)) for v in arg.equals or ())
-        return sorted(_norm(s) for s in shown) == wanted, actual
+        # A multi-select that shows its choices as one text ("Gift wrap, Insurance").
+        parts = sorted(_norm(p) for s in shown for p in re.split(r"\s*,\s*", s))
+        return wanted in (sorted(_norm(s) for s in shown), parts), actual
 
     ok, actual = _until(page, t, look)
     return DomVerdict(ok, words, actual)
@@ -134,8 +136,11 @@ def value(page: Page, key: str, arg: Any, render: Render, t: float) -> DomVerdic
         words = f"match /{render(arg.matches or '')}/"
     wanted = f"value of {name} to {words}"
 
+    # "20, 80": the two thumbs of one slider.
+    thumbs = 2 if arg.equals is not None and "," in render(arg.equals) else 1
+
     def look() -> tuple[bool, str]:
-        w = _widget(page, arg, render, "fill")
+        w = _widget(page, arg, render, "fill", thumbs)
         if isinstance(w, str):
             return False, w
         text, date = widget_value(w)

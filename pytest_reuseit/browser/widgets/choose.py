@@ -21,8 +21,16 @@ from .page import POLL_MS, Widget, call, time_left
 # How long a click on the widget is given to show its list before the keyboard is tried: a list
 # drawn by a framework comes within a frame or two; one from the server comes after typing.
 _OPEN_MS = 1200
-# How long typed text is given to bring the option (a server's answer; a debounce).
+# How long typed text is given to bring the option (a server's answer; a debounce), and, after
+# the last letter is typed again as a key, a slow server.
 _TYPED_MS = 600
+_SLOW_SERVER_MS = 3000
+# How long after the click a search box with no options is taken to be waiting for typing.
+_SEARCH_BOX_MS = 300
+_EDITABLE = (
+    "e => (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','range','hidden'].includes(e.type)"
+    " && !e.readOnly && !e.disabled) || e.isContentEditable"
+)
 
 
 @dataclass
@@ -75,16 +83,14 @@ def _typing_field(ctx: OpContext, w: Widget) -> ElementHandle | None:
     for el in (focused, w.element()):
         if el is None:
             continue
-        ok = el.evaluate(
-            "e => (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','range','hidden'].includes(e.type) && !e.readOnly) || e.isContentEditable"
-        )
-        if ok:
+        if el.evaluate(_EDITABLE):
             return el
     return None
 
 
 def _open(ctx: OpContext, w: Widget, deadline: float) -> JSHandle | None:
-    """The widget's list of options, opened as a person opens it: a click, else ArrowDown."""
+    """The widget's list of options, opened as a person opens it: a click, else ArrowDown. One
+    that opens on a search box with no options yet (they come as you type) is left to typing."""
     found = _popup(w)
     if found is not None and _options(found):
         return found
@@ -95,6 +101,7 @@ def _open(ctx: OpContext, w: Widget, deadline: float) -> JSHandle | None:
         trigger.click(position=point, timeout=time_left(deadline))
     else:
         trigger.click(timeout=time_left(deadline))
+    clicked = time.monotonic()
     for key in ("", "ArrowDown"):
         if key:
             trigger.press(key, timeout=time_left(deadline))
@@ -103,38 +110,72 @@ def _open(ctx: OpContext, w: Widget, deadline: float) -> JSHandle | None:
             found = _popup(w)
             if found is not None and _options(found):
                 return found
+            if time.monotonic() - clicked >= _SEARCH_BOX_MS / 1000 and _typing_field(ctx, w) is not None:
+                return None  # a search box waits for typing: no key would bring options
             if time.monotonic() >= stop:
                 break
             ctx.page.wait_for_timeout(POLL_MS)
     return None
 
 
+def _editable(el: ElementHandle | None) -> bool:
+    return el is not None and bool(el.evaluate(_EDITABLE))
+
+
+def _typed(
+    ctx: OpContext, w: Widget, field: ElementHandle, wanted: str, deadline: float
+) -> tuple[JSHandle | None, list[_Option], list[_Option]]:
+    """``wanted`` typed into ``field`` (one fill: a searchable list filters, a server answers);
+    where nothing comes, the last letter again as a key (widgets that listen for keys)."""
+    field.fill(wanted, timeout=time_left(deadline))
+    stop = min(deadline, time.monotonic() + _TYPED_MS / 1000)
+    retyped = False
+    while True:
+        popup = _popup(w)
+        options = _options(popup) if popup is not None else []
+        hits = _matching(options, wanted)
+        if hits or time.monotonic() >= deadline:
+            return popup, options, hits
+        if time.monotonic() >= stop:
+            if retyped or options:
+                return popup, options, hits
+            field.fill(wanted[:-1], timeout=time_left(deadline))
+            field.type(wanted[-1:], timeout=time_left(deadline))
+            retyped = True
+            stop = min(deadline, time.monotonic() + _SLOW_SERVER_MS / 1000)
+        ctx.page.wait_for_timeout(POLL_MS)
+
+
 def _pick(ctx: OpContext, w: Widget, wanted: str, multiple: bool, deadline: float, seen: set[str], op: str) -> str:
-    """Open, find and click the option ``wanted``; its full text."""
-    popup = _open(ctx, w, deadline)
-    options = _options(popup) if popup is not None else []
-    hits = _matching(options, wanted)
+    """Find and click the option ``wanted``; its full text. A combobox a person types into is
+    typed into (it opens as you type, and filters); another is opened, and typed into where its
+    list does not offer the option yet."""
+    trigger = w.element()
     typed = False
-    untyped = [o.text for o in options]
-    if not hits:
-        field = _typing_field(ctx, w)
+    untyped: list[str] = []
+    popup: JSHandle | None = None
+    options: list[_Option] = []
+    hits: list[_Option] = []
+    if trigger is not None and _editable(trigger):
+        popup, options, hits = _typed(ctx, w, trigger, wanted, deadline)
+        typed = True
+        if not hits:
+            # Its whole list, as a person sees it on opening: what the error lists, or where a
+            # filter of its own (a prefix) hid an option that contains the words.
+            trigger.fill("", timeout=time_left(deadline))
+            popup = _open(ctx, w, deadline)
+            options = _options(popup) if popup is not None else []
+            untyped = [o.text for o in options]
+            hits = _matching(options, wanted) or hits
+    else:
+        popup = _open(ctx, w, deadline)
+        options = _options(popup) if popup is not None else []
+        untyped = [o.text for o in options]
+        hits = _matching(options, wanted)
+        field = _typing_field(ctx, w) if not hits else None
         if field is not None:
-            # A searchable list or one the server fills: typed to filter, as a person types.
-            field.fill(wanted, timeout=time_left(deadline))
+            popup, options, hits = _typed(ctx, w, field, wanted, deadline)
             typed = True
-            stop = min(deadline, time.monotonic() + max(_TYPED_MS, 0) / 1000)
-            while True:
-                popup = _popup(w)
-                options = _options(popup) if popup is not None else []
-                hits = _matching(options, wanted)
-                if hits or time.monotonic() >= deadline:
-                    break
-                if time.monotonic() >= stop and not options:
-                    # Some widgets listen for keys, not input events: the last letter as a key.
-                    field.fill(wanted[:-1], timeout=time_left(deadline))
-                    field.type(wanted[-1:], timeout=time_left(deadline))
-                    stop = deadline
-                ctx.page.wait_for_timeout(POLL_MS)
     seen.update(o.text for o in options)
     if not hits:
         if popup is None and not typed:

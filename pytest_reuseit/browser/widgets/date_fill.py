@@ -120,6 +120,14 @@ def _leave(ctx: OpContext, w: Widget, field: ElementHandle) -> None:
         ctx.page.keyboard.press("Escape")
 
 
+# Whether a part has the focus, asked once the page has drawn its next frame (the field moves the
+# focus, then selects the part's text for typing).
+_FOCUSED_NEXT_FRAME = """p => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => {
+  const a = p.getRootNode().activeElement;
+  done(a === p || p.contains(a));
+})))"""
+
+
 def _type_parts(w: Widget, date: dt.date, deadline: float) -> None:
     parts = w.elements("parts")
     infos = w.handle.evaluate(
@@ -131,7 +139,10 @@ def _type_parts(w: Widget, date: dt.date, deadline: float) -> None:
         kind = _part_kind(info)
         if kind is None:
             continue
-        part.click(timeout=time_left(deadline))
+        # A field that moves to its next part by itself once a part is typed: a person clicks the
+        # first part only, and types on when the next one has the focus (a frame later).
+        if not (typed and part.evaluate(_FOCUSED_NEXT_FRAME)):
+            part.click(timeout=time_left(deadline))
         part.type(digits[kind], timeout=time_left(deadline))
         typed = True
     if typed and parts:

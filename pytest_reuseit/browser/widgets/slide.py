@@ -87,90 +87,90 @@ def _on_step(offset: float, step: float) -> bool:
     return abs(n - round(n)) < 1e-6
 
 
-def _keys(horizontal_rtl: bool, up: bool) -> str:
-    return "ArrowRight" if up else "ArrowLeft"
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-9
+
+
+def _to_end(thumb: ElementHandle, target: float, low: float | None, high: float | None, deadline: float) -> bool:
+    """Home or End, where the target is an end of the slider."""
+    for end, key in ((low, "Home"), (high, "End")):
+        if end is not None and _close(target, end):
+            thumb.press(key, timeout=time_left(deadline))
+            return True
+    return False
 
 
 def _move(ctx: OpContext, w: Widget, thumb: ElementHandle, target: float, deadline: float, op: str) -> None:
+    """The thumb moved to ``target`` with the keys a person would press: Home or End for an end;
+    Page Up/Down while the way is a page or more (a tenth of the range, until the slider shows
+    what its page is); the arrows for the rest (the first one shows the step where the slider does
+    not say it). A thumb no key moves is dragged."""
     state = _state(thumb)
-    now = state["now"]
-    if now is not None and abs(now - target) < 1e-9:
+    now, low, high, step = state["now"], state["min"], state["max"], state["step"]
+    if now is None:
+        _drag(ctx, w, thumb, target, state, op)
         return
-    if state["min"] is not None and abs(target - state["min"]) < 1e-9:
-        thumb.press("Home", timeout=time_left(deadline))
-    elif state["max"] is not None and abs(target - state["max"]) < 1e-9:
-        thumb.press("End", timeout=time_left(deadline))
-    elif now is not None:
-        up = target > now
-        thumb.press("ArrowRight" if up else "ArrowLeft", timeout=time_left(deadline))
-        moved = _state(thumb)["now"]
-        step = abs(moved - now) if moved is not None else 0
-        if step > 0:
-            _by_keys(thumb, moved, target, step, state, deadline, op, w)
+    if _close(now, target) or _to_end(thumb, target, low, high, deadline):
+        return
+    span = high - low if low is not None and high is not None else None
+    page: float | None = None  # what Page Up moves, once seen (0: nothing, here)
+    for _ in range(_MAX_KEYS):
+        if _close(now, target):
             return
-        _drag(ctx, w, thumb, target, state, op)
-    else:
-        _drag(ctx, w, thumb, target, state, op)
-    after = _state(thumb)["now"]
-    if after is not None and abs(after - target) > 1e-9 and after != now:
-        # A drag lands on the nearest step: the rest by keys, where the thumb takes them.
-        step_guess = state["step"]
-        if step_guess:
-            _by_keys(thumb, after, target, step_guess, state, deadline, op, w)
-
-
-def _by_keys(
-    thumb: ElementHandle,
-    now: float,
-    target: float,
-    step: float,
-    state: dict[str, Any],
-    deadline: float,
-    op: str,
-    w: Widget,
-) -> None:
-    n = (target - now) / step
-    if abs(n - round(n)) > 1e-6:
-        raise OpFailed(op, f"{_fmt(target)} is between the steps of {w.what}: {_range_words(state, step)}", "bad_value")
-    steps = round(n)
-    if abs(steps) > 10:
-        # Page Up/Down: one key for many steps (how many, the slider says by moving).
-        thumb.press("PageUp" if steps > 0 else "PageDown", timeout=time_left(deadline))
-        after = _state(thumb)["now"]
-        page = abs(after - now) / step if after is not None else 0
-        if page >= 2:
-            now = after
-            remaining = round((target - now) / step)
-            pages = int(abs(remaining) // round(page))
-            for _ in range(pages):
-                thumb.press("PageUp" if remaining > 0 else "PageDown", timeout=time_left(deadline))
-            now = _state(thumb)["now"]
-        elif after is not None:
-            now = after
-        steps = round((target - now) / step)
-    if abs(steps) > _MAX_KEYS:
-        raise OpFailed(op, f"{w.what} would need {abs(steps)} key presses to reach {_fmt(target)}", "bad_value")
-    key = "ArrowRight" if steps > 0 else "ArrowLeft"
-    for _ in range(abs(steps)):
-        thumb.press(key, timeout=time_left(deadline))
+        way = target - now
+        first_page = page is None and span is not None and abs(way) >= span / 10 - 1e-9
+        paging = first_page or bool(page and abs(way) >= page - 1e-9)
+        if not paging and step and not _on_step(way, step):
+            raise OpFailed(
+                op, f"{_fmt(target)} is between the steps of {w.what}: {_range_words(state, step)}", "bad_value"
+            )
+        thumb.press(
+            ("PageUp" if way > 0 else "PageDown") if paging else ("ArrowRight" if way > 0 else "ArrowLeft"),
+            timeout=time_left(deadline),
+        )
+        moved_to = _state(thumb)["now"]
+        moved = abs(moved_to - now) if moved_to is not None else 0.0
+        if paging:
+            page = moved
+        elif moved == 0:
+            _drag(ctx, w, thumb, target, state, op)  # it takes no keys
+            return
+        elif not step:
+            step = moved
+            if moved_to is not None and not _on_step(target - moved_to, step):
+                raise OpFailed(
+                    op, f"{_fmt(target)} is between the steps of {w.what}: {_range_words(state, step)}", "bad_value"
+                )
+        if moved_to is not None:
+            now = moved_to
+    raise OpFailed(
+        op, f"{w.what} did not reach {_fmt(target)} within {_MAX_KEYS} key presses (it shows {_fmt(now)})", "no_state"
+    )
 
 
 def _drag(ctx: OpContext, w: Widget, thumb: ElementHandle, target: float, state: dict[str, Any], op: str) -> None:
-    """The thumb dragged to the point of the track that stands for ``target``."""
+    """The thumb dragged to the point of the track that stands for ``target``; where it lands a
+    step off (a track's padding, a thumb's width), dragged again by what is left, three times at most."""
     low, high = state["min"], state["max"]
     if low is None or high is None or high <= low:
         raise OpFailed(op, f"{w.what} takes no keys and shows no minimum and maximum to drag it by", "no_state")
     track = w.call("sliderBox")
-    box = thumb.bounding_box()
-    if box is None:
-        raise OpFailed(op, f"{w.what}: its thumb is not shown", "not_found")
-    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    share = (target - low) / (high - low)
     vertical = track["height"] > track["width"]
-    x = track["x"] + share * track["width"] if not vertical else cx
-    y = track["y"] + (1 - share) * track["height"] if vertical else cy
+    share = (target - low) / (high - low)
+    aim = track["y"] + (1 - share) * track["height"] if vertical else track["x"] + share * track["width"]
     mouse = ctx.page.mouse
-    mouse.move(cx, cy)
-    mouse.down()
-    mouse.move(x, y, steps=4)
-    mouse.up()
+    for _ in range(3):
+        box = thumb.bounding_box()
+        if box is None:
+            raise OpFailed(op, f"{w.what}: its thumb is not shown", "not_found")
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        mouse.move(cx, cy)
+        mouse.down()
+        mouse.move(cx if vertical else aim, aim if vertical else cy, steps=4)
+        mouse.up()
+        now = _state(thumb)["now"]
+        if now is None or _close(now, target):
+            return
+        # What is left, in pixels of the track.
+        left = (target - now) / (high - low) * (track["height"] if vertical else track["width"])
+        aim = (cy - left) if vertical else (aim + left)

@@ -287,7 +287,9 @@
     let box = up(thumb);
     for (let i = 0; box && i < 4; i++, box = up(box)) {
       const t = deepAll(box, THUMBS).filter((x) => !deepAll(box, THUMBS).some((o) => o !== x && o.contains(x)));
-      if (t.length >= 2) return t.slice(0, 2);
+      if (t.length === 2) return t;
+      if (t.length > 2) break; // another slider's thumbs: this one has one
+
     }
     return [thumb];
   }
@@ -413,7 +415,7 @@
   }
 
   function finish(spec, t) {
-    if (spec.kind === "slider" && spec.thumbs === 2 && t.thumbs.length < 2) t.thumbs = allThumbs(t.el);
+    if (t.type === "slider" && spec.thumbs === 2 && t.thumbs.length < 2) t.thumbs = allThumbs(t.el);
     const main = t.host || t.el;
     t.status = "ok";
     t.name = nameOf(main) || nameOf(t.el) || spec.label || "";
@@ -430,7 +432,8 @@
   function isDisabled(t) {
     for (const e of [t.el, t.host, t.original, t.click].filter(Boolean)) {
       if (e.disabled || e.getAttribute("aria-disabled") === "true" || e.hasAttribute("data-disabled")) return true;
-      if (e.closest && e.closest("fieldset[disabled]")) return true;
+      // A library that marks its whole widget (noUiSlider: the target's disabled attribute).
+      if (e.closest && e.closest("fieldset[disabled], [disabled]:not(option):not(optgroup), [aria-disabled=true]")) return true;
     }
     return false;
   }
@@ -573,6 +576,11 @@
     if (el.tagName === "INPUT" && norm(el.value)) texts = [norm(el.value), ...texts.filter((x) => x !== norm(el.value))];
     if (known && known.length) {
       const opts = known.map(norm);
+      // A multi-select that shows its choices as one text ("Gift wrap, Insurance").
+      texts = texts.flatMap((x) => {
+        const parts = x.split(/\s*,\s*/);
+        return !opts.includes(x) && parts.length > 1 && parts.every((p) => opts.includes(p)) ? parts : [x];
+      });
       const hits = texts.filter((x) => opts.includes(x));
       if (hits.length || t.multiple) return hits;
     }
