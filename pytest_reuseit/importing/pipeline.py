@@ -28,12 +28,15 @@ from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
-from . import chrome, codegen, files, katalon, limits, side, trace
+from . import files, limits
+from .chrome import recording as chrome
 from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
+from .playwright import codegen, trace
 from .selectors import is_person_form, to_loc
+from .selenium import katalon, side
 
 Say = Callable[[str], None]
 

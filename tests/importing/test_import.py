@@ -18,11 +18,12 @@ from playwright.sync_api import Page, expect
 from pytest_reuseit.browser.assertions import check_expect
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.cli import main
-from pytest_reuseit.importing import chrome, codegen, trace
+from pytest_reuseit.importing.chrome import recording as chrome
 from pytest_reuseit.importing.demo import UnreadableInput
-from pytest_reuseit.importing.expects import from_playwright
+from pytest_reuseit.importing.playwright import codegen, trace
+from pytest_reuseit.importing.playwright.expects import from_playwright
+from pytest_reuseit.importing.playwright.snapshots import FrameSnapshots
 from pytest_reuseit.importing.selectors import from_puppeteer, is_person_form, to_loc
-from pytest_reuseit.importing.snapshots import FrameSnapshots
 from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.checks import Expect
 from pytest_reuseit.workflow.loader import parse

@@ -20,8 +20,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from . import limits
-from .demo import Demonstration, UnreadableInput
+from .. import limits
+from ..demo import Demonstration, UnreadableInput
 from .selenese import KATALON
 from .selenese_commands import CommandReader
 from .selenese_flow import Command, TooLong

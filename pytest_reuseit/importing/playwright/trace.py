@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from . import calls, limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from ..files import base_name
+from . import calls
 from .expects import from_playwright
-from .files import base_name
 from .polls import poll_check
 from .snapshots import FrameSnapshots
 

@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import limits
-from .chrome_schema import check_recording
-from .demo import Demonstration, DemoStep, Target, UnreadableInput
-from .selectors import _ARIA_ROLE, from_puppeteer, or_chain, to_loc
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput
+from ..selectors import _ARIA_ROLE, from_puppeteer, or_chain, to_loc
+from .schema import check_recording
 
 _ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "change", "hover": "hover"}
 # replay's mouseButtonMap, in Playwright's words; back and forward have none there.

@@ -13,10 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import calls, limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
-from .files import base_name
-from .selectors import to_loc
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from ..files import base_name
+from ..selectors import to_loc
+from . import calls
 
 _ACTIONS = {
     "navigate": "goto",

@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..demo import Demonstration
 from . import side_project
-from .demo import Demonstration
 from .selenese import SIDE
 from .selenese_commands import CommandReader
 from .selenese_flow import Command, TooLong
