@@ -481,7 +481,12 @@ def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
             json.dumps({"title": "x", "steps": [{"type": "teleport"}]}).encode(),
             "steps[0] has the type 'teleport', which this release does not know",
         ),
-        ("notes.txt", b"hello", "not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file"),
+        (
+            "notes.txt",
+            b"hello",
+            "not a Playwright trace (.zip), a codegen file (.jsonl), a Selenium IDE project (.side), "
+            "a Katalon Recorder test suite (.html) or a Chrome DevTools recording (.json)",
+        ),
     ],
 )
 def test_unreadable_input_is_one_line_naming_it_exit_2_and_nothing_written(

@@ -39,6 +39,28 @@ def looks_like(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("steps"), list) and "title" in data
 
 
+def in_folder(path: Path) -> bool:
+    """A JSON object with its steps, from the file's start (a recording too large or damaged to
+    be read gets its line)."""
+    if path.suffix != ".json":
+        return False
+    start = limits.peek(path).lstrip()
+    if not start.startswith("{") or '"steps"' not in start:
+        return False
+    try:
+        return looks_like(json.loads(limits.read_text(path)))
+    except (UnreadableInput, ValueError, RecursionError):
+        return True
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix == ".json"
+
+
+def read_file(path: Path) -> list[Demonstration]:
+    return [read(path)]
+
+
 def read(path: Path) -> Demonstration:
     text = limits.read_text(path)
     try:

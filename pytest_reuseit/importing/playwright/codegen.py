@@ -68,6 +68,18 @@ def looks_like(path: Path) -> bool:
     return any(isinstance(x, dict) and "name" in x and "signals" in x for x in lines)
 
 
+def in_folder(path: Path) -> bool:
+    return path.suffix == ".jsonl" and looks_like(path)
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix == ".jsonl" or looks_like(path)
+
+
+def read_file(path: Path) -> list[Demonstration]:
+    return [read(path)]
+
+
 def read(path: Path) -> Demonstration:
     demo = Demonstration(title=path.stem.replace("_", " ").replace("-", " "), source=str(path))
     lines = limits.read_text(path).splitlines()

@@ -38,6 +38,14 @@ def looks_like(path: Path) -> bool:
     return "<table" in start.lower() and bool(_SIGNATURE.search(start)) and "<tbody" in start.lower()
 
 
+def in_folder(path: Path) -> bool:
+    return path.suffix in (".html", ".htm") and looks_like(path)
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix in (".html", ".htm")
+
+
 class _Tables(HTMLParser):
     """The test cases of the file: (name, [(command, target, alternatives, value)])."""
 

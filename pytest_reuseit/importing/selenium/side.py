@@ -26,6 +26,10 @@ def looks_like(path: Path) -> bool:
     return path.suffix == ".side"
 
 
+def given(path: Path, head: bytes) -> bool:
+    return looks_like(path)
+
+
 def read(path: Path) -> list[Demonstration]:
     project = side_project.read(path)
     tests = project["tests"]
