@@ -11,7 +11,6 @@ import math
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,16 +40,8 @@ from .observe import close_if_unresponsive
 from .ops import classify
 from .pages import Pages
 from .scripts import ms_left, run_script
-
-
-@dataclass(frozen=True)
-class DomVerdict:
-    ok: bool
-    expected: str
-    actual: str
-    # False: the assertion could not be asked of what the page has (the values of what is no list
-    # box): ``not`` fails on it too, as Playwright's ``not.`` fails on its error, not passing unjudged.
-    judgeable: bool = True
+from .verdict import DomVerdict
+from .widgets import checks as widget_checks
 
 
 def _pattern(m: TextMatch, render: Callable[[str], str]) -> tuple[str | re.Pattern[str], str]:
@@ -125,6 +116,8 @@ def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
     """visible, hidden, enabled, disabled, checked, unchecked, attached, detached, focused, editable."""
     assert isinstance(arg, Locator)
     loc = resolve(page, arg, render)
+    if key in ("checked", "unchecked") and not widget_checks.playwright_reads(loc, arg, "checked"):
+        return widget_checks.checked(page, key, arg, render, t)  # a box, switch or radio a library draws
     name = describe(arg, render)
     try:
         getattr(expect(loc), _STATE_METHODS[key])(timeout=t)
@@ -143,6 +136,8 @@ def _state(page: Page, key: str, arg: Any, render: Callable[[str], str], t: floa
 def _text_or_value(page: Page, key: str, arg: Any, render: Callable[[str], str], t: float) -> DomVerdict:
     assert isinstance(arg, LocText)
     loc = resolve(page, arg, render)
+    if key == "value" and not widget_checks.playwright_reads(loc, arg, "value"):
+        return widget_checks.value(page, key, arg, render, t)  # a slider, a date picker, a drawn field
     pattern, words = _pattern(arg, render)
     name = describe(arg, render)
     try:
@@ -497,6 +492,7 @@ _ASSERTIONS: dict[str, _Assertion] = {
     "text": _text_or_value,
     "value": _text_or_value,
     "values": _values,
+    "selected": widget_checks.selected,
     "in_viewport": _in_viewport,
     "accessible_name": _accessible,
     "accessible_description": _accessible,

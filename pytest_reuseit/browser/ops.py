@@ -38,13 +38,14 @@ from ..workflow.op_args import (
     ScrollBy,
     ScrollTo,
     SelectArgs,
+    TypeArgs,
     UploadArgs,
     WaitArgs,
 )
 from ..workflow.ops import Op, describe_op
 
 # The handlers of the ops on pages (switch_page, close_page, back, forward, reload) attach themselves.
-from . import page_ops  # noqa: F401
+from . import page_ops, widgets  # noqa: F401
 from .change import CannotChange, change
 from .drag import missing_end, which_end
 from .locators import describe, resolve
@@ -402,30 +403,36 @@ def _tick(checked: bool) -> registry.Handler:
     """check / uncheck. Playwright clicks, then fails at once when the state did not change, but a
     controlled checkbox (React, Vue) shows its new state only when the app re-renders, after a
     timer or a request: a person sees it ticked a moment later. So the click is followed by a wait
-    for the state, up to the op's timeout, and only a state that never comes fails the op."""
+    for the state, up to the op's timeout, and only a state that never comes fails the op. A box
+    a library draws in place of an invisible input, a ``role=switch``, a web component's: what a
+    person clicks (``widgets.set_checked``)."""
     word = "checked" if checked else "unchecked"
 
     def handler(ctx: OpContext, arg: Locator) -> None:
         loc = resolve(ctx.page, arg, ctx.render)
-        started = time.monotonic()
-        try:
-            loc.set_checked(checked, timeout=ctx.action_timeout_ms)
-            return
-        except PlaywrightError as exc:
-            if "did not change its state" not in str(exc):
-                raise
-        left = max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1)
-        try:
-            expect(loc).to_be_checked(checked=checked, timeout=left)
-        except AssertionError:
-            what = ctx.render(describe_op(ctx.op)) if ctx.op is not None else f"{'check' if checked else 'uncheck'}"
-            raise OpFailed(
-                what,
-                f"the checkbox was clicked but did not become {word} within {ctx.action_timeout_ms / 1000:g}s",
-                "no_state",
-            ) from None
+        widgets.set_checked(ctx, arg, loc, checked, lambda: _playwright_tick(ctx, loc, checked, word))
 
     return handler
+
+
+def _playwright_tick(ctx: OpContext, loc: PwLocator, checked: bool, word: str) -> None:
+    started = time.monotonic()
+    try:
+        loc.set_checked(checked, timeout=ctx.action_timeout_ms)
+        return
+    except PlaywrightError as exc:
+        if "did not change its state" not in str(exc):
+            raise
+    left = max(ctx.action_timeout_ms - (time.monotonic() - started) * 1000, 1)
+    try:
+        expect(loc).to_be_checked(checked=checked, timeout=left)
+    except AssertionError:
+        what = ctx.render(describe_op(ctx.op)) if ctx.op is not None else f"{'check' if checked else 'uncheck'}"
+        raise OpFailed(
+            what,
+            f"the checkbox was clicked but did not become {word} within {ctx.action_timeout_ms / 1000:g}s",
+            "no_state",
+        ) from None
 
 
 registry.attach("check", _tick(True))
@@ -435,18 +442,30 @@ registry.attach("uncheck", _tick(False))
 @registry.handles("fill")
 def _fill(ctx: OpContext, arg: FillArgs) -> None:
     loc = resolve(ctx.page, arg, ctx.render)
-    loc.fill(_typed_value(loc, "fill", arg, ctx), timeout=ctx.action_timeout_ms)
+    values = [arg.value] if isinstance(arg.value, str) else list(arg.value)
+
+    def playwright(widget: widgets.Widget | None) -> None:
+        assert isinstance(arg.value, str)
+        if widget is None:
+            loc.fill(_typed_value(loc, "fill", arg, ctx), timeout=ctx.action_timeout_ms)
+            return
+        field = widget.element()
+        assert field is not None
+        field.fill(_typed_value(loc, "fill", arg, ctx), timeout=ctx.action_timeout_ms)
+
+    widgets.fill(ctx, arg, loc, [ctx.reveal(v) for v in values], playwright)
 
 
 @registry.handles("type")
-def _type(ctx: OpContext, arg: FillArgs) -> None:
+def _type(ctx: OpContext, arg: TypeArgs) -> None:
     loc = resolve(ctx.page, arg, ctx.render)
     loc.press_sequentially(_typed_value(loc, "type", arg, ctx), timeout=ctx.action_timeout_ms)
 
 
-def _typed_value(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> str:
+def _typed_value(loc: PwLocator, kind: str, arg: TypeArgs | FillArgs, ctx: OpContext) -> str:
     """The value to type, secrets filled in; an element given a secret is painted over in every
     screenshot from now on (the placeholder, never the value, names it in the report)."""
+    assert isinstance(arg.value, str)
     value = ctx.reveal(arg.value)
     if value != ctx.render(arg.value):
         track_secret(loc, f"{kind} {describe(arg.plain(), ctx.render)} (value {arg.value})")
@@ -456,7 +475,7 @@ def _typed_value(loc: PwLocator, kind: str, arg: FillArgs, ctx: OpContext) -> st
 
 
 @registry.handles("change")
-def _change(ctx: OpContext, arg: FillArgs) -> None:
+def _change(ctx: OpContext, arg: TypeArgs) -> None:
     loc = resolve(ctx.page, arg, ctx.render)
     try:
         change(loc, _typed_value(loc, "change", arg, ctx), ctx.action_timeout_ms)
@@ -466,8 +485,16 @@ def _change(ctx: OpContext, arg: FillArgs) -> None:
 
 @registry.handles("select")
 def _select(ctx: OpContext, arg: SelectArgs) -> None:
-    options = [arg.option] if isinstance(arg.option, str) else list(arg.option)
-    resolve(ctx.page, arg, ctx.render).select_option([ctx.reveal(o) for o in options], timeout=ctx.action_timeout_ms)
+    options = [ctx.reveal(o) for o in ([arg.option] if isinstance(arg.option, str) else arg.option)]
+    loc = resolve(ctx.page, arg, ctx.render)
+    if any(ctx.reveal(o) != ctx.render(o) for o in ([arg.option] if isinstance(arg.option, str) else arg.option)):
+        track_secret(loc, f"select {describe(arg.plain(), ctx.render)} (option {arg.option})")
+    listed = not isinstance(arg.option, str)
+
+    def playwright() -> None:
+        loc.select_option(options, timeout=ctx.action_timeout_ms)
+
+    widgets.select(ctx, arg, loc, options, listed, playwright)
 
 
 @registry.handles("press")

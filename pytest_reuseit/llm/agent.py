@@ -20,6 +20,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from ..browser import widgets
 from ..browser.masking import track_secret
 from ..browser.observe import (
     NAVIGATION_S,
@@ -33,6 +34,7 @@ from ..browser.observe import (
     observe,
     observe_async,
 )
+from ..browser.op_context import OpFailed
 from ..browser.ops import loaded_after
 from ..browser.pages import DialogPolicy, Pages, history_step
 from ..browser.session import first_line, host_allowed, web_address
@@ -163,8 +165,16 @@ class ModelAgent:
             if call.method == "fill" and self.mask(str(call.args[0])) != call.args[0]:  # it types a secret
                 # By its stable locator: the element ids change with every observation.
                 track_secret(page.locator(record.locator) if record.locator else target, record.description)
-            getattr(target, call.method)(*call.args, **call.kwargs)
+            if call.target == "element" and call.method in _WIDGET_OPS:
+                # A custom dropdown, a drawn switch, a slider, a date picker: the ops' own way.
+                value = str(call.args[0]) if call.args else ""
+                widgets.on_element(page, f"aria-ref={call.ref}", _WIDGET_OPS[call.method], value, self.timeout)
+            else:
+                getattr(target, call.method)(*call.args, **call.kwargs)
             record.ok = True
+        except OpFailed as exc:
+            record.error = self.mask(exc.reason)
+            return
         except (PlaywrightError, PlaywrightTimeout) as exc:
             # A click whose page is slow to answer went through once the page answered (within
             # the run's navigation budget): its timeout was for the element.
@@ -378,7 +388,17 @@ class ModelAgent:
 _HISTORY = {"back": "go_back", "forward": "go_forward", "reload": "reload"}
 
 # The agent's actions done on an element of the observation, and the Playwright method each calls.
-_ON_ELEMENT = {"click": "click", "hover": "hover", "fill": "fill", "select": "select_option", "press": "press"}
+_ON_ELEMENT = {
+    "click": "click",
+    "hover": "hover",
+    "fill": "fill",
+    "select": "select_option",
+    "check": "check",
+    "uncheck": "uncheck",
+    "press": "press",
+}
+# The element methods done as the widget ops do them (browser.widgets), by the op's name.
+_WIDGET_OPS = {"select_option": "select", "fill": "fill", "check": "check", "uncheck": "uncheck"}
 
 
 @dataclass(frozen=True)

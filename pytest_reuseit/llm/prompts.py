@@ -61,7 +61,8 @@ AGENT_SYSTEM = (
     "- click / hover: element = an id from the CURRENT observation\n"
     "- fill: element = a text field id, value = the text to type (write secrets exactly as {secret.NAME}; the "
     "runner substitutes them)\n"
-    "- select: element = a drop-down id, value = the option's label\n"
+    "- select: element = a drop-down, combobox or autocomplete id (custom ones too), value = the option's text\n"
+    "- check / uncheck: element = a checkbox, switch or radio id (or its label)\n"
     "- press: value = a key such as Enter (element optional)\n"
     "- scroll: value = pixels (e.g. 600); goto: value = a URL on the same site; back; wait: value = milliseconds\n"
     + _page_actions()

@@ -23,6 +23,8 @@ AgentActionName = Literal[
     "click",
     "fill",
     "select",
+    "check",
+    "uncheck",
     "press",
     "scroll",
     "hover",

@@ -12,10 +12,10 @@ The rules, in the order they are tried:
    stands, shown as ``broken``; a skipped run changes nothing either.
 2. Flapping (Nagios' flap detection): the weighted share of state changes between pass and fail
    over the test's last 21 counted runs, the newest change weighing 1.25 and the oldest 0.75, out
-   of the 20 changes 21 runs can hold. It starts at ``flap_start`` percent (with 10 runs at least)
-   on a night that would send ``failing`` or ``fixed`` when the test already sent one of them
-   within its last 21 runs (the alert itself has begun to flip; a first alert, and the first
-   after a ``steady``, is always sent), and
+   of the 20 changes 21 runs can hold. It starts at ``flap_start`` percent (with 10 runs at least,
+   tonight's among them) on a night the run flips between pass and fail, whether or not that
+   night would send anything, when the test already sent ``failing`` or ``fixed`` within its last
+   21 runs (a first alert, and the first after a ``steady``, is always sent), and
    stops at ``flap_stop`` or below, or once the test has failed ``FLAP_BREAK`` runs in a row (a
    flapping workflow that now fails every night is failing, said within days, not when the old
    flips have aged out of the window). While it flaps, nothing but the ``steady`` that ends it.
@@ -149,15 +149,18 @@ def decide(track: Track, runs: list[Run], policy: Policy) -> Decision:
         return decision
     decision = _transition(track, facts, policy, shown)
     flips = [e for e in decision.events if e["kind"] in ("failing", "fixed") and not e.get("reminder")]
-    if flips and _may_flap(track, counted, facts, policy):
-        # The alert itself has begun to flip: one message now, then nothing until it is steady.
+    if _may_flap(track, counted, facts, policy):
+        # The runs have begun to flip after an alert: one message now, then nothing until it is
+        # steady. Also on a flip that sends nothing (an open alert recovering with --recover-after
+        # 2, a pending failure with --alert-after 2): those flips are the flapping just as much.
         whose, words = whose_flips(counted[-FLAP_RUNS:])
         rule = facts.flap_words()
         steps = sorted({r.step for r in counted[-FLAP_RUNS:] if r.fails and r.step is not None})
+        since = flips[0].get("since", "") if flips else (track.since_when if track.open else "")
         decision.track = replace(track, state="flapping", flapping=True, quiet=0)
         decision.state, decision.rule = "flapping", rule
         decision.events = [{"kind": "flapping", "state": "flapping", "rule": rule, "whose": whose,
-                            "whose_words": words, "steps": steps, "since": flips[0].get("since", "")}]  # fmt: skip
+                            "whose_words": words, "steps": steps, "since": since}]  # fmt: skip
         return decision
     if flips:
         decision.track = replace(decision.track, quiet=0)
@@ -167,14 +170,21 @@ def decide(track: Track, runs: list[Run], policy: Policy) -> Decision:
 
 
 def _may_flap(track: Track, counted: list[Run], facts: _Facts, policy: Policy) -> bool:
-    """Flapping starts on a night that would send ``failing`` or ``fixed`` when the runs' weighted
-    state change is at the start threshold and this test has already sent one within the flap
-    window: a workflow whose failures never reached a message (a first alert, one failure in
-    three with --alert-after 2) gets that message first; the flips after it are what is held."""
+    """Flapping starts on a night the run flips between pass and fail, with ``FLAP_MIN`` runs at
+    least and the runs' weighted state change at the start threshold, when this test has already
+    sent ``failing`` or ``fixed`` within the flap window: a workflow whose failures never reached a
+    message (a first alert, one failure in three with --alert-after 2) gets that message first; the
+    flips after it are what is held.
+
+    A flip, not a night that would send: with --recover-after 2 an alert opened by the first of
+    alternate failures stays open, so no night sends until the flips end and flapping would be said
+    only then. A flip, not any night: the score rises only on a flip, and a quiet pass after a
+    ``fixed`` whose old flips still weigh is not news."""
     return (
         track.quiet is not None
         and track.quiet < FLAP_RUNS
         and len(counted) >= FLAP_MIN
+        and counted[-1].fails != counted[-2].fails
         and facts.score >= policy.flap_start
     )
 

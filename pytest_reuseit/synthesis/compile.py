@@ -62,6 +62,8 @@ def _op_for(action: RecordedAction, params: dict[str, str]) -> Any:
         return {action.action: templated(loc, params)}
     if action.action == "fill" and stable:
         return {"fill": {"selector": templated(loc, params), "value": templated(action.value, params)}}
+    if action.action in ("check", "uncheck") and stable:
+        return {action.action: templated(loc, params)}
     if action.action == "select" and stable:
         return {"select": {"selector": templated(loc, params), "option": templated(action.value, params)}}
     if action.action == "press":
@@ -104,6 +106,40 @@ def _dialog_answer(value: str) -> Any:
     return {"accept": True, "text": literal(text.strip())} if text.strip() else "accept"
 
 
+# A click on an option of a list box, by its stable locator: role=option[name="France"].
+_OPTION = re.compile(r"""^role=option\[name=(["'])(?P<name>.*)\1\]$""")
+
+
+def fold_option_clicks(ops: list[Any]) -> list[Any]:
+    """A click that opened a dropdown followed by clicks on its options is one ``select`` (a
+    list when several were clicked): the op a person means, which works however the library draws
+    the list, not a click on an option that exists only while the list is open."""
+    out: list[Any] = []
+    for op in ops:
+        option = (
+            _OPTION.match(op["click"])
+            if isinstance(op, dict) and isinstance(op.get("click"), str) and len(op) == 1
+            else None
+        )
+        if option is None or not out:
+            out.append(op)
+            continue
+        last = out[-1]
+        if (
+            isinstance(last, dict)
+            and len(last) == 1
+            and isinstance(last.get("click"), str)
+            and not _OPTION.match(last["click"])
+        ):
+            out[-1] = {"select": {"selector": last["click"], "option": option.group("name")}}
+        elif isinstance(last, dict) and "select" in last:
+            chosen = last["select"]["option"]
+            last["select"]["option"] = [*(chosen if isinstance(chosen, list) else [chosen]), option.group("name")]
+        else:
+            out.append(op)
+    return out
+
+
 def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[list[dict[str, Any]] | None, list[str]]:
     """The ops all successful runs with evidence agree on, and the runs they come from; None if they disagree."""
     candidates: list[tuple[str, list[dict[str, Any]]]] = []
@@ -129,7 +165,7 @@ def compile_step(evidence: list[Evidence], runs: dict[str, RunRecord]) -> tuple[
                 dialog = None
             ops.append(op)
         if ops:
-            candidates.append((run.run_id, ops))
+            candidates.append((run.run_id, fold_option_clicks(ops)))
     if not candidates:
         return None, []
     first = candidates[0][1]

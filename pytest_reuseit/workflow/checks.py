@@ -84,6 +84,38 @@ class LocValues(Locator):
     equals: tuple[str, ...] = Field(description="the selected options' values, in order; [] for none")
 
 
+def _thumbs_as_text(data: Any) -> Any:
+    """``value: {equals: ["20", "80"]}``: a two-thumb slider's values, held as the text the check
+    reads (``20, 80``), as ``fill`` takes them as a list."""
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("equals"), list)
+        and all(isinstance(v, (str, int, float)) for v in data["equals"])
+    ):
+        return {**data, "equals": ", ".join(str(v) for v in data["equals"])}
+    return data
+
+
+FieldValue = Annotated[LocText, BeforeValidator(_thumbs_as_text)]
+
+
+class LocSelected(Locator):
+    """The option(s) a select-like widget shows chosen, by their labels: a native ``<select>``'s
+    selected options, a custom dropdown's, combobox's or multi-select's shown choice or chips.
+    ``equals`` a text (one chosen) or a list (exactly those, in any order); ``contains`` a text one
+    of them contains."""
+
+    equals: str | tuple[str, ...] | None = Field(
+        None, description="the chosen option's label, or a list: exactly those"
+    )
+    contains: str | None = Field(None, description="text that one of the chosen options' labels contains")
+
+    @model_validator(mode="after")
+    def _one(self) -> LocSelected:
+        exactly_one(self, ("equals", "contains"), "a selected assertion")
+        return self
+
+
 class LocAttribute(Locator, TextMatch):
     """An attribute of an element (``attr``: class, href, aria-pressed...) compared with equals /
     contains / matches; the element must have it."""
@@ -160,7 +192,9 @@ class Expect(Strict):
         None, description="an element in the viewport: any part of it, or at least ratio of it (0.5: half)"
     )
     text: LocText | None = None
-    value: LocText | None = None
+    value: FieldValue | None = Field(
+        None, description="a field's value; a slider's number ([low, high] for two thumbs), a date as a date"
+    )
     js_property: LocJsProperty | None = Field(
         None, description="a JavaScript property of the element (property: value...) equal to a JSON value"
     )
@@ -173,6 +207,11 @@ class Expect(Strict):
     )
     values: LocValues | None = Field(
         None, description="the values of the selected options of a list box (<select multiple>), in order"
+    )
+    selected: LocSelected | None = Field(
+        None,
+        description="the option(s) a dropdown, combobox or multi-select shows chosen, by label "
+        "(equals a text or a list, or contains)",
     )
     count: LocCount | None = None
     texts: LocTexts | None = Field(None, description="the texts of all matching elements, in order")

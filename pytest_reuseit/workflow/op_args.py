@@ -13,8 +13,27 @@ from .locators import Loc, Locator
 from .strict import OneOrList, Strict, exactly_one
 
 
-class FillArgs(Locator):
+class TypeArgs(Locator):
+    """``type`` and ``change``: a text typed or set."""
+
     value: str
+
+
+class FillArgs(Locator):
+    """``fill``: a text, or for a slider of two thumbs, a list of its two values."""
+
+    value: str | tuple[str, ...] = Field(
+        description="the text to fill, a slider's number, a date (2027-03-15), or a two-thumb slider's [low, high]"
+    )
+
+    @field_validator("value")
+    @classmethod
+    def _one_or_two(cls, value: str | tuple[str, ...]) -> str | tuple[str, ...]:
+        if isinstance(value, tuple) and not 1 <= len(value) <= 2:
+            raise PydanticCustomError(
+                "thumbs", "a list of values is a slider's thumbs: one or two values, not {n}", {"n": len(value)}
+            )
+        return value
 
 
 class SelectArgs(Locator):

@@ -46,6 +46,7 @@ from .op_args import (
     ScrollTo,
     SelectArgs,
     SwitchPage,
+    TypeArgs,
     UploadArgs,
     WaitArgs,
 )
@@ -393,8 +394,13 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
         "as Playwright's dragTo does: from the middle of one to the middle of the other.",
         {},
     ),
-    ("check", Loc, "Tick a checkbox or radio button.", {}),
-    ("uncheck", Loc, "Untick a checkbox.", {}),
+    (
+        "check",
+        Loc,
+        "Tick a checkbox, switch or radio button by its label, also one a component library draws.",
+        {},
+    ),
+    ("uncheck", Loc, "Untick a checkbox or switch, also one a component library draws.", {}),
     ("focus", Loc, "Give an element the keyboard focus.", {}),
     ("blur", Loc, "Take the keyboard focus away from an element (ends an edit that saves on blur).", {}),
     (
@@ -403,16 +409,28 @@ _BUILTINS: tuple[tuple[str, Any, str, dict[str, bool]], ...] = (
         "Dispatch a DOM `event` (blur, change, input...) on an element, as Playwright's dispatchEvent does.",
         {},
     ),
-    ("fill", FillArgs, "Replace the value of a form field with `value`.", {}),
-    ("type", FillArgs, "Type `value` into a field key by key (for fields that react to each key).", {}),
+    (
+        "fill",
+        FillArgs,
+        "Replace the value of a form field with `value`; on a slider a number ([low, high] for two "
+        "thumbs), on a date picker a date (2027-03-15).",
+        {},
+    ),
+    ("type", TypeArgs, "Type `value` into a field key by key (for fields that react to each key).", {}),
     (
         "change",
-        FillArgs,
+        TypeArgs,
         "Set a field's value as Chrome's recorder replays a change: a select's option by value, a text "
         "field or editable element filled, any other input's value set with input and change events.",
         {},
     ),
-    ("select", SelectArgs, "Choose an option (or several) of a select box by label or value.", {}),
+    (
+        "select",
+        SelectArgs,
+        "Choose an option (a list: exactly those) of any dropdown, combobox or autocomplete by its text "
+        "(a native select's by label or value).",
+        {},
+    ),
     ("press", str | PressArgs, "Press a key (`Enter`, `Control+A`) on the page or on an element.", {}),
     (
         "scroll",
