@@ -18,7 +18,8 @@ from .. import api
 from ..browser import recorder
 from ..engine.result import RunResult
 from ..errors import ReuseitError
-from ..importing.pipeline import Importer, ImportOptions, Summary, find_sources
+from ..importing.pipeline import Importer, ImportOptions, Summary
+from ..importing.registry import find_sources
 from ..runtime import Runtime
 from ..workflow.loader import LoadedWorkflow
 

@@ -1,7 +1,7 @@
 """What every source reads into: a demonstration, as a neutral list of steps.
 
 A Playwright trace, a Chrome DevTools recording and a file ``playwright codegen`` wrote each have
-a reader of their own (``trace.py``, ``chrome.py``, ``codegen.py``); they all produce
+a reader of their own (``playwright/``, ``chrome/``, ``selenium/``, listed in ``registry.py``); they all produce
 :class:`Demonstration`, and everything after (locators, secrets, derivation, the file written)
 knows only this. A target is a list of Playwright selector strings, the source's own first, then
 its alternatives (a Chrome recording's other selectors); the page decides later which form a

@@ -9,13 +9,9 @@ browser and the way to run a workflow, so this package stays below the runtime.
 
 from __future__ import annotations
 
-import json
 import os
-import stat
-import zipfile
 from collections import Counter
 from collections.abc import Callable, Iterable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +24,13 @@ from ..errors import WorkflowFormatError
 from ..workflow.loader import LoadedWorkflow
 from ..workflow.placeholders import new_unique
 from ..workflow.writer import Written, one_line, write
-from . import chrome, codegen, files, katalon, limits, side, trace
+from . import files, limits
 from .compose import TYPED, Composed, compose, file_name, origin_of, site_origin
 from .demo import Demonstration, Target, UnreadableInput
 from .derive import Deriver, Resolver, RunFn, add_derived
 from .locate import person_check, person_selectors, read_element, snapshot_page
+from .registry import find_sources as find_sources  # where the CLI found it before the registry
+from .registry import read_source
 from .selectors import is_person_form, to_loc
 
 Say = Callable[[str], None]
@@ -125,110 +123,6 @@ def aborted_words(aborted: dict[str, int], lead: str) -> str:
     return (
         f"{lead}{n} request{'' if n == 1 else 's'} the pages made by themselves to other origins aborted, "
         f"never sent ({by}{more})"
-    )
-
-
-def find_sources(paths: list[str]) -> list[Path]:
-    """The files to import: those given, and in folders every trace, recording and codegen file
-    (and every file that looks like one but is damaged: it gets its line, the others are read)."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        out.extend(sorted(f for f in _files_in(p) if _looks_importable(f)) if p.is_dir() else [p])
-    return out
-
-
-def _files_in(folder: Path) -> list[Path]:
-    """Every regular file under ``folder``, links to folders not followed (a link loop ends
-    nowhere); a pipe, a device or a link to nowhere is no source (reading a pipe waits for ever)."""
-    found: list[Path] = []
-    for root, _, names in os.walk(folder, onerror=lambda _: None, followlinks=False):
-        found.extend(f for f in (Path(root, name) for name in names) if _regular(f))
-        if len(found) > 100_000:
-            break
-    return found
-
-
-def _regular(f: Path) -> bool:
-    try:
-        return stat.S_ISREG(f.stat().st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _looks_importable(f: Path) -> bool:
-    """:func:`_importable`; a file that breaks the look in a way nobody foresaw gets its line."""
-    try:
-        return _importable(f)
-    except Exception:  # noqa: BLE001 - one odd file must not stop the look at the others
-        return True
-
-
-def _importable(f: Path) -> bool:
-    """Whether a file found in a folder is one of the sources, by what its start holds (not its
-    name alone): a zip (a trace, or a damaged zip), a recording's JSON, a codegen file."""
-    if f.suffix == ".zip":
-        with suppress(OSError), f.open("rb") as fh:
-            return fh.read(2) == b"PK" and (not zipfile.is_zipfile(f) or _is_trace(f))
-        return False
-    if f.suffix == ".jsonl":
-        return codegen.looks_like(f)
-    if side.looks_like(f):
-        return True
-    if f.suffix in (".html", ".htm"):
-        return katalon.looks_like(f)
-    if f.suffix == ".json":
-        return _is_recording(f)
-    return False
-
-
-def _is_trace(path: Path) -> bool:
-    try:
-        limits.check_zip_directory(path)
-    except UnreadableInput:
-        return True  # a zip too large to be read: its line says so
-    return trace.is_trace(path)
-
-
-def _is_recording(path: Path) -> bool:
-    """A Chrome recording: a JSON object with its steps (from the file's start: a recording too
-    large or damaged to be read gets its line)."""
-    start = limits.peek(path).lstrip()
-    if not start.startswith("{") or '"steps"' not in start:
-        return False
-    try:
-        return chrome.looks_like(json.loads(limits.read_text(path)))
-    except (UnreadableInput, ValueError, RecursionError):
-        return True
-
-
-def read_source(path: Path) -> list[Demonstration]:
-    """The demonstrations in one file (a project or a suite holds several tests), by what the
-    file is (not by its name alone)."""
-    if not path.exists():
-        raise UnreadableInput(f"{path}: no such file")
-    if path.is_dir():
-        raise UnreadableInput(f"{path}: a folder with no trace, recording or codegen file in it")
-    if not _regular(path):
-        raise UnreadableInput(f"{path}: not a regular file (a pipe or a device is read by nothing here)")
-    with path.open("rb") as f:
-        head = f.read(2)
-    if head == b"PK":
-        return [trace.read(path)]
-    if path.suffix == ".zip":
-        raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
-    if not head:
-        raise UnreadableInput(f"{path}: an empty file")
-    if path.suffix == ".jsonl" or codegen.looks_like(path):
-        return [codegen.read(path)]
-    if side.looks_like(path):
-        return side.read(path)
-    if path.suffix in (".html", ".htm"):
-        return katalon.read(path)
-    if path.suffix == ".json":
-        return [chrome.read(path)]
-    raise UnreadableInput(
-        f"{path}: not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file (.jsonl), "
-        "nor a Selenium IDE project (.side) or a Katalon Recorder test suite (.html)"
     )
 
 

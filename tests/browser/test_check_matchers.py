@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.engine.runner import execute
-from pytest_reuseit.importing.expects import from_playwright
+from pytest_reuseit.importing.playwright.expects import from_playwright
 from pytest_reuseit.workflow.checks import EXPECT_KEYS, Expect
 from pytest_reuseit.workflow.loader import load
 from tests.support.checks import judge

@@ -18,8 +18,8 @@ from pytest_reuseit.engine.proven import prove
 from pytest_reuseit.engine.result import ActionRecord, RunResult, StepResult
 from pytest_reuseit.engine.runner import execute
 from pytest_reuseit.errors import WorkflowFormatError
-from pytest_reuseit.importing import calls
 from pytest_reuseit.importing.compose import op_for, words
+from pytest_reuseit.importing.playwright import calls
 from pytest_reuseit.workflow.loader import LoadedWorkflow, load, parse
 from pytest_reuseit.workflow.ops import Op, describe_op
 from pytest_reuseit.workflow.placeholders import Values

@@ -18,11 +18,12 @@ from playwright.sync_api import Page, expect
 from pytest_reuseit.browser.assertions import check_expect
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
 from pytest_reuseit.cli import main
-from pytest_reuseit.importing import chrome, codegen, trace
+from pytest_reuseit.importing.chrome import recording as chrome
 from pytest_reuseit.importing.demo import UnreadableInput
-from pytest_reuseit.importing.expects import from_playwright
+from pytest_reuseit.importing.playwright import codegen, trace
+from pytest_reuseit.importing.playwright.expects import from_playwright
+from pytest_reuseit.importing.playwright.snapshots import FrameSnapshots
 from pytest_reuseit.importing.selectors import from_puppeteer, is_person_form, to_loc
-from pytest_reuseit.importing.snapshots import FrameSnapshots
 from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.checks import Expect
 from pytest_reuseit.workflow.loader import parse
@@ -480,7 +481,12 @@ def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
             json.dumps({"title": "x", "steps": [{"type": "teleport"}]}).encode(),
             "steps[0] has the type 'teleport', which this release does not know",
         ),
-        ("notes.txt", b"hello", "not a Playwright trace (.zip), a Chrome DevTools recording (.json) or a codegen file"),
+        (
+            "notes.txt",
+            b"hello",
+            "not a Playwright trace (.zip), a codegen file (.jsonl), a Selenium IDE project (.side), "
+            "a Katalon Recorder test suite (.html) or a Chrome DevTools recording (.json)",
+        ),
     ],
 )
 def test_unreadable_input_is_one_line_naming_it_exit_2_and_nothing_written(

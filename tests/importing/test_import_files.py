@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
-from pytest_reuseit.importing import files, trace
+from pytest_reuseit.importing import files
 from pytest_reuseit.importing.demo import Demonstration, DemoStep, UnreadableInput, Upload
+from pytest_reuseit.importing.playwright import trace
 from tests.support.paths import ROOT
 from tests.support.serve import Pages, Served
 

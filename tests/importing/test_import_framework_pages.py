@@ -13,10 +13,10 @@ import pytest
 from playwright.sync_api import Page
 
 from pytest_reuseit.browser.session import BrowserSession, NavigationFence
-from pytest_reuseit.importing import trace
 from pytest_reuseit.importing.compose import compose
 from pytest_reuseit.importing.demo import Demonstration, DemoStep, Target
 from pytest_reuseit.importing.locate import person_selectors, read_element
+from pytest_reuseit.importing.playwright import trace
 from tests.support.paths import ROOT
 from tests.support.serve import Pages, Served
 

@@ -20,7 +20,7 @@ from playwright.sync_api import Page
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.engine.runner import execute
-from pytest_reuseit.importing import katalon, selenese
+from pytest_reuseit.importing.selenium import katalon, selenese
 from pytest_reuseit.workflow.loader import load
 from tests.support.katalon_suites import row, shop_suite, suite, write
 from tests.support.paths import ROOT

@@ -8,8 +8,15 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
-from pytest_reuseit.importing.calls import not_imported, other_step, position, unimportant, unusual_pointer, wait_check
-from pytest_reuseit.importing.polls import NO_VALUE, js_literal, plain_value, poll_check
+from pytest_reuseit.importing.playwright.calls import (
+    not_imported,
+    other_step,
+    position,
+    unimportant,
+    unusual_pointer,
+    wait_check,
+)
+from pytest_reuseit.importing.playwright.polls import NO_VALUE, js_literal, plain_value, poll_check
 
 
 def pw(value: Any) -> dict[str, Any]:

@@ -23,9 +23,10 @@ from playwright.sync_api import Page
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.engine.runner import execute
-from pytest_reuseit.importing import chrome, codegen
-from pytest_reuseit.importing.chrome import url_pattern
+from pytest_reuseit.importing.chrome import recording as chrome
+from pytest_reuseit.importing.chrome.recording import url_pattern
 from pytest_reuseit.importing.compose import change_kind
+from pytest_reuseit.importing.playwright import codegen
 from pytest_reuseit.importing.values import TypedValues, unique_part
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
@@ -590,7 +591,7 @@ def test_switch_page_waits_for_a_pop_up_still_opening(site: str, page: Page) -> 
 
 
 def test_a_traced_click_keeps_its_mouse_button() -> None:
-    from pytest_reuseit.importing.trace import _action_step
+    from pytest_reuseit.importing.playwright.trace import _action_step
 
     right = _action_step("Frame", "click", {"selector": "#area", "button": "right"}, "")
     middle = _action_step("Frame", "dblclick", {"selector": "#area", "button": "middle"}, "")
@@ -606,8 +607,8 @@ def test_a_traced_click_keeps_its_mouse_button() -> None:
 
 
 def test_a_traced_list_box_keeps_every_option_it_chose_and_a_choice_by_position_is_said() -> None:
-    from pytest_reuseit.importing.calls import not_imported
-    from pytest_reuseit.importing.trace import _action_step
+    from pytest_reuseit.importing.playwright.calls import not_imported
+    from pytest_reuseit.importing.playwright.trace import _action_step
 
     several = {"selector": "#extras", "options": [{"valueOrLabel": "wrap"}, {"label": "Insurance"}]}
     one = {"selector": "#size", "options": [{"valueOrLabel": "l"}]}

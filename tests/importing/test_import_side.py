@@ -24,8 +24,8 @@ from playwright.sync_api import Page
 
 from pytest_reuseit.cli import main
 from pytest_reuseit.engine.runner import execute
-from pytest_reuseit.importing import selenese, side
 from pytest_reuseit.importing.demo import Demonstration
+from pytest_reuseit.importing.selenium import selenese, side
 from pytest_reuseit.workflow.loader import load, parse
 from tests.support.paths import ROOT
 from tests.support.routed_run import look_for, run_on

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..values import is_secret_field
 from .selenese import NotImported
-from .values import is_secret_field
 
 # Each dialect's blocks: the command opening one -> the one closing it; commands inside an ``if``.
 SIDE_BLOCKS = {"if": "end", "while": "end", "times": "end", "forEach": "end", "do": "repeatIf"}

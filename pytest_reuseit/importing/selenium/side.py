@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..demo import Demonstration
 from . import side_project
-from .demo import Demonstration
 from .selenese import SIDE
 from .selenese_commands import CommandReader
 from .selenese_flow import Command, TooLong
@@ -24,6 +24,10 @@ _ALTERNATIVES = ("targetFallback", "targets", "fallbackTargets", "valueFallback"
 
 def looks_like(path: Path) -> bool:
     return path.suffix == ".side"
+
+
+def given(path: Path, head: bytes) -> bool:
+    return looks_like(path)
 
 
 def read(path: Path) -> list[Demonstration]:

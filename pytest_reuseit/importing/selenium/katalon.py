@@ -20,8 +20,8 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
-from . import limits
-from .demo import Demonstration, UnreadableInput
+from .. import limits
+from ..demo import Demonstration, UnreadableInput
 from .selenese import KATALON
 from .selenese_commands import CommandReader
 from .selenese_flow import Command, TooLong
@@ -36,6 +36,14 @@ _DIALOGS = {"accept": True, "text": ""}
 def looks_like(path: Path) -> bool:
     start = limits.peek(path)
     return "<table" in start.lower() and bool(_SIGNATURE.search(start)) and "<tbody" in start.lower()
+
+
+def in_folder(path: Path) -> bool:
+    return path.suffix in (".html", ".htm") and looks_like(path)
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix in (".html", ".htm")
 
 
 class _Tables(HTMLParser):

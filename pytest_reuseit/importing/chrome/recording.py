@@ -22,10 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import limits
-from .chrome_schema import check_recording
-from .demo import Demonstration, DemoStep, Target, UnreadableInput
-from .selectors import _ARIA_ROLE, from_puppeteer, or_chain, to_loc
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput
+from ..selectors import _ARIA_ROLE, from_puppeteer, or_chain, to_loc
+from .schema import check_recording
 
 _ACTIONS = {"navigate": "goto", "click": "click", "doubleClick": "dblclick", "change": "change", "hover": "hover"}
 # replay's mouseButtonMap, in Playwright's words; back and forward have none there.
@@ -37,6 +37,28 @@ _LONG_PRESS_MS = 500
 
 def looks_like(data: Any) -> bool:
     return isinstance(data, dict) and isinstance(data.get("steps"), list) and "title" in data
+
+
+def in_folder(path: Path) -> bool:
+    """A JSON object with its steps, from the file's start (a recording too large or damaged to
+    be read gets its line)."""
+    if path.suffix != ".json":
+        return False
+    start = limits.peek(path).lstrip()
+    if not start.startswith("{") or '"steps"' not in start:
+        return False
+    try:
+        return looks_like(json.loads(limits.read_text(path)))
+    except (UnreadableInput, ValueError, RecursionError):
+        return True
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix == ".json"
+
+
+def read_file(path: Path) -> list[Demonstration]:
+    return [read(path)]
 
 
 def read(path: Path) -> Demonstration:

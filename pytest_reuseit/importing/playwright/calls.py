@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .demo import DemoStep, Target
-from .selectors import to_loc
+from ..demo import DemoStep, Target
+from ..selectors import to_loc
 
 # Reads and waits: the workflow's checks wait by themselves and a read changes nothing.
 _READS = {

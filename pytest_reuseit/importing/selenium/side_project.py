@@ -21,8 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import limits
-from .demo import UnreadableInput
+from .. import limits
+from ..demo import UnreadableInput
 
 VERSIONS = ("1.0", "1.1", "2.0", "3.0")
 MAX_TESTS = 1_000

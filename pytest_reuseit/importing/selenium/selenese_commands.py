@@ -25,9 +25,9 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from .demo import Demonstration, DemoStep, Target
-from .refs import holds_ref, only_ref
-from .selectors import to_loc
+from ..demo import Demonstration, DemoStep, Target
+from ..refs import holds_ref, only_ref
+from ..selectors import to_loc
 from .selenese import (
     KATALON,
     SIDE,

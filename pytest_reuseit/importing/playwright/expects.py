@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from ..selectors import to_loc
 from .polls import NO_VALUE, json_value
-from .selectors import to_loc
 
 # expression -> (key, key under not.): the state assertions. Playwright sends an option's false
 # (toBeVisible({visible: false}), toBeEditable({editable: false})) as the other expression.

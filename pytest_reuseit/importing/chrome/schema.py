@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .demo import UnreadableInput
+from ..demo import UnreadableInput
 
 # Every step type of the schema, and the fields each requires (beyond type): name -> kind.
 _REQUIRED: dict[str, dict[str, str]] = {

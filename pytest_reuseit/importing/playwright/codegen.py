@@ -13,10 +13,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import calls, limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
-from .files import base_name
-from .selectors import to_loc
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from ..files import base_name
+from ..selectors import to_loc
+from . import calls
 
 _ACTIONS = {
     "navigate": "goto",
@@ -65,6 +66,18 @@ def looks_like(path: Path) -> bool:
     except (ValueError, RecursionError):
         return False
     return any(isinstance(x, dict) and "name" in x and "signals" in x for x in lines)
+
+
+def in_folder(path: Path) -> bool:
+    return path.suffix == ".jsonl" and looks_like(path)
+
+
+def given(path: Path, head: bytes) -> bool:
+    return path.suffix == ".jsonl" or looks_like(path)
+
+
+def read_file(path: Path) -> list[Demonstration]:
+    return [read(path)]
 
 
 def read(path: Path) -> Demonstration:

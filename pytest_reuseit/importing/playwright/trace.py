@@ -20,15 +20,17 @@ import io
 import re
 import zipfile
 from collections.abc import Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from . import calls, limits
-from .demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from .. import limits
+from ..demo import Demonstration, DemoStep, Target, UnreadableInput, Upload
+from ..files import base_name
+from . import calls
 from .expects import from_playwright
-from .files import base_name
 from .polls import poll_check
 from .snapshots import FrameSnapshots
 
@@ -59,6 +61,36 @@ def is_trace(path: Path) -> bool:
             return any(n.endswith(".trace") for n in z.namelist())
     except (zipfile.BadZipFile, OSError):
         return False
+
+
+def in_folder(path: Path) -> bool:
+    """A zip found in a folder: a trace, or a zip too damaged or too large to be opened (its line
+    says so); a zip of anything else is no source."""
+    if path.suffix != ".zip":
+        return False
+    with suppress(OSError), path.open("rb") as fh:
+        return fh.read(2) == b"PK" and (not zipfile.is_zipfile(path) or _openable_trace(path))
+    return False
+
+
+def _openable_trace(path: Path) -> bool:
+    try:
+        limits.check_zip_directory(path)
+    except UnreadableInput:
+        return True  # a zip too large to be read: its line says so
+    return is_trace(path)
+
+
+def given(path: Path, head: bytes) -> bool:
+    """A zip by what it holds, whatever its name; a ``.zip`` that is none is refused as no trace."""
+    return head == b"PK" or path.suffix == ".zip"
+
+
+def read_file(path: Path) -> list[Demonstration]:
+    with path.open("rb") as f:
+        if f.read(2) != b"PK":
+            raise UnreadableInput(f"{path}: not a zip file: not a Playwright trace")
+    return [read(path)]
 
 
 def _events(z: zipfile.ZipFile, name: str, path: Path) -> Iterator[dict[str, Any]]:

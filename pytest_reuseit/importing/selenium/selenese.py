@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 
-from .refs import holds_ref, ref
+from ..refs import holds_ref, ref
 
 SIDE, KATALON = "side", "katalon"
 
