@@ -1,16 +1,19 @@
-"""The handlers of the ops on the run's pages: ``switch_page``, ``close_page`` and the history's
-``back``, ``forward`` and ``reload`` (attached to the registry when ``browser.ops`` loads)."""
+"""The handlers of the ops on the run's pages: ``goto``, ``switch_page``, ``close_page`` and the
+history's ``back``, ``forward`` and ``reload`` (attached to the registry when ``browser.ops`` loads)."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urljoin
 
+from ..errors import BrokenRun
 from ..workflow import ops as registry
 from ..workflow.op_args import PageUrl
 from .observe import navigation_s
 from .op_context import OpContext, OpFailed
-from .pages import history_step
+from .pages import history_step, until_loaded
+from .session import web_address
 
 
 @registry.handles("switch_page")
@@ -70,3 +73,19 @@ def _history(method: str) -> registry.Handler:
 registry.attach("back", _history("go_back"))
 registry.attach("forward", _history("go_forward"))
 registry.attach("reload", _history("reload"))
+
+
+@registry.handles("goto")
+def _goto(ctx: OpContext, arg: str) -> None:
+    page = ctx.page
+    target = ctx.reveal(arg)  # a secret in a URL (a token link) is navigated to, never shown
+    url = urljoin(page.url, target) if page.url.startswith("http") else target
+    if not web_address(url):
+        raise BrokenRun(f"goto {ctx.render(arg)}: not a web address; write it with http:// or https://")
+    # Opening a page waits for its server as long as the navigation budget allows.
+    response = page.goto(url, timeout=navigation_s(page) * 1000, wait_until="domcontentloaded")
+    until_loaded(page, ctx.action_timeout_ms)
+    if ctx.blocked and url in ctx.blocked:
+        raise OpFailed(f"goto {url}", "navigation blocked: the target is outside allowed_domains", "blocked")
+    if response is not None and response.status >= 400:
+        raise OpFailed(f"goto {url}", f"the page answered HTTP {response.status}", "http")
