@@ -667,7 +667,14 @@
   }
 
   function calendarView(cal) {
-    const texts = shownTexts(cal, []);
+    // Every shown text of the pop-up (a calendar announces its month to screen readers: a live
+    // region is still its header).
+    const texts = [];
+    const walker = document.createTreeWalker(cal, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const t = norm(n.textContent);
+      if (t && n.parentElement && shown(n.parentElement)) texts.push(t);
+    }
     const joined = texts.join(" ");
     let month = null;
     let year = null;
