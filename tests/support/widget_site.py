@@ -118,7 +118,13 @@ class WidgetSite:
     def commits(self, lib: str, field: str) -> list[Any]:
         """The values ``field`` of ``lib`` committed since the last ``clear()``, in order."""
         with self.lock:
-            return [c.value for c in self.received if c.lib == lib and c.field == field]
+            mine = [c for c in self.received if c.lib == lib and c.field == field]
+        # In the order the page made them: its posts travel on connections of their own and the
+        # server answers them in threads, so a slider's quick commits can land out of order.
+        first: dict[str, int] = {}
+        for i, c in enumerate(mine):
+            first.setdefault(c.page, i)
+        return [c.value for c in sorted(mine, key=lambda c: (first[c.page], c.seq))]
 
     def last(self, lib: str, field: str) -> Any:
         """The value ``field`` committed last (None when it committed nothing)."""
@@ -255,6 +261,12 @@ def catalog(lib: str) -> dict[str, Any]:
 def widget_libs() -> list[str]:
     """Every library with a catalog, by folder name."""
     return sorted(p.parent.name for p in WIDGET_PAGES.glob("*/catalog.json"))
+
+
+def served(lib: str) -> bool:
+    """Whether this server serves ``lib``'s page (a catalog with an ``app`` of its own, e.g. a
+    Python framework's tool, is served by that app's process instead)."""
+    return (WIDGET_PAGES / lib / "index.html").is_file()
 
 
 def widget_catalog() -> list[tuple[str, dict[str, Any]]]:
