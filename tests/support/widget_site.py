@@ -316,7 +316,7 @@ def page_last(page: Page, field: str) -> Any:
     )
 
 
-def plain_playwright_attempt(page: Page, entry: dict[str, Any], timeout: float = 500) -> bool:
+def plain_playwright_attempt(page: Page, entry: dict[str, Any], timeout: float = 1000) -> bool:
     """The natural plain-Playwright attempt at an entry's op on a fresh page, with a short timeout:
     ``get_by_label(label)`` then ``select_option(option)``, ``check()``, ``uncheck()`` or
     ``fill(value)`` (the first value of a list), then the field left as the entry says it commits
