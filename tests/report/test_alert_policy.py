@@ -90,6 +90,54 @@ def test_a_workflow_failing_on_alternate_nights_flaps_once_and_is_steady_once(tm
     assert team.kinds("w0") == [] and team.kinds("w2") == []
 
 
+@pytest.mark.parametrize(
+    "policy",
+    [Policy(), Policy(recover_after=2), Policy(alert_after=2, recover_after=2)],
+    ids=["defaults", "recover-after-2", "alert-after-2-recover-after-2"],
+)
+def test_a_workflow_failing_on_alternate_nights_from_its_first_nights_flaps_while_it_still_flips(
+    tmp_path: Path, policy: Policy
+) -> None:
+    # Nights 1..20, failing on 4, 6, 8, 10 and 12, then passing until it is steady. With
+    # --recover-after 2 the alert opened on night 4 never closed while it flipped, so no night sent
+    # anything and flapping was said on night 14, after the flips had ended.
+    team = Team(tmp_path, policy)
+    while team.night < 60 and not any(k == "steady" for _, k in team.kinds("w1")):
+        team.run(**({"w1": "failed"} if team.night + 1 in (4, 6, 8, 10, 12) else {}))
+    kinds = [(n + 1, k) for n, k in team.kinds("w1")]  # numbered from night 1
+    flapping = [n for n, k in kinds if k == "flapping"]
+    steady = [n for n, k in kinds if k == "steady"]
+    # Night 10, not 11: the contract reads "nothing below 10 runs of history" from the history after
+    # the night's report, which holds tonight's run, so night 10 is the first with 10 runs; its runs
+    # hold 7 changes (41% weighted, over the 20% start) and it is itself a flip. Night 9 has 9 runs.
+    assert flapping == [10], kinds
+    assert len(steady) == 1 and steady[0] > 12, kinds
+    assert [k for n, k in kinds if flapping[0] < n < steady[0]] == [], kinds
+    # A first alert was sent before it (the problem's first message always is), and it was the
+    # alert that flapping then held.
+    assert any(k == "failing" for n, k in kinds if n < flapping[0]), kinds
+    flap = next(e for e in team.sent[flapping[0] - 1] if e["kind"] == "flapping")
+    assert flap["rule"].startswith("4 failures in the last 10 runs, 41% state change"), flap["rule"]
+    assert flap["strip"] == "✓ ✓ ✓ ✗ ✓ ✗ ✓ ✗ ✓ ✗"
+    end = next(e for e in team.sent[steady[0] - 1] if e["kind"] == "steady")
+    assert end["state"] == "passing"
+
+
+def test_a_quiet_pass_after_a_steady_failing_is_fixed_and_not_flapping(tmp_path: Path) -> None:
+    # Flapping starts on a flip only: the old flips still weigh over 20% after the steady, and the
+    # pass nights after its fixed are no news.
+    team = Team(tmp_path)
+    for _ in range(10):
+        team.run()
+    for n in range(6):
+        team.run(**({"w1": "failed"} if n % 2 == 0 else {}))
+    while team.state("w1")["state"] == "flapping":
+        team.run(w1="failed")
+    assert [e["kind"] for e in team.run()] == ["fixed"]
+    for _ in range(5):
+        assert team.run() == [] and team.state("w1")["state"] == "passing"
+
+
 def test_flips_at_different_steps_or_on_an_unchanged_page_are_the_tests() -> None:
     def runs(*fails: dict[str, Any]) -> list[Run]:
         return [Run(n, f"n{n}", "failed", **f) for n, f in enumerate(fails)]
