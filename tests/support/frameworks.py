@@ -71,8 +71,8 @@ def _env(port: int) -> dict[str, str]:
     }
 
 
-def _command(name: str, port: int) -> list[str]:
-    app = str(APPS / f"{name}_app.py")
+def _command(name: str, port: int, script: str) -> list[str]:
+    app = str(APPS / f"{script}.py")
     if name == "streamlit":
         # Usage statistics left on, as a new user has them: the page asks data.streamlit.io.
         return [
@@ -84,15 +84,23 @@ def _command(name: str, port: int) -> list[str]:
 
 
 @contextmanager
-def serve_app(name: str, folder: Path, timeout: float = 90) -> Iterator[str]:
+def serve_app(
+    name: str, folder: Path, timeout: float = 90, script: str = "", env: dict[str, str] | None = None
+) -> Iterator[str]:
     """The app ``name`` served on 127.0.0.1 until the block ends; yields its URL. ``folder``: its
-    working folder and log (``app.log``)."""
+    working folder and log (``app.log``). ``script``: another app of the framework in ``apps/``
+    (its file name without ``.py``; ``<name>_app`` by default); ``env``: variables it reads."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     folder.mkdir(parents=True, exist_ok=True)
     log = (folder / "app.log").open("wb")
     proc = subprocess.Popen(
-        _command(name, port), cwd=folder, env=_env(port), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        _command(name, port, script or f"{name}_app"),
+        cwd=folder,
+        env={**_env(port), **(env or {})},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     try:
         _wait_up(proc, url, timeout, folder / "app.log")
