@@ -416,6 +416,9 @@
 
   function finish(spec, t) {
     if (t.type === "slider" && spec.thumbs === 2 && t.thumbs.length < 2) t.thumbs = allThumbs(t.el);
+    // A control found inside a web component's shadow root: the component is the widget.
+    const around = t.el.getRootNode().host;
+    if (!t.host && around && around.tagName.includes("-")) t.host = around;
     const main = t.host || t.el;
     t.status = "ok";
     t.name = nameOf(main) || nameOf(t.el) || spec.label || "";
@@ -442,6 +445,14 @@
 
   const LISTS = "[role=listbox], [role=menu], [role=tree], [role=grid], datalist";
   const OPTION = "[role=option], [role=menuitem], [role=menuitemcheckbox], [role=menuitemradio], [role=treeitem]";
+
+  // The options of a list, the ones a web component slots into its shadow list box too.
+  function optionEls(list) {
+    const own = deepAll(list, OPTION);
+    const slotted = deepAll(list, "slot").flatMap((slot) => slot.assignedElements({ flatten: true }));
+    const more = slotted.flatMap((e) => (e.matches(OPTION) ? [e] : deepAll(e, OPTION)));
+    return [...new Set([...own, ...more])];
+  }
 
   // The lists shown when the op began: the one a widget opens is the one shown since (a pop-up
   // drawn in place, or in a portal at the end of <body>), not one another field shows.
@@ -484,7 +495,7 @@
       const inner = pool.filter((l) => !pool.some((o) => o !== l && l.contains(o)));
       return inner[inner.length - 1] || null;
     };
-    const shadow = host && host.shadowRoot ? deepAll(host.shadowRoot, LISTS).filter((l) => shown(l) && deepAll(l, OPTION).length) : [];
+    const shadow = host && host.shadowRoot ? deepAll(host.shadowRoot, LISTS).filter((l) => shown(l) && optionEls(l).length) : [];
     if (shadow.length) return shadow[0];
     const found = pick(fresh);
     if (found) return found;
@@ -498,7 +509,7 @@
   function optionsOf(list) {
     if (!list) return [];
     if (list.tagName === "DATALIST") return [...list.options].map((o) => ({ el: o, text: norm(o.label || o.value), selected: false, disabled: o.disabled }));
-    let opts = deepAll(list, OPTION);
+    let opts = optionEls(list);
     if (!opts.length) opts = [...list.children].filter((c) => shown(c) && norm(textOf(c)));
     return opts
       .filter((o) => shown(o) || o.getAttribute("aria-selected") === "true")
