@@ -89,6 +89,20 @@ def _playwright(ctx: OpContext, arg: Locator, loc: PwLocator, call: Callable[[],
         ) from None
 
 
+def _look(ctx: OpContext, arg: Locator, loc: PwLocator, kind: str, op: str, thumbs: int = 1) -> Widget | None:
+    """The widget the LOC names; None where nothing matches it yet and no label names a widget
+    either: then Playwright's own call waits for the element and says what it waited for, as it
+    always did."""
+    if loc.count() > 0:
+        return find(ctx, arg, kind, op, thumbs=thumbs)
+    try:
+        return find(ctx, arg, kind, op, thumbs=thumbs, wait=False)
+    except OpFailed as exc:
+        if exc.kind == "not_found" and exc.reason.startswith("timed out"):
+            return None
+        raise
+
+
 def _is_date(value: str) -> bool:
     return dates.parse(value) is not None
 
@@ -98,7 +112,7 @@ def select(
 ) -> None:
     """``select``: Playwright's ``select_option`` on a native ``<select>``, the widget's own way on any other."""
     op = op_name(ctx, "select")
-    w = None if native(loc, "select") else find(ctx, arg, "select", op)
+    w = None if native(loc, "select") else _look(ctx, arg, loc, "select", op)
     if w is None or w.type == "native":
         try:
             _playwright(ctx, arg, loc, playwright, op)
@@ -136,8 +150,8 @@ def set_checked(ctx: OpContext, arg: Locator, loc: PwLocator, checked: bool, pla
     if native(loc, "check"):
         _playwright(ctx, arg, loc, playwright, op)
         return
-    w = find(ctx, arg, "check", op)
-    if w.type == "native":
+    w = _look(ctx, arg, loc, "check", op)
+    if w is None or w.type == "native":
         _playwright(ctx, arg, loc, playwright, op)
         return
     tick(ctx, w, checked, op)
@@ -154,7 +168,12 @@ def fill(
     if one is not None and native(loc, "fill-date" if _is_date(one) else "fill") and (iso or not _is_date(one)):
         _playwright(ctx, arg, loc, lambda: playwright(None), op)
         return
-    w = find(ctx, arg, "fill", op, thumbs=len(values))
+    w = _look(ctx, arg, loc, "fill", op, thumbs=len(values))
+    if w is None:
+        if one is None:
+            raise OpFailed(op, f"timed out: no element matches {describe(arg.plain(), ctx.render)}", "not_found")
+        _playwright(ctx, arg, loc, lambda: playwright(None), op)
+        return
     if w.type == "slider":
         slide(ctx, w, values, op)
         return
