@@ -46,7 +46,7 @@ _NATIVE = """(els, kind) => {
   if (Number(cs.opacity) === 0 && cs.pointerEvents === 'none') return false;
   if (kind === 'select') return e.tagName === 'SELECT';
   if (kind === 'check') return e.tagName === 'INPUT' && (e.type === 'checkbox' || e.type === 'radio');
-  const texty = (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','range','color','hidden'].includes(e.type))
+  const texty = (e.tagName === 'INPUT' && !['checkbox','radio','button','submit','reset','file','image','range','hidden'].includes(e.type))
     || e.tagName === 'TEXTAREA' || e.isContentEditable;
   if (!texty) return false;
   if (kind === 'fill-date') {

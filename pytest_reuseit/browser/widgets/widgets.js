@@ -372,7 +372,9 @@
     }
     const d = dateTarget(el);
     if (d && d.type === "segments") return { ...d, date: true };
-    const within = deepAll(el, "input:not([type=hidden]), textarea").filter(shown);
+    // Any other input (a colour, a file): Playwright's fill says what it takes.
+    if (el.tagName === "INPUT") return { type: "text", el };
+    const within = deepAll(el, "input:not([type=hidden]), textarea").filter((x) => x !== el && shown(x));
     if (within.length === 1) return fillTarget(within[0]);
     return null;
   }
